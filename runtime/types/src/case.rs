@@ -1,0 +1,124 @@
+//! Case conversion, shared so that every generator derives the same Rust names
+//! from the same asset names.
+
+/// Rust keywords that cannot be plain identifiers (they are written `r#name`).
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// Words that cannot be raw identifiers either.
+const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
+
+/// Splits a name into words at `_`, `-`, `.`, spaces and lower→upper case changes.
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let boundary = c.is_ascii_uppercase()
+            && !current.is_empty()
+            && (chars[i - 1].is_ascii_lowercase()
+                || chars[i - 1].is_ascii_digit()
+                || chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
+                    && chars[i - 1].is_ascii_uppercase());
+        if boundary {
+            out.push(std::mem::take(&mut current));
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// `unitPrice`, `unit-price`, `UnitPrice` → `unit_price`.
+pub fn to_snake(name: &str) -> String {
+    let s = words(name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// `in-progress`, `in_progress`, `inProgress` → `InProgress`. A leading digit gets a `_`.
+pub fn to_upper_camel(name: &str) -> String {
+    let s: String = words(name)
+        .iter()
+        .map(|w| {
+            let mut cs = w.chars();
+            match cs.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + &cs.as_str().to_ascii_lowercase(),
+                None => String::new(),
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// `"price-order"` → `"PRICE_ORDER"`.
+pub fn to_shouty_snake(name: &str) -> String {
+    to_snake(name).to_ascii_uppercase()
+}
+
+/// Whether `name` is a Rust keyword (and so must be written as a raw identifier).
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
+/// Whether `name` can be written as a raw identifier `r#name`.
+pub fn can_be_raw(name: &str) -> bool {
+    !NOT_RAW.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake() {
+        assert_eq!(to_snake("unitPrice"), "unit_price");
+        assert_eq!(to_snake("unit-price"), "unit_price");
+        assert_eq!(to_snake("UnitPrice"), "unit_price");
+        assert_eq!(to_snake("HTTPServer"), "http_server");
+        assert_eq!(to_snake("sku2Code"), "sku2_code");
+        assert_eq!(to_snake("1st"), "_1st");
+        assert_eq!(to_snake("type"), "type");
+    }
+
+    #[test]
+    fn upper_camel() {
+        assert_eq!(to_upper_camel("in-progress"), "InProgress");
+        assert_eq!(to_upper_camel("in_progress"), "InProgress");
+        assert_eq!(to_upper_camel("EUR"), "Eur");
+        assert_eq!(to_upper_camel("inProgress"), "InProgress");
+        assert_eq!(to_upper_camel("2fa"), "_2fa");
+        assert_eq!(to_upper_camel("a.b"), "AB");
+    }
+
+    #[test]
+    fn keywords() {
+        assert!(is_keyword("type"));
+        assert!(!is_keyword("kind"));
+        assert!(!can_be_raw("self"));
+    }
+}

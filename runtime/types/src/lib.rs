@@ -1,0 +1,20 @@
+//! The vocabulary every part of svc shares.
+//!
+//! The SDK builds pins and assets with it, the macros and the compiler parse node
+//! definitions into it, and generated servers are emitted from it. Keeping one
+//! definition of "what a type string means" and "what a valid name is" is what lets
+//! the compiler promise that what it checked is what rustc later compiles.
+//!
+//! This crate has no heavy dependencies on purpose: it is linked into every node crate.
+
+pub mod assets;
+pub mod case;
+pub mod manifest;
+pub mod names;
+pub mod type_ref;
+
+pub use assets::{
+    Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition,
+};
+pub use manifest::{NodeManifest, PinDefinition, PinKind, PinMap};
+pub use type_ref::{TypeParseError, TypeRef};

@@ -1,0 +1,197 @@
+//! What counts as a valid name, everywhere in svc.
+//!
+//! | Name                     | Rule                                   | Example            |
+//! |--------------------------|----------------------------------------|--------------------|
+//! | node key                 | `<namespace>.<node-name>`, lower kebab | `acme.price-order` |
+//! | structure / enum         | UpperCamelCase                         | `OrderLine`        |
+//! | structure field          | a JSON-friendly identifier             | `unitPrice`        |
+//! | enum key                 | a JSON-friendly identifier             | `eur`              |
+//! | secret                   | an environment-variable name           | `STRIPE_API_KEY`   |
+//! | pin id                   | a Rust identifier in snake_case        | `unit_price`       |
+//! | flow node id             | lower kebab or snake case              | `check-key`        |
+//!
+//! Secrets follow environment-variable rules because in development `ctx.secret(name)`
+//! reads the environment variable of the same name (spec §2.6).
+
+/// Why a name was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameError {
+    pub message: String,
+    pub hint: String,
+}
+
+fn err(message: impl Into<String>, hint: impl Into<String>) -> Result<(), NameError> {
+    Err(NameError {
+        message: message.into(),
+        hint: hint.into(),
+    })
+}
+
+fn is_lower_kebab_segment(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && s.chars()
+            .all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'))
+        && !s.ends_with('-')
+        && !s.contains("--")
+}
+
+/// A node key: `<namespace>.<node-name>`, both parts lower kebab case.
+pub fn check_node_key(key: &str) -> Result<(), NameError> {
+    let Some((namespace, name)) = key.split_once('.') else {
+        return err(
+            format!("node key `{key}` has no namespace"),
+            "node keys are namespaced as `<namespace>.<node-name>`, for example `acme.price-order`",
+        );
+    };
+    if name.contains('.') {
+        return err(
+            format!("node key `{key}` has more than one `.`"),
+            "node keys have exactly two parts, `<namespace>.<node-name>`",
+        );
+    }
+    for (what, part) in [("namespace", namespace), ("node name", name)] {
+        if !is_lower_kebab_segment(part) {
+            return err(
+                format!("the {what} `{part}` in node key `{key}` is not lower kebab case"),
+                "use lowercase letters, digits and `-`, starting with a letter, for example `acme.price-order`",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A structure or enum name: UpperCamelCase ASCII.
+pub fn check_asset_name(name: &str) -> Result<(), NameError> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => err(
+            "the name is empty",
+            "structure and enum names are UpperCamelCase, for example `OrderLine`",
+        ),
+        Some('A'..='Z') if chars.all(|c| c.is_ascii_alphanumeric()) => Ok(()),
+        _ => err(
+            format!("`{name}` is not an UpperCamelCase name"),
+            format!(
+                "structure and enum names start with an uppercase letter and contain only letters and digits, for example `{}`",
+                crate::case::to_upper_camel(name).trim_start_matches('_')
+            ),
+        ),
+    }
+}
+
+/// A structure field name or an enum key: letters, digits and `_`, not starting with a digit.
+pub fn check_field_name(name: &str) -> Result<(), NameError> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => err(
+            "the name is empty",
+            "field names are identifiers such as `unitPrice` or `unit_price`",
+        ),
+        Some(c)
+            if (c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+        {
+            Ok(())
+        }
+        _ => err(
+            format!("`{name}` is not a valid field name"),
+            "field names contain letters, digits and `_` and do not start with a digit, for example `unitPrice`",
+        ),
+    }
+}
+
+/// A secret name: an environment variable name in upper snake case.
+pub fn check_secret_name(name: &str) -> Result<(), NameError> {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some('A'..='Z') if chars.all(|c| matches!(c, 'A'..='Z' | '0'..='9' | '_')) => Ok(()),
+        _ => err(
+            format!("`{name}` is not a valid secret name"),
+            "secret names are upper snake case, like environment variables (in development a secret is read from the environment variable of the same name), for example `STRIPE_API_KEY`",
+        ),
+    }
+}
+
+/// A pin id: a snake_case Rust identifier (it becomes a field of the generated
+/// `Inputs` / `Outputs` structs).
+pub fn check_pin_id(id: &str) -> Result<(), NameError> {
+    let mut chars = id.chars();
+    let ok = matches!(chars.next(), Some('a'..='z' | '_'))
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+        && id != "_";
+    if ok {
+        Ok(())
+    } else {
+        err(
+            format!("`{id}` is not a valid pin id"),
+            "pin ids are snake_case identifiers, for example `unit_price`",
+        )
+    }
+}
+
+/// An id of a node inside a flow file.
+pub fn check_flow_node_id(id: &str) -> Result<(), NameError> {
+    if id == "request" || id == "start" {
+        return err(
+            format!("`{id}` is reserved"),
+            "`request` names the incoming request in wires and `start` names the Start node; choose another id",
+        );
+    }
+    if is_lower_kebab_segment(id) {
+        Ok(())
+    } else {
+        err(
+            format!("`{id}` is not a valid node id"),
+            "node ids use lowercase letters, digits, `-` and `_`, starting with a letter, for example `check-key`",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_keys() {
+        assert!(check_node_key("acme.price-order").is_ok());
+        assert!(check_node_key("a1.b_2").is_ok());
+        assert!(check_node_key("price-order").is_err());
+        assert!(check_node_key("acme.price.order").is_err());
+        assert!(check_node_key("Acme.price").is_err());
+        assert!(check_node_key("acme.").is_err());
+        assert!(check_node_key("acme.price-").is_err());
+        assert!(check_node_key(".price").is_err());
+    }
+
+    #[test]
+    fn asset_names() {
+        assert!(check_asset_name("OrderLine").is_ok());
+        assert!(check_asset_name("orderLine").is_err());
+        assert!(check_asset_name("Order_Line").is_err());
+        assert!(check_asset_name("").is_err());
+        let e = check_asset_name("order-line").unwrap_err();
+        assert!(e.hint.contains("OrderLine"), "{e:?}");
+    }
+
+    #[test]
+    fn field_and_secret_names() {
+        assert!(check_field_name("unitPrice").is_ok());
+        assert!(check_field_name("_x").is_ok());
+        assert!(check_field_name("1x").is_err());
+        assert!(check_field_name("a-b").is_err());
+        assert!(check_secret_name("STRIPE_API_KEY").is_ok());
+        assert!(check_secret_name("stripe").is_err());
+        assert!(check_secret_name("1A").is_err());
+    }
+
+    #[test]
+    fn pin_and_node_ids() {
+        assert!(check_pin_id("unit_price").is_ok());
+        assert!(check_pin_id("UnitPrice").is_err());
+        assert!(check_pin_id("_").is_err());
+        assert!(check_flow_node_id("check-key").is_ok());
+        assert!(check_flow_node_id("request").is_err());
+        assert!(check_flow_node_id("Check").is_err());
+    }
+}
