@@ -6,7 +6,11 @@
 //! This crate is shared by the compiler (`svc`) and by the SDK's procedural macros, so
 //! that a node definition means the same thing to both.
 
+pub mod assets_codegen;
+pub mod config;
 pub mod diagnostic;
+pub mod node_def;
+pub mod rust_types;
 pub mod source;
 pub mod yaml;
 

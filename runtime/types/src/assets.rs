@@ -134,7 +134,7 @@ pub struct StructureDefinition {
 }
 
 impl StructureDefinition {
-    pub fn field(&self, name: &str) -> Option<&FieldDefinition> {
+    pub fn find_field(&self, name: &str) -> Option<&FieldDefinition> {
         self.fields.iter().find(|f| f.name == name)
     }
 }
@@ -166,6 +166,155 @@ pub struct Assets {
     pub structures: Vec<StructureDefinition>,
     #[serde(default)]
     pub secrets: Vec<SecretDefinition>,
+}
+
+// --- builders: `define_enum("Currency").values(["EUR", "USD"])` and friends -------------
+
+impl EnumDefinition {
+    /// An enum with no values yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        EnumDefinition {
+            name: name.into(),
+            description: None,
+            values: Vec::new(),
+        }
+    }
+
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Adds one value (a plain string, or [`EnumValue::keyed`]).
+    pub fn value(mut self, value: impl Into<EnumValue>) -> Self {
+        self.values.push(value.into());
+        self
+    }
+
+    /// Adds values.
+    pub fn values<V: Into<EnumValue>>(mut self, values: impl IntoIterator<Item = V>) -> Self {
+        self.values.extend(values.into_iter().map(Into::into));
+        self
+    }
+}
+
+impl FieldDefinition {
+    /// An optional field with a raw type string (`string`, `enum-value:Color`, `string:array`).
+    pub fn new(name: impl Into<String>, type_: impl Into<String>) -> Self {
+        FieldDefinition {
+            name: name.into(),
+            type_: type_.into(),
+            required: false,
+            description: None,
+        }
+    }
+
+    /// Marks the field required.
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Sets whether the field is required.
+    pub fn required_if(mut self, required: bool) -> Self {
+        self.required = required;
+        self
+    }
+
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+}
+
+impl StructureDefinition {
+    /// A structure with no fields yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        StructureDefinition {
+            name: name.into(),
+            description: None,
+            fields: Vec::new(),
+        }
+    }
+
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    pub fn field(mut self, field: FieldDefinition) -> Self {
+        self.fields.push(field);
+        self
+    }
+
+    pub fn fields(mut self, fields: impl IntoIterator<Item = FieldDefinition>) -> Self {
+        self.fields.extend(fields);
+        self
+    }
+}
+
+impl SecretDefinition {
+    /// A required secret.
+    pub fn new(name: impl Into<String>) -> Self {
+        SecretDefinition {
+            name: name.into(),
+            description: None,
+            required: true,
+        }
+    }
+
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+
+    /// Sets whether a server may start without this secret.
+    pub fn required(mut self, required: bool) -> Self {
+        self.required = required;
+        self
+    }
+}
+
+/// Any one named asset, for [`Assets::collect`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asset {
+    Enum(EnumDefinition),
+    Structure(StructureDefinition),
+    Secret(SecretDefinition),
+}
+
+impl From<EnumDefinition> for Asset {
+    fn from(v: EnumDefinition) -> Self {
+        Asset::Enum(v)
+    }
+}
+
+impl From<StructureDefinition> for Asset {
+    fn from(v: StructureDefinition) -> Self {
+        Asset::Structure(v)
+    }
+}
+
+impl From<SecretDefinition> for Asset {
+    fn from(v: SecretDefinition) -> Self {
+        Asset::Secret(v)
+    }
+}
+
+impl Assets {
+    /// Sorts a mixed list of assets into `enums`, `structures` and `secrets`, keeping
+    /// their order.
+    pub fn collect(assets: impl IntoIterator<Item = Asset>) -> Self {
+        let mut out = Assets::default();
+        for a in assets {
+            match a {
+                Asset::Enum(e) => out.enums.push(e),
+                Asset::Structure(s) => out.structures.push(s),
+                Asset::Secret(s) => out.secrets.push(s),
+            }
+        }
+        out
+    }
 }
 
 /// Which part of an asset a problem is about, so a caller that knows where each part
@@ -568,24 +717,31 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// Levenshtein distance over chars.
+/// Edit distance over chars, counting an adjacent transposition (`nmae` → `name`) as one
+/// edit (optimal string alignment distance): the usual typos cost one.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == cb {
-                prev
-            } else {
-                1 + prev.min(row[j]).min(row[j + 1])
-            };
-            prev = cur;
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -730,6 +886,7 @@ mod tests {
         assert_eq!(closest("Zebra", ["Order", "Customer"]), None);
         assert!(suggest("enum", "Zebra", ["Apple", "Berry"]).contains("`Apple`, `Berry`"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("nmae", "name"), 1);
     }
 
     #[test]

@@ -14,7 +14,8 @@ pub mod names;
 pub mod type_ref;
 
 pub use assets::{
-    Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition,
+    Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition,
+    StructureDefinition,
 };
 pub use manifest::{NodeManifest, PinDefinition, PinKind, PinMap};
 pub use type_ref::{TypeParseError, TypeRef};

@@ -1,0 +1,509 @@
+//! `svc.config.yaml`: the project's name, its place in route paths, and its named assets.
+//!
+//! ```yaml
+//! project_name: shop-api        # the name of the built binary
+//! workspace_id: acme            # routes are served at /<workspace_id>/<api_id>/<route>
+//! api_id: shop
+//! enums:
+//!   - name: Currency
+//!     values: [EUR, USD, { key: gbp, value: GBP, label: Pound sterling }]
+//! structures:
+//!   - name: Order
+//!     fields:
+//!       - { name: id, type: string, required: true }
+//!       - { name: lines, type: "object:OrderLine:array", required: true }
+//! secrets:
+//!   - { name: STRIPE_API_KEY, description: Charges cards }
+//! ```
+
+use crate::diagnostic::{Code, Diagnostic, Diagnostics};
+use crate::source::{FileId, Span};
+use crate::yaml::{self, MapReader, Node, Value};
+use svc_types::assets::{AssetLocation, AssetProblemKind};
+use svc_types::{
+    Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition,
+};
+
+/// The config file's name, at the project root.
+pub const CONFIG_FILE: &str = "svc.config.yaml";
+
+const TOP_KEYS: &[&str] = &[
+    "$schema",
+    "project_name",
+    "workspace_id",
+    "api_id",
+    "enums",
+    "structures",
+    "secrets",
+];
+
+/// A loaded, validated config.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub file: FileId,
+    pub project_name: String,
+    pub workspace_id: String,
+    pub api_id: String,
+    pub assets: Assets,
+    pub spans: AssetSpans,
+}
+
+/// Where each asset part was written.
+#[derive(Debug, Clone, Default)]
+pub struct AssetSpans {
+    pub enums: Vec<EnumSpans>,
+    pub structures: Vec<StructureSpans>,
+    pub secrets: Vec<Span>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnumSpans {
+    pub name: Span,
+    /// Per value: (key, value) spans (the same span for a plain value).
+    pub values: Vec<(Span, Span)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct StructureSpans {
+    pub name: Span,
+    /// Per field: (name, type) spans.
+    pub fields: Vec<(Span, Span)>,
+}
+
+impl AssetSpans {
+    pub fn locate(&self, at: AssetLocation) -> Span {
+        match at {
+            AssetLocation::EnumName { enum_index } => self.enums[enum_index].name,
+            AssetLocation::EnumValueKey {
+                enum_index,
+                value_index,
+            } => self.enums[enum_index].values[value_index].0,
+            AssetLocation::EnumValueValue {
+                enum_index,
+                value_index,
+            } => self.enums[enum_index].values[value_index].1,
+            AssetLocation::StructureName { structure_index } => {
+                self.structures[structure_index].name
+            }
+            AssetLocation::FieldName {
+                structure_index,
+                field_index,
+            } => self.structures[structure_index].fields[field_index].0,
+            AssetLocation::FieldType {
+                structure_index,
+                field_index,
+            } => self.structures[structure_index].fields[field_index].1,
+            AssetLocation::SecretName { secret_index } => self.secrets[secret_index],
+        }
+    }
+}
+
+/// The diagnostic code of each asset problem.
+pub fn asset_problem_code(kind: AssetProblemKind) -> Code {
+    match kind {
+        AssetProblemKind::InvalidName => Code::InvalidAssetName,
+        AssetProblemKind::DuplicateName => Code::DuplicateAssetName,
+        AssetProblemKind::EmptyEnum => Code::EmptyEnum,
+        AssetProblemKind::DuplicateEnumKey => Code::DuplicateEnumKey,
+        AssetProblemKind::DuplicateEnumValue => Code::DuplicateEnumValue,
+        AssetProblemKind::InvalidFieldName => Code::InvalidFieldName,
+        AssetProblemKind::DuplicateField => Code::DuplicateField,
+        AssetProblemKind::InvalidType => Code::InvalidType,
+        AssetProblemKind::UnknownStructure => Code::UnknownStructure,
+        AssetProblemKind::UnknownEnum => Code::UnknownEnum,
+        AssetProblemKind::InvalidSecretName => Code::InvalidSecretName,
+        AssetProblemKind::DuplicateSecret => Code::DuplicateSecret,
+    }
+}
+
+/// Loads and validates the config text. Returns the config when it could be read at
+/// all (even with validation errors, so later passes can still check flows against
+/// it), plus every problem found.
+pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config> {
+    let root = match yaml::parse(file, text) {
+        Ok(root) => root,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
+    };
+    let mut top = MapReader::new(&root, "svc.config.yaml", diags)?;
+    let project_name = read_id(
+        &mut top,
+        "project_name",
+        "the project's name, used for the built binary, for example `shop-api`",
+        diags,
+    );
+    let workspace_id = read_id(
+        &mut top,
+        "workspace_id",
+        "the workspace id, the first segment of every route path: /<workspace_id>/<api_id>/<route>",
+        diags,
+    );
+    let api_id = read_id(
+        &mut top,
+        "api_id",
+        "the API id, the second segment of every route path: /<workspace_id>/<api_id>/<route>",
+        diags,
+    );
+    let _ = top.get("$schema");
+
+    let mut assets = Assets::default();
+    let mut spans = AssetSpans::default();
+    if let Some(list) = top.get("enums") {
+        for item in list_items(
+            list,
+            "enums",
+            "a list of enums, each `{ name, values }`",
+            diags,
+        ) {
+            if let Some((e, s)) = read_enum(item, diags) {
+                assets.enums.push(e);
+                spans.enums.push(s);
+            }
+        }
+    }
+    if let Some(list) = top.get("structures") {
+        for item in list_items(
+            list,
+            "structures",
+            "a list of structures, each `{ name, fields }`",
+            diags,
+        ) {
+            if let Some((s, sp)) = read_structure(item, diags) {
+                assets.structures.push(s);
+                spans.structures.push(sp);
+            }
+        }
+    }
+    if let Some(list) = top.get("secrets") {
+        for item in list_items(
+            list,
+            "secrets",
+            "a list of secrets, each `{ name, description, required }`",
+            diags,
+        ) {
+            if let Some((s, sp)) = read_secret(item, diags) {
+                assets.secrets.push(s);
+                spans.secrets.push(sp);
+            }
+        }
+    }
+    top.finish(TOP_KEYS, diags);
+
+    for problem in assets.validate() {
+        let mut d = Diagnostic::new(
+            asset_problem_code(problem.kind),
+            spans.locate(problem.location),
+            problem.message,
+        )
+        .help(problem.hint);
+        if let Some(first) = problem.first {
+            d = d
+                .label("defined again here")
+                .with_secondary(spans.locate(first), "first defined here");
+        }
+        diags.push(d);
+    }
+
+    Some(Config {
+        file,
+        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
+        workspace_id: workspace_id.unwrap_or_default(),
+        api_id: api_id.unwrap_or_default(),
+        assets,
+        spans,
+    })
+}
+
+/// A URL-safe identifier: lowercase letters, digits, `-` and `_`, starting with a letter or digit.
+fn read_id(top: &mut MapReader, key: &str, help: &str, diags: &mut Diagnostics) -> Option<String> {
+    let node = top.required(key, help, diags)?;
+    let s = yaml::expect_str(node, help, diags)?;
+    let ok = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !ok {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidProjectId,
+                node.span,
+                format!("`{s}` is not a valid `{key}`"),
+            )
+            .label("not a lowercase identifier")
+            .help(format!(
+                "{help}; use lowercase letters, digits, `-` and `_`"
+            )),
+        );
+        return None;
+    }
+    Some(s.to_string())
+}
+
+fn list_items<'a>(node: &'a Node, what: &str, help: &str, diags: &mut Diagnostics) -> &'a [Node] {
+    match &node.value {
+        Value::Seq(items) => items,
+        Value::Null => &[],
+        _ => {
+            diags.push(node.wrong_shape("a list", format!("`{what}` is {help}")));
+            &[]
+        }
+    }
+}
+
+fn opt_string(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<String> {
+    r.get(key)
+        .and_then(|n| yaml::expect_str(n, &format!("`{key}` is text"), diags))
+        .map(str::to_string)
+}
+
+fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, EnumSpans)> {
+    let mut r = MapReader::new(node, "an enum", diags)?;
+    let name_node = r.required(
+        "name",
+        "every enum has a `name`, for example `name: Currency`",
+        diags,
+    );
+    let name = name_node.and_then(|n| yaml::expect_str(n, "the enum's name", diags));
+    let description = opt_string(&mut r, "description", diags);
+    let mut values = Vec::new();
+    let mut value_spans = Vec::new();
+    if let Some(list) = r.required(
+        "values",
+        "list the enum's values: `values: [EUR, USD]`",
+        diags,
+    ) {
+        for item in list_items(
+            list,
+            "values",
+            "a list of strings or `{ key, value, label }` objects",
+            diags,
+        ) {
+            match &item.value {
+                Value::String(s) => {
+                    values.push(EnumValue::Plain(s.clone()));
+                    value_spans.push((item.span, item.span));
+                }
+                Value::Map(_) => {
+                    let Some(mut vr) = MapReader::new(item, "an enum value", diags) else {
+                        continue;
+                    };
+                    let key = vr.required(
+                        "key",
+                        "an enum value object has `key`, `value` and `label`",
+                        diags,
+                    );
+                    let value = vr.required(
+                        "value",
+                        "an enum value object has `key`, `value` and `label`",
+                        diags,
+                    );
+                    let label = opt_string(&mut vr, "label", diags);
+                    vr.finish(&["key", "value", "label"], diags);
+                    let (Some(k), Some(v)) = (key, value) else {
+                        continue;
+                    };
+                    let (Some(ks), Some(vs)) = (
+                        yaml::expect_str(k, "the key is a string", diags),
+                        scalar_string(v, "the value is a string", diags),
+                    ) else {
+                        continue;
+                    };
+                    values.push(EnumValue::Keyed {
+                        key: ks.to_string(),
+                        value: vs,
+                        label,
+                    });
+                    value_spans.push((k.span, v.span));
+                }
+                Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                    diags.push(item.wrong_shape(
+                        "a string",
+                        format!(
+                            "enum values are strings; quote it: `\"{}\"`",
+                            item.scalar_text()
+                        ),
+                    ));
+                }
+                _ => diags.push(item.wrong_shape(
+                    "a string or a `{ key, value, label }` object",
+                    "enum values are strings or objects",
+                )),
+            }
+        }
+    }
+    r.finish(&["name", "description", "values"], diags);
+    Some((
+        EnumDefinition {
+            name: name?.to_string(),
+            description,
+            values,
+        },
+        EnumSpans {
+            name: name_node?.span,
+            values: value_spans,
+        },
+    ))
+}
+
+fn scalar_string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<String> {
+    match &node.value {
+        Value::String(s) => Some(s.clone()),
+        _ => {
+            diags.push(node.wrong_shape("a string", help.to_string()));
+            None
+        }
+    }
+}
+
+fn read_structure(
+    node: &Node,
+    diags: &mut Diagnostics,
+) -> Option<(StructureDefinition, StructureSpans)> {
+    let mut r = MapReader::new(node, "a structure", diags)?;
+    let name_node = r.required(
+        "name",
+        "every structure has a `name`, for example `name: Order`",
+        diags,
+    );
+    let name = name_node.and_then(|n| yaml::expect_str(n, "the structure's name", diags));
+    let description = opt_string(&mut r, "description", diags);
+    let mut fields = Vec::new();
+    let mut field_spans = Vec::new();
+    if let Some(list) = r.required(
+        "fields",
+        "list the structure's fields: `fields: [{ name: id, type: string, required: true }]`",
+        diags,
+    ) {
+        for item in list_items(
+            list,
+            "fields",
+            "a list of `{ name, type, required }` objects",
+            diags,
+        ) {
+            let Some(mut fr) = MapReader::new(item, "a structure field", diags) else {
+                continue;
+            };
+            let fname = fr.required("name", "a field has a `name`", diags);
+            let ftype = fr.required("type", "a field has a raw type string such as `string`, `enum-value:Color` or `string:array`", diags);
+            let required = fr
+                .get("required")
+                .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
+                .unwrap_or(false);
+            let fdesc = opt_string(&mut fr, "description", diags);
+            fr.finish(&["name", "type", "required", "description"], diags);
+            let (Some(n), Some(t)) = (fname, ftype) else {
+                continue;
+            };
+            let (Some(ns), Some(ts)) = (
+                yaml::expect_str(n, "the field's name", diags),
+                yaml::expect_str(t, "a raw type string such as `string`", diags),
+            ) else {
+                continue;
+            };
+            fields.push(FieldDefinition {
+                name: ns.to_string(),
+                type_: ts.to_string(),
+                required,
+                description: fdesc,
+            });
+            field_spans.push((n.span, t.span));
+        }
+    }
+    r.finish(&["name", "description", "fields"], diags);
+    Some((
+        StructureDefinition {
+            name: name?.to_string(),
+            description,
+            fields,
+        },
+        StructureSpans {
+            name: name_node?.span,
+            fields: field_spans,
+        },
+    ))
+}
+
+fn read_secret(node: &Node, diags: &mut Diagnostics) -> Option<(SecretDefinition, Span)> {
+    // A bare string is shorthand for a required secret with no description.
+    if let Value::String(s) = &node.value {
+        return Some((
+            SecretDefinition {
+                name: s.clone(),
+                description: None,
+                required: true,
+            },
+            node.span,
+        ));
+    }
+    let mut r = MapReader::new(node, "a secret", diags)?;
+    let name_node = r.required(
+        "name",
+        "every secret has a `name`, for example `name: STRIPE_API_KEY`",
+        diags,
+    );
+    let name = name_node.and_then(|n| yaml::expect_str(n, "the secret's name", diags));
+    let description = opt_string(&mut r, "description", diags);
+    let required = r
+        .get("required")
+        .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
+        .unwrap_or(true);
+    r.finish(&["name", "description", "required"], diags);
+    Some((
+        SecretDefinition {
+            name: name?.to_string(),
+            description,
+            required,
+        },
+        name_node?.span,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> (Option<Config>, Vec<(Code, u32, u32, String)>) {
+        let mut d = Diagnostics::new();
+        let c = load(FileId(0), text, &mut d);
+        (
+            c,
+            d.into_iter()
+                .map(|d| (d.code, d.primary.span.line, d.primary.span.column, d.help))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn loads_a_full_config() {
+        let (c, d) = load_text(
+            "project_name: shop-api\nworkspace_id: acme\napi_id: shop\nenums:\n  - name: Currency\n    values: [EUR, { key: usd, value: USD, label: Dollar }]\nstructures:\n  - name: Order\n    fields:\n      - { name: id, type: string, required: true }\n      - { name: currency, type: \"enum-value:Currency\" }\nsecrets:\n  - { name: STRIPE_KEY, required: false }\n  - API_TOKEN\n",
+        );
+        assert_eq!(d, vec![]);
+        let c = c.unwrap();
+        assert_eq!(c.project_name, "shop-api");
+        assert_eq!(c.assets.enums[0].values.len(), 2);
+        assert!(c.assets.structures[0].fields[0].required);
+        assert!(!c.assets.structures[0].fields[1].required);
+        assert!(!c.assets.secrets[0].required);
+        assert!(c.assets.secrets[1].required);
+        assert_eq!(c.spans.structures[0].fields[1].1.line, 11);
+    }
+
+    #[test]
+    fn reports_problems_at_their_place() {
+        let (_, d) = load_text(
+            "project_name: Shop API\nworkspace_id: acme\napi_id: shop\nenums:\n  - name: Color\n    values: [red, red]\nstructures:\n  - name: Order\n    fields:\n      - { name: c, type: \"enum-value:Colour\" }\n    feilds: []\n",
+        );
+        let codes: Vec<_> = d.iter().map(|x| (x.0, x.1)).collect();
+        assert!(codes.contains(&(Code::InvalidProjectId, 1)), "{d:?}");
+        assert!(codes.contains(&(Code::DuplicateEnumKey, 6)), "{d:?}");
+        assert!(codes.contains(&(Code::UnknownEnum, 10)), "{d:?}");
+        assert!(codes.contains(&(Code::UnknownField, 11)), "{d:?}");
+        let unknown_enum = d.iter().find(|x| x.0 == Code::UnknownEnum).unwrap();
+        assert!(unknown_enum.3.contains("Color"), "{unknown_enum:?}");
+    }
+}

@@ -1,0 +1,11 @@
+use svc_sdk::prelude::*;
+
+define_code_function_node! {
+    node_key: "acme.totals",
+    name: "Totals",
+    inputs: { x: t::number() },
+    outputs: { total: t::number() },
+    run: |ctx| async move { Ok(ctx.inputs.x) },
+}
+
+fn main() {}
