@@ -9,6 +9,8 @@
 pub mod assets_codegen;
 pub mod config;
 pub mod diagnostic;
+pub mod flow;
+pub mod node_crate;
 pub mod node_def;
 pub mod rust_types;
 pub mod source;

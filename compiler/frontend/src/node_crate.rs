@@ -1,0 +1,822 @@
+//! Reads a node crate (the project's custom code) from source, without compiling or
+//! running it: the node definitions and where they live, the secrets the code reads,
+//! and anything it uses that the runtime contract forbids (spec §4.3).
+//!
+//! The module tree is walked from `src/lib.rs` the way rustc does (`mod x;` →
+//! `x.rs` or `x/mod.rs`, `#[path]` honoured); `#[cfg(test)]` modules are skipped
+//! because tests are not deployed.
+
+use crate::diagnostic::{Code, Diagnostic, Diagnostics};
+use crate::node_def::{self, DefErrorKind, NodeDef};
+use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
+use proc_macro2::{TokenStream, TokenTree};
+use std::path::{Path, PathBuf};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+/// A code node found in the crate.
+#[derive(Debug, Clone)]
+pub struct NodeInfo {
+    pub def: NodeDef,
+    pub file: FileId,
+    /// The module path from the crate root: `["nodes", "price_order"]`.
+    pub module_path: Vec<String>,
+}
+
+/// A `ctx.secret("NAME")` call.
+#[derive(Debug, Clone)]
+pub struct SecretUse {
+    pub name: String,
+    pub span: Span,
+}
+
+/// What was read from the node crate.
+#[derive(Debug, Clone, Default)]
+pub struct NodeCrate {
+    pub dir: PathBuf,
+    /// The package name from `Cargo.toml`.
+    pub package_name: String,
+    /// The name Rust code uses for the crate (`-` replaced by `_`).
+    pub crate_name: String,
+    pub nodes: Vec<NodeInfo>,
+    pub secrets: Vec<SecretUse>,
+    /// Whether the crate root calls `include_assets!`, which makes `crate::assets`.
+    pub includes_assets: bool,
+    pub files: Vec<FileId>,
+}
+
+/// Crates that give node code sockets, files, processes or databases directly.
+pub const FORBIDDEN_CRATES: &[&str] = &[
+    "reqwest",
+    "hyper",
+    "hyper-util",
+    "ureq",
+    "isahc",
+    "surf",
+    "curl",
+    "attohttpc",
+    "socket2",
+    "mio",
+    "tokio-postgres",
+    "postgres",
+    "rusqlite",
+    "sqlx",
+    "diesel",
+    "mysql",
+    "mysql_async",
+    "redis",
+    "mongodb",
+    "sled",
+    "rocksdb",
+    "memmap2",
+    "libc",
+    "nix",
+    "tempfile",
+    "walkdir",
+    "notify",
+];
+
+/// Module paths node code may not use, and why.
+const FORBIDDEN_PATHS: &[(&[&str], &str)] = &[
+    (&["std", "env"], "the process environment"),
+    (&["std", "fs"], "the filesystem"),
+    (&["std", "net"], "sockets"),
+    (&["std", "process"], "processes"),
+    (&["std", "os"], "OS-specific handles"),
+    (&["std", "thread"], "threads"),
+    (&["std", "path"], "filesystem paths"),
+    (&["tokio", "fs"], "the filesystem"),
+    (&["tokio", "net"], "sockets"),
+    (&["tokio", "process"], "processes"),
+    (&["tokio", "signal"], "process signals"),
+    (&["async_std"], "the filesystem and sockets"),
+];
+
+/// Macros node code may not use: they read files or the environment at compile time.
+const FORBIDDEN_MACROS: &[(&str, &str)] = &[
+    (
+        "env",
+        "reads the build environment into the binary; read configuration with `ctx.secret` or `ctx.env`",
+    ),
+    (
+        "option_env",
+        "reads the build environment into the binary; read configuration with `ctx.secret` or `ctx.env`",
+    ),
+    ("include", "includes a file from disk"),
+    (
+        "include_str",
+        "includes a file from disk; put the data in the code or in a secret",
+    ),
+    (
+        "include_bytes",
+        "includes a file from disk; put the data in the code or in a secret",
+    ),
+];
+
+/// Reads the node crate at `dir` (the directory of its `Cargo.toml`).
+pub fn load(
+    root: &Path,
+    dir: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<NodeCrate> {
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest_text = match std::fs::read_to_string(&manifest_path) {
+        Ok(t) => t,
+        Err(_) => return None,
+    };
+    let manifest_file = sources.add(SourceFile::new(
+        display_path(root, &manifest_path),
+        Some(manifest_path.clone()),
+        manifest_text.clone(),
+    ));
+    let package_name = read_manifest(&manifest_text, manifest_file, sources, diags)?;
+    let mut krate = NodeCrate {
+        dir: dir.to_path_buf(),
+        crate_name: package_name.replace('-', "_"),
+        package_name,
+        ..Default::default()
+    };
+    let lib = dir.join("src").join("lib.rs");
+    let Ok(text) = std::fs::read_to_string(&lib) else {
+        diags.push(
+            Diagnostic::new(Code::Io, Span::file_start(manifest_file), "the node crate has no `src/lib.rs`")
+                .label("this crate")
+                .help("code nodes live in a library crate: create `src/lib.rs` with `svc_sdk::include_assets!();` and `pub mod nodes;`"),
+        );
+        return Some(krate);
+    };
+    let mut walker = Walker {
+        root,
+        sources,
+        diags,
+        krate: &mut krate,
+    };
+    walker.file(&lib, text, Vec::new(), true);
+    Some(krate)
+}
+
+/// Reads the package name and reports forbidden dependencies.
+fn read_manifest(
+    text: &str,
+    file: FileId,
+    sources: &SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let value: toml::Table = match text.parse() {
+        Ok(v) => v,
+        Err(e) => {
+            let (line, col) = e.span().map(|r| line_col(text, r.start)).unwrap_or((1, 1));
+            diags.push(
+                Diagnostic::new(
+                    Code::Io,
+                    Span::new(file, line, col, 1),
+                    format!("invalid Cargo.toml: {}", e.message()),
+                )
+                .label("here")
+                .help("fix the TOML syntax"),
+            );
+            return None;
+        }
+    };
+    let name = value
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str());
+    let Some(name) = name else {
+        diags.push(
+            Diagnostic::new(
+                Code::Io,
+                Span::file_start(file),
+                "the node crate's Cargo.toml has no `[package] name`",
+            )
+            .label("here")
+            .help("add `[package]` with a `name`"),
+        );
+        return None;
+    };
+    for section in [
+        "dependencies",
+        "dev-dependencies-are-fine",
+        "build-dependencies",
+    ] {
+        let Some(deps) = value.get(section).and_then(|d| d.as_table()) else {
+            continue;
+        };
+        for dep in deps.keys() {
+            let package = deps[dep]
+                .get("package")
+                .and_then(|p| p.as_str())
+                .unwrap_or(dep);
+            if FORBIDDEN_CRATES.contains(&package) {
+                let line = text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with(dep.as_str()))
+                    .map(|i| i as u32 + 1)
+                    .unwrap_or(1);
+                let col = sources
+                    .get(file)
+                    .line(line)
+                    .map(|l| l.len() - l.trim_start().len())
+                    .unwrap_or(0) as u32
+                    + 1;
+                diags.push(
+                    Diagnostic::new(Code::ForbiddenDependency, Span::new(file, line, col, dep.len() as u32), format!("node code may not depend on `{package}`"))
+                        .label("forbidden dependency")
+                        .help("code nodes run in a Worker-style runtime without sockets, files or databases (spec §4.3); use `ctx.fetch` for HTTP and `ctx.secret` for credentials"),
+                );
+            }
+        }
+    }
+    Some(name.to_string())
+}
+
+fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0) as u32
+        + 1;
+    (line, col)
+}
+
+struct Walker<'a> {
+    root: &'a Path,
+    sources: &'a mut SourceMap,
+    diags: &'a mut Diagnostics,
+    krate: &'a mut NodeCrate,
+}
+
+impl Walker<'_> {
+    /// Reads one file of the module tree. `public` says whether every module on the way
+    /// here is `pub` (a node must be reachable from the generated server crate).
+    fn file(&mut self, path: &Path, text: String, module_path: Vec<String>, public: bool) {
+        let file = self.sources.add(SourceFile::new(
+            display_path(self.root, path),
+            Some(path.to_path_buf()),
+            text.clone(),
+        ));
+        self.krate.files.push(file);
+        let ast = match syn::parse_file(&text) {
+            Ok(ast) => ast,
+            Err(e) => {
+                let span = Span::from_proc_macro(file, e.span());
+                self.diags.push(
+                    Diagnostic::new(Code::RustSyntax, span, format!("cannot parse Rust: {e}"))
+                        .label("here")
+                        .help("fix the syntax error; `cargo check` in the node crate shows rustc's view"),
+                );
+                return;
+            }
+        };
+        if module_path.is_empty() {
+            self.krate.includes_assets = ast.items.iter().any(|i| matches!(i, syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "include_assets")));
+        }
+        scan_file(&ast, file, &mut self.krate.secrets, self.diags);
+        // Module search directory for `mod x;` items in this file.
+        let dir = module_dir(path, module_path.is_empty());
+        self.items(&ast.items, file, &dir, module_path, public);
+    }
+
+    fn items(
+        &mut self,
+        items: &[syn::Item],
+        file: FileId,
+        dir: &Path,
+        module_path: Vec<String>,
+        public: bool,
+    ) {
+        let defs: Vec<&syn::ItemMacro> = items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Macro(m)
+                    if m.mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == node_def::MACRO_NAME) =>
+                {
+                    Some(m)
+                }
+                _ => None,
+            })
+            .collect();
+        for (i, m) in defs.iter().enumerate() {
+            if i > 0 {
+                self.diags.push(
+                    Diagnostic::new(Code::InvalidNodeDefinition, Span::from_proc_macro(file, m.mac.path.span()), "a module defines more than one node")
+                        .label("second node in this module")
+                        .help("put each node in its own module (a node module exports exactly one definition, spec §2.2)"),
+                );
+                continue;
+            }
+            self.definition(m, file, &module_path, public);
+        }
+        for item in items {
+            let syn::Item::Mod(m) = item else { continue };
+            if is_cfg_test(&m.attrs) {
+                continue;
+            }
+            let name = m.ident.to_string().trim_start_matches("r#").to_string();
+            let is_pub = matches!(m.vis, syn::Visibility::Public(_));
+            let mut child_path = module_path.clone();
+            child_path.push(name.clone());
+            match &m.content {
+                Some((_, inner)) => {
+                    let child_dir = dir.join(&name);
+                    self.items(inner, file, &child_dir, child_path, public && is_pub);
+                }
+                None => {
+                    let candidates = match path_attr(&m.attrs) {
+                        Some(p) => vec![dir.join(p)],
+                        None => vec![
+                            dir.join(format!("{name}.rs")),
+                            dir.join(&name).join("mod.rs"),
+                        ],
+                    };
+                    match candidates
+                        .iter()
+                        .find_map(|c| std::fs::read_to_string(c).ok().map(|t| (c.clone(), t)))
+                    {
+                        Some((path, text)) => self.file(&path, text, child_path, public && is_pub),
+                        None => self.diags.push(
+                            Diagnostic::new(
+                                Code::Io,
+                                Span::from_proc_macro(file, m.ident.span()),
+                                format!("cannot find the file of module `{name}`"),
+                            )
+                            .label("declared here")
+                            .help(format!(
+                                "create `{}`",
+                                display_path(self.root, &candidates[0])
+                            )),
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    fn definition(
+        &mut self,
+        m: &syn::ItemMacro,
+        file: FileId,
+        module_path: &[String],
+        public: bool,
+    ) {
+        match node_def::parse_definition(&m.mac) {
+            Ok(def) => {
+                if !public {
+                    self.diags.push(
+                        Diagnostic::new(Code::NodeNotPublic, Span::from_proc_macro(file, m.mac.path.span()), format!("node `{}` is in a private module", def.manifest.node_key))
+                            .label("not reachable from outside the crate")
+                            .help(format!("the generated server calls nodes from another crate: declare each module on the way as `pub mod` (here `{}`)", module_path.join("::"))),
+                    );
+                }
+                self.krate.nodes.push(NodeInfo {
+                    def,
+                    file,
+                    module_path: module_path.to_vec(),
+                });
+            }
+            Err(errors) => {
+                for e in errors {
+                    let code = match e.kind {
+                        DefErrorKind::InvalidNodeKey => Code::InvalidNodeKey,
+                        DefErrorKind::Invalid => Code::InvalidNodeDefinition,
+                    };
+                    self.diags.push(
+                        Diagnostic::new(code, Span::from_proc_macro(file, e.span), e.message)
+                            .label("in this node definition")
+                            .help(e.hint),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Where `mod x;` in `path` looks for `x.rs`: beside a crate root or `mod.rs`, else in
+/// a directory named after the file.
+fn module_dir(path: &Path, is_root: bool) -> PathBuf {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if is_root || stem == "mod" {
+        parent.to_path_buf()
+    } else {
+        parent.join(stem)
+    }
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.meta.require_list().is_ok_and(|l| {
+                l.tokens
+                    .to_string()
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == "test")
+            })
+    })
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .and_then(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(l) => match &l.lit {
+                    syn::Lit::Str(s) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// Finds secret reads and forbidden APIs in one file.
+pub fn scan_file(
+    ast: &syn::File,
+    file: FileId,
+    secrets: &mut Vec<SecretUse>,
+    diags: &mut Diagnostics,
+) {
+    let mut v = Scanner {
+        file,
+        secrets,
+        diags,
+        in_test: 0,
+    };
+    v.visit_file(ast);
+}
+
+struct Scanner<'a> {
+    file: FileId,
+    secrets: &'a mut Vec<SecretUse>,
+    diags: &'a mut Diagnostics,
+    /// Depth of `#[cfg(test)]` items being visited (tests are not deployed).
+    in_test: usize,
+}
+
+impl Scanner<'_> {
+    fn forbid(&mut self, span: proc_macro2::Span, what: String, why: &str) {
+        if self.in_test > 0 {
+            return;
+        }
+        self.diags.push(
+            Diagnostic::new(Code::ForbiddenApi, Span::from_proc_macro(self.file, span), format!("node code may not use {what}"))
+                .label(why.to_string())
+                .help("code nodes run in a Worker-style runtime (spec §4.3): no process environment, filesystem, sockets, processes, threads or `unsafe`; use `ctx.secret` for credentials, `ctx.env` for metadata and `ctx.fetch` for HTTP"),
+        );
+    }
+
+    fn check_segments(&mut self, segments: &[String], span: proc_macro2::Span) {
+        let segs: Vec<&str> = segments
+            .iter()
+            .map(|s| s.trim_start_matches("r#"))
+            .collect();
+        let segs: &[&str] = match segs.first() {
+            Some(&"") => &segs[1..],
+            _ => &segs,
+        };
+        let normalized: Vec<&str> = match segs.first() {
+            Some(&"core") | Some(&"alloc") => std::iter::once("std")
+                .chain(segs[1..].iter().copied())
+                .collect(),
+            _ => segs.to_vec(),
+        };
+        for (prefix, why) in FORBIDDEN_PATHS {
+            if normalized.len() >= prefix.len() && normalized[..prefix.len()] == **prefix {
+                self.forbid(span, format!("`{}`", prefix.join("::")), why);
+                return;
+            }
+        }
+        if let Some(first) = normalized.first() {
+            if FORBIDDEN_CRATES
+                .iter()
+                .any(|c| c.replace('-', "_") == *first)
+                && normalized.len() > 1
+            {
+                self.forbid(
+                    span,
+                    format!("the `{first}` crate"),
+                    "direct network, file or database access",
+                );
+            }
+        }
+    }
+
+    /// Looks for forbidden paths inside macro arguments, which syn does not parse.
+    fn scan_tokens(&mut self, tokens: &TokenStream) {
+        let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        let mut i = 0;
+        while i < trees.len() {
+            match &trees[i] {
+                TokenTree::Group(g) => self.scan_tokens(&g.stream()),
+                TokenTree::Ident(id) => {
+                    // Collect `a :: b :: c`.
+                    let mut segs = vec![id.to_string()];
+                    let mut j = i + 1;
+                    while j + 2 < trees.len() + 1 {
+                        let (
+                            Some(TokenTree::Punct(p1)),
+                            Some(TokenTree::Punct(p2)),
+                            Some(TokenTree::Ident(next)),
+                        ) = (trees.get(j), trees.get(j + 1), trees.get(j + 2))
+                        else {
+                            break;
+                        };
+                        if p1.as_char() != ':' || p2.as_char() != ':' {
+                            break;
+                        }
+                        segs.push(next.to_string());
+                        j += 3;
+                    }
+                    if segs.len() > 1 {
+                        self.check_segments(&segs, id.span());
+                        i = j;
+                        continue;
+                    }
+                    if let (Some(TokenTree::Punct(p)), true) = (
+                        trees.get(i + 1),
+                        FORBIDDEN_MACROS.iter().any(|(m, _)| *m == segs[0]),
+                    ) {
+                        if p.as_char() == '!' {
+                            let why = FORBIDDEN_MACROS
+                                .iter()
+                                .find(|(m, _)| *m == segs[0])
+                                .map(|(_, w)| *w)
+                                .unwrap_or("");
+                            self.forbid(id.span(), format!("`{}!`", segs[0]), why);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    fn secret_call(&mut self, call: &syn::ExprMethodCall) {
+        if call.method != "secret" || call.args.len() != 1 {
+            return;
+        }
+        let arg = &call.args[0];
+        let name = match arg {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            syn::Expr::Path(p)
+                if p.path.segments.len() >= 2
+                    && p.path
+                        .segments
+                        .iter()
+                        .rev()
+                        .nth(1)
+                        .is_some_and(|s| s.ident == "secrets") =>
+            {
+                p.path.segments.last().map(|s| s.ident.to_string())
+            }
+            _ => None,
+        };
+        match name {
+            Some(name) => self.secrets.push(SecretUse { name, span: Span::from_proc_macro(self.file, arg.span()) }),
+            None if self.in_test == 0 => self.diags.push(
+                Diagnostic::new(Code::NonLiteralSecretName, Span::from_proc_macro(self.file, arg.span()), "the secret name is not written out")
+                    .label("computed secret name")
+                    .help("write the name as a string literal, `ctx.secret(\"STRIPE_API_KEY\")`, or use `assets::secrets::STRIPE_API_KEY`, so that svc can check it is declared"),
+            ),
+            None => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Scanner<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            _ => &[],
+        };
+        let test = is_cfg_test(attrs);
+        if test {
+            self.in_test += 1;
+        }
+        // `mod x;` files are scanned when the walker reads them.
+        syn::visit::visit_item(self, item);
+        if test {
+            self.in_test -= 1;
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if f.attrs.iter().any(|a| a.path().is_ident("test")) {
+            self.in_test += 1;
+            syn::visit::visit_item_fn(self, f);
+            self.in_test -= 1;
+            return;
+        }
+        if let syn::Safety::Unsafe(u) = &f.sig.safety {
+            self.forbid(u.span, "`unsafe`".into(), "unsafe function");
+        }
+        syn::visit::visit_item_fn(self, f);
+    }
+
+    fn visit_expr_unsafe(&mut self, e: &'ast syn::ExprUnsafe) {
+        self.forbid(e.unsafe_token.span, "`unsafe`".into(), "unsafe block");
+        syn::visit::visit_expr_unsafe(self, e);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if let Some(u) = &i.unsafety {
+            self.forbid(u.span, "`unsafe`".into(), "unsafe impl");
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if let syn::Safety::Unsafe(u) = &f.sig.safety {
+            self.forbid(u.span, "`unsafe`".into(), "unsafe function");
+        }
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        if let Some(u) = &t.unsafety {
+            self.forbid(u.span, "`unsafe`".into(), "unsafe trait");
+        }
+        syn::visit::visit_item_trait(self, t);
+    }
+
+    fn visit_item_foreign_mod(&mut self, f: &'ast syn::ItemForeignMod) {
+        self.forbid(
+            f.abi.extern_token.span,
+            "`extern` blocks".into(),
+            "foreign functions",
+        );
+    }
+
+    fn visit_item_extern_crate(&mut self, e: &'ast syn::ItemExternCrate) {
+        self.forbid(
+            e.extern_token.span,
+            "`extern crate`".into(),
+            "crate aliases hide what code uses; depend on crates in Cargo.toml",
+        );
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let mut prefixes = Vec::new();
+        collect_use_paths(&u.tree, &mut Vec::new(), &mut prefixes);
+        for (segments, span, glob) in prefixes {
+            if glob
+                && matches!(segments.as_slice(), [s] if s == "std" || s == "core" || s == "tokio")
+            {
+                self.forbid(
+                    span,
+                    format!("`use {}::*`", segments[0]),
+                    "a glob import of the whole standard library hides what is used",
+                );
+                continue;
+            }
+            self.check_segments(&segments, span);
+        }
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        let mut segments = segments;
+        if p.leading_colon.is_some() {
+            segments.insert(0, String::new());
+        }
+        self.check_segments(&segments, p.span());
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Some(last) = m.path.segments.last() {
+            let name = last.ident.to_string();
+            if let Some((_, why)) = FORBIDDEN_MACROS.iter().find(|(n, _)| *n == name) {
+                self.forbid(last.ident.span(), format!("`{name}!`"), why);
+            }
+        }
+        self.scan_tokens(&m.tokens);
+        // Secret reads inside macros (`format!("{}", ctx.secret("X")?)`) are found by
+        // parsing the arguments as expressions where possible.
+        if let Ok(args) = m.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            for a in &args {
+                self.visit_expr(a);
+            }
+        }
+        syn::visit::visit_macro(self, m);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.secret_call(call);
+        syn::visit::visit_expr_method_call(self, call);
+    }
+}
+
+/// Flattens a use tree into full paths (`use std::{env, fmt::Write}` → `std::env`,
+/// `std::fmt::Write`).
+fn collect_use_paths(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, proc_macro2::Span, bool)>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            collect_use_paths(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut full = prefix.clone();
+            full.push(n.ident.to_string());
+            out.push((full, n.ident.span(), false));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix.clone();
+            full.push(r.ident.to_string());
+            out.push((full, r.ident.span(), false));
+        }
+        syn::UseTree::Glob(g) => out.push((prefix.clone(), g.star_token.span, true)),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                collect_use_paths(t, prefix, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(src: &str) -> (Vec<String>, Vec<(Code, u32, String)>) {
+        let ast = syn::parse_file(src).unwrap();
+        let mut secrets = Vec::new();
+        let mut d = Diagnostics::new();
+        scan_file(&ast, FileId(0), &mut secrets, &mut d);
+        (
+            secrets.into_iter().map(|s| s.name).collect(),
+            d.into_iter()
+                .map(|d| (d.code, d.primary.span.line, d.message))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn finds_secret_reads() {
+        let (secrets, d) = scan(
+            "fn f(ctx: &C) {\n let a = ctx.secret(\"A_KEY\");\n let b = ctx.secret(assets::secrets::B_KEY);\n let c = format!(\"{}\", ctx.secret(\"C_KEY\").unwrap());\n let n = \"X\";\n ctx.secret(n);\n}\n",
+        );
+        assert_eq!(secrets, ["A_KEY", "B_KEY", "C_KEY"]);
+        assert_eq!(
+            d.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            [(Code::NonLiteralSecretName, 6)]
+        );
+    }
+
+    #[test]
+    fn finds_forbidden_apis() {
+        let src = r#"
+use std::env;
+use std::{fmt, fs::File};
+use std::*;
+fn a() { let _ = std::env::var("X"); }
+fn b() { let _ = ::std::net::TcpStream::connect("x"); }
+fn c() { println!("{:?}", std::process::id()); }
+fn d() { unsafe { } }
+unsafe fn e() {}
+extern "C" { fn f(); }
+extern crate core as c;
+fn g() { let _ = env!("HOME"); let _ = include_str!("/etc/passwd"); }
+fn h() { let _ = reqwest::get("x"); }
+fn i() { let _ = core::env::var("x"); std::thread::spawn(|| {}); }
+#[cfg(test)]
+mod tests { fn t() { let _ = std::fs::read("x"); } }
+#[test]
+fn t2() { let _ = std::fs::read("x"); }
+fn ok() { let _ = std::collections::HashMap::<u8, u8>::new(); let _: std::fmt::Result = Ok(()); }
+"#;
+        let (_, d) = scan(src);
+        let lines: Vec<u32> = d.iter().map(|x| x.1).collect();
+        for line in [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] {
+            assert!(lines.contains(&line), "line {line} not reported: {d:#?}");
+        }
+        assert!(
+            !lines.iter().any(|l| *l >= 15),
+            "tests and std::collections must pass: {d:#?}"
+        );
+        assert!(d.iter().all(|x| x.0 == Code::ForbiddenApi));
+    }
+}
