@@ -21,16 +21,8 @@ pub fn generate(assets: &Assets, sdk: &TokenStream) -> TokenStream {
 
     for e in &assets.enums {
         let name = format_ident!("{}", e.name);
-        let doc = doc_attr(
-            e.description
-                .as_deref()
-                .unwrap_or(&format!("The `{}` enum.", e.name)),
-        );
-        let variants: Vec<_> = e
-            .values
-            .iter()
-            .map(|v| format_ident!("{}", v.rust_variant()))
-            .collect();
+        let doc = doc_attr(e.description.as_deref().unwrap_or(&format!("The `{}` enum.", e.name)));
+        let variants: Vec<_> = e.values.iter().map(|v| format_ident!("{}", v.rust_variant())).collect();
         let wire: Vec<&str> = e.values.iter().map(|v| v.value()).collect();
         let keys: Vec<&str> = e.values.iter().map(|v| v.key()).collect();
         let labels: Vec<&str> = e.values.iter().map(|v| v.label()).collect();
@@ -119,11 +111,7 @@ pub fn generate(assets: &Assets, sdk: &TokenStream) -> TokenStream {
     let secret_consts = assets.secrets.iter().map(|s| {
         let c = format_ident!("{}", s.name);
         let name = &s.name;
-        let doc = doc_attr(
-            s.description
-                .as_deref()
-                .unwrap_or("A secret required by this project."),
-        );
+        let doc = doc_attr(s.description.as_deref().unwrap_or("A secret required by this project."));
         quote! { #doc pub const #c: &str = #name; }
     });
     let json = serde_json::to_string(assets).expect("assets serialize");
@@ -214,10 +202,7 @@ mod tests {
                 StructureDefinition {
                     name: "Tree".into(),
                     description: None,
-                    fields: vec![
-                        f("parent", "object:Tree"),
-                        f("children", "object:Tree:array"),
-                    ],
+                    fields: vec![f("parent", "object:Tree"), f("children", "object:Tree:array")],
                 },
                 StructureDefinition {
                     name: "A".into(),

@@ -20,9 +20,7 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
 use svc_types::assets::{AssetLocation, AssetProblemKind};
-use svc_types::{
-    Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition,
-};
+use svc_types::{Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
 
 /// The config file's name, at the project root.
 pub const CONFIG_FILE: &str = "svc.config.yaml";
@@ -82,9 +80,7 @@ impl AssetSpans {
                 enum_index,
                 value_index,
             } => self.enums[enum_index].values[value_index].1,
-            AssetLocation::StructureName { structure_index } => {
-                self.structures[structure_index].name
-            }
+            AssetLocation::StructureName { structure_index } => self.structures[structure_index].name,
             AssetLocation::FieldName {
                 structure_index,
                 field_index,
@@ -151,12 +147,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     let mut assets = Assets::default();
     let mut spans = AssetSpans::default();
     if let Some(list) = top.get("enums") {
-        for item in list_items(
-            list,
-            "enums",
-            "a list of enums, each `{ name, values }`",
-            diags,
-        ) {
+        for item in list_items(list, "enums", "a list of enums, each `{ name, values }`", diags) {
             if let Some((e, s)) = read_enum(item, diags) {
                 assets.enums.push(e);
                 spans.enums.push(s);
@@ -234,9 +225,7 @@ fn read_id(top: &mut MapReader, key: &str, help: &str, diags: &mut Diagnostics) 
                 format!("`{s}` is not a valid `{key}`"),
             )
             .label("not a lowercase identifier")
-            .help(format!(
-                "{help}; use lowercase letters, digits, `-` and `_`"
-            )),
+            .help(format!("{help}; use lowercase letters, digits, `-` and `_`")),
         );
         return None;
     }
@@ -262,20 +251,12 @@ fn opt_string(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<S
 
 fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, EnumSpans)> {
     let mut r = MapReader::new(node, "an enum", diags)?;
-    let name_node = r.required(
-        "name",
-        "every enum has a `name`, for example `name: Currency`",
-        diags,
-    );
+    let name_node = r.required("name", "every enum has a `name`, for example `name: Currency`", diags);
     let name = name_node.and_then(|n| yaml::expect_str(n, "the enum's name", diags));
     let description = opt_string(&mut r, "description", diags);
     let mut values = Vec::new();
     let mut value_spans = Vec::new();
-    if let Some(list) = r.required(
-        "values",
-        "list the enum's values: `values: [EUR, USD]`",
-        diags,
-    ) {
+    if let Some(list) = r.required("values", "list the enum's values: `values: [EUR, USD]`", diags) {
         for item in list_items(
             list,
             "values",
@@ -291,16 +272,8 @@ fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, En
                     let Some(mut vr) = MapReader::new(item, "an enum value", diags) else {
                         continue;
                     };
-                    let key = vr.required(
-                        "key",
-                        "an enum value object has `key`, `value` and `label`",
-                        diags,
-                    );
-                    let value = vr.required(
-                        "value",
-                        "an enum value object has `key`, `value` and `label`",
-                        diags,
-                    );
+                    let key = vr.required("key", "an enum value object has `key`, `value` and `label`", diags);
+                    let value = vr.required("value", "an enum value object has `key`, `value` and `label`", diags);
                     let label = opt_string(&mut vr, "label", diags);
                     vr.finish(&["key", "value", "label"], diags);
                     let (Some(k), Some(v)) = (key, value) else {
@@ -322,10 +295,7 @@ fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, En
                 Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
                     diags.push(item.wrong_shape(
                         "a string",
-                        format!(
-                            "enum values are strings; quote it: `\"{}\"`",
-                            item.scalar_text()
-                        ),
+                        format!("enum values are strings; quote it: `\"{}\"`", item.scalar_text()),
                     ));
                 }
                 _ => diags.push(item.wrong_shape(
@@ -359,16 +329,9 @@ fn scalar_string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<Str
     }
 }
 
-fn read_structure(
-    node: &Node,
-    diags: &mut Diagnostics,
-) -> Option<(StructureDefinition, StructureSpans)> {
+fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(StructureDefinition, StructureSpans)> {
     let mut r = MapReader::new(node, "a structure", diags)?;
-    let name_node = r.required(
-        "name",
-        "every structure has a `name`, for example `name: Order`",
-        diags,
-    );
+    let name_node = r.required("name", "every structure has a `name`, for example `name: Order`", diags);
     let name = name_node.and_then(|n| yaml::expect_str(n, "the structure's name", diags));
     let description = opt_string(&mut r, "description", diags);
     let mut fields = Vec::new();
@@ -378,17 +341,16 @@ fn read_structure(
         "list the structure's fields: `fields: [{ name: id, type: string, required: true }]`",
         diags,
     ) {
-        for item in list_items(
-            list,
-            "fields",
-            "a list of `{ name, type, required }` objects",
-            diags,
-        ) {
+        for item in list_items(list, "fields", "a list of `{ name, type, required }` objects", diags) {
             let Some(mut fr) = MapReader::new(item, "a structure field", diags) else {
                 continue;
             };
             let fname = fr.required("name", "a field has a `name`", diags);
-            let ftype = fr.required("type", "a field has a raw type string such as `string`, `enum-value:Color` or `string:array`", diags);
+            let ftype = fr.required(
+                "type",
+                "a field has a raw type string such as `string`, `enum-value:Color` or `string:array`",
+                diags,
+            );
             let required = fr
                 .get("required")
                 .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))

@@ -191,14 +191,8 @@ impl Diagnostic {
             Severity::Warning => "warning",
         };
         let _ = writeln!(out, "{severity}[{}]: {}", self.code.as_str(), self.message);
-        let labels: Vec<&Label> = std::iter::once(&self.primary)
-            .chain(&self.secondary)
-            .collect();
-        let gutter = labels
-            .iter()
-            .map(|l| l.span.line.to_string().len())
-            .max()
-            .unwrap_or(1);
+        let labels: Vec<&Label> = std::iter::once(&self.primary).chain(&self.secondary).collect();
+        let gutter = labels.iter().map(|l| l.span.line.to_string().len()).max().unwrap_or(1);
         let pad = " ".repeat(gutter);
         for (i, label) in labels.iter().enumerate() {
             let file = sources.get(label.span.file);
@@ -212,17 +206,10 @@ impl Diagnostic {
                 let line = line.replace('\t', "    ");
                 let _ = writeln!(out, "{pad} |");
                 let _ = writeln!(out, "{:>gutter$} | {}", label.span.line, line);
-                let available = line
-                    .chars()
-                    .count()
-                    .saturating_sub(label.span.column as usize - 1);
+                let available = line.chars().count().saturating_sub(label.span.column as usize - 1);
                 let width = (label.span.len as usize).clamp(1, available.max(1));
                 let marker = if i == 0 { "^" } else { "-" };
-                let underline = format!(
-                    "{}{}",
-                    " ".repeat(label.span.column as usize - 1),
-                    marker.repeat(width)
-                );
+                let underline = format!("{}{}", " ".repeat(label.span.column as usize - 1), marker.repeat(width));
                 if label.message.is_empty() {
                     let _ = writeln!(out, "{pad} | {underline}");
                 } else {

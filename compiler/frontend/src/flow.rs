@@ -34,13 +34,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 5] = [
-        Method::Get,
-        Method::Post,
-        Method::Put,
-        Method::Patch,
-        Method::Delete,
-    ];
+    pub const ALL: [Method; 5] = [Method::Get, Method::Post, Method::Put, Method::Patch, Method::Delete];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,9 +52,7 @@ impl Method {
     }
 
     pub fn parse(s: &str) -> Option<Method> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+        Method::ALL.into_iter().find(|m| m.as_str().eq_ignore_ascii_case(s))
     }
 }
 
@@ -268,14 +260,8 @@ impl NodeKind {
     /// The sequence outputs of this node: (pin name, target if wired).
     pub fn edges(&self) -> Vec<(&'static str, Option<&Edge>)> {
         match self {
-            NodeKind::CheckOrigin(n) => vec![
-                ("allowed", n.allowed.as_ref()),
-                ("blocked", n.blocked.as_ref()),
-            ],
-            NodeKind::RateLimit(n) => vec![
-                ("sequence-ok", n.ok.as_ref()),
-                ("sequence-limited", n.limited.as_ref()),
-            ],
+            NodeKind::CheckOrigin(n) => vec![("allowed", n.allowed.as_ref()), ("blocked", n.blocked.as_ref())],
+            NodeKind::RateLimit(n) => vec![("sequence-ok", n.ok.as_ref()), ("sequence-limited", n.limited.as_ref())],
             NodeKind::CheckApiKey(n) => {
                 vec![("valid", n.valid.as_ref()), ("invalid", n.invalid.as_ref())]
             }
@@ -302,6 +288,9 @@ pub struct Flow {
     pub request: RequestSchema,
     pub start: Spanned<String>,
     pub nodes: Vec<FlowNode>,
+    /// Ids of nodes that were declared but could not be read (already reported), so
+    /// that edges to them are not reported again as unknown.
+    pub broken_ids: Vec<String>,
 }
 
 impl Flow {
@@ -310,17 +299,9 @@ impl Flow {
     }
 }
 
-const TOP_KEYS: &[&str] = &[
-    "$schema", "route", "methods", "summary", "request", "start", "nodes",
-];
+const TOP_KEYS: &[&str] = &["$schema", "route", "methods", "summary", "request", "start", "nodes"];
 /// Node types, for hints.
-pub const NODE_TYPES: &[&str] = &[
-    "check-origin",
-    "rate-limit",
-    "check-api-key",
-    "code",
-    "return-json",
-];
+pub const NODE_TYPES: &[&str] = &["check-origin", "rate-limit", "check-api-key", "code", "return-json"];
 
 /// Reads one flow file. Returns `None` when the file cannot be read as a flow at all.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
@@ -334,24 +315,21 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
     let mut top = MapReader::new(&root, "a flow file", diags)?;
     let _ = top.get("$schema");
     let route = top
-        .required("route", "a flow declares its path: `route: orders/create` (served at /<workspace_id>/<api_id>/orders/create)", diags)
-        .and_then(|n| read_route(n, diags));
-    let methods = top
         .required(
-            "methods",
-            "a flow declares its HTTP methods: `methods: [POST]`",
+            "route",
+            "a flow declares its path: `route: orders/create` (served at /<workspace_id>/<api_id>/orders/create)",
             diags,
         )
+        .and_then(|n| read_route(n, diags));
+    let methods = top
+        .required("methods", "a flow declares its HTTP methods: `methods: [POST]`", diags)
         .map(|n| read_methods(n, diags))
         .unwrap_or_default();
     let summary = top
         .get("summary")
         .and_then(|n| yaml::expect_str(n, "`summary` is text", diags))
         .map(str::to_string);
-    let mut request = top
-        .get("request")
-        .map(|n| read_request(n, diags))
-        .unwrap_or_default();
+    let mut request = top.get("request").map(|n| read_request(n, diags)).unwrap_or_default();
     let start = top
         .required(
             "start",
@@ -359,15 +337,10 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
             diags,
         )
         .and_then(|n| {
-            yaml::expect_str(n, "`start` names a node id", diags)
-                .map(|s| Spanned::new(s.to_string(), n.span))
+            yaml::expect_str(n, "`start` names a node id", diags).map(|s| Spanned::new(s.to_string(), n.span))
         });
-    let nodes = top
-        .required(
-            "nodes",
-            "a flow lists its nodes under `nodes:`, keyed by id",
-            diags,
-        )
+    let (nodes, broken_ids) = top
+        .required("nodes", "a flow lists its nodes under `nodes:`, keyed by id", diags)
         .map(|n| read_nodes(n, diags))
         .unwrap_or_default();
     top.finish(TOP_KEYS, diags);
@@ -382,6 +355,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
         request,
         start: start?,
         nodes,
+        broken_ids,
     })
 }
 
@@ -403,17 +377,11 @@ fn read_route(node: &Node, diags: &mut Diagnostics) -> Option<Spanned<String>> {
     let mut seen_params = Vec::new();
     for segment in trimmed.split('/') {
         if segment.is_empty() {
-            return bad(
-                format!("the route `{s}` has an empty segment (`//`)"),
-                diags,
-            );
+            return bad(format!("the route `{s}` has an empty segment (`//`)"), diags);
         }
         if let Some(param) = segment.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             if svc_types::names::check_pin_id(param).is_err() {
-                return bad(
-                    format!("path parameter `{{{param}}}` is not a snake_case name"),
-                    diags,
-                );
+                return bad(format!("path parameter `{{{param}}}` is not a snake_case name"), diags);
             }
             if seen_params.contains(&param) {
                 return bad(format!("path parameter `{{{param}}}` appears twice"), diags);
@@ -424,9 +392,7 @@ fn read_route(node: &Node, diags: &mut Diagnostics) -> Option<Spanned<String>> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
         {
             return bad(
-                format!(
-                    "the route segment `{segment}` has characters that are not allowed in a path"
-                ),
+                format!("the route segment `{segment}` has characters that are not allowed in a path"),
                 diags,
             );
         }
@@ -452,20 +418,14 @@ fn read_methods(node: &Node, diags: &mut Diagnostics) -> Vec<Spanned<Method>> {
     for (s, span) in items {
         match Method::parse(s) {
             Some(m) if out.iter().any(|x| x.value == m) => diags.push(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    span,
-                    format!("method `{s}` is listed twice"),
-                )
-                .label("repeated")
-                .help("list each method once"),
+                Diagnostic::new(Code::InvalidValue, span, format!("method `{s}` is listed twice"))
+                    .label("repeated")
+                    .help("list each method once"),
             ),
             Some(m) => out.push(Spanned::new(m, span)),
             None => {
                 let extra = match s.to_ascii_uppercase().as_str() {
-                    "OPTIONS" => {
-                        " (OPTIONS is answered for you: a route with Check Origin answers CORS preflights)"
-                    }
+                    "OPTIONS" => " (OPTIONS is answered for you: a route with Check Origin answers CORS preflights)",
                     "HEAD" => " (HEAD is answered for every GET route)",
                     _ => "",
                 };
@@ -498,8 +458,7 @@ fn read_request(node: &Node, diags: &mut Diagnostics) -> RequestSchema {
     };
     if let Some(body) = r.get("body") {
         schema.body = match &body.value {
-            Value::String(s) => parse_type(s, body.span, diags)
-                .map(|t| BodySchema::Typed(Spanned::new(t, body.span))),
+            Value::String(s) => parse_type(s, body.span, diags).map(|t| BodySchema::Typed(Spanned::new(t, body.span))),
             Value::Map(_) => Some(BodySchema::Fields(read_fields(body, "body", diags))),
             _ => {
                 diags.push(body.wrong_shape("a type or a mapping of fields", "write `body: object:CreateOrder`, or list fields: `body: { name: string, count: { type: number, required: false } }`"));
@@ -555,8 +514,7 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
                 }
             }
             Value::Map(_) => {
-                let Some(mut fr) = MapReader::new(v, &format!("the field `{}`", name.value), diags)
-                else {
+                let Some(mut fr) = MapReader::new(v, &format!("the field `{}`", name.value), diags) else {
                     continue;
                 };
                 let t = fr.required(
@@ -595,11 +553,12 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
     out
 }
 
-fn read_nodes(node: &Node, diags: &mut Diagnostics) -> Vec<FlowNode> {
+fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<String>) {
     let Some(mut r) = MapReader::new(node, "`nodes`", diags) else {
-        return vec![];
+        return (vec![], vec![]);
     };
     let mut out = Vec::new();
+    let mut broken = Vec::new();
     for (k, v) in r.rest() {
         let Some(id) = k.as_str() else { continue };
         if let Err(e) = svc_types::names::check_flow_node_id(id) {
@@ -611,11 +570,13 @@ fn read_nodes(node: &Node, diags: &mut Diagnostics) -> Vec<FlowNode> {
             continue;
         }
         let id = Spanned::new(id.to_string(), k.span);
-        if let Some(n) = read_node(id, v, diags) {
-            out.push(n);
+        let name = id.value.clone();
+        match read_node(id, v, diags) {
+            Some(n) => out.push(n),
+            None => broken.push(name),
         }
     }
-    out
+    (out, broken)
 }
 
 fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
@@ -698,11 +659,7 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
         }
     };
     r.finish(known, diags);
-    Some(FlowNode {
-        id,
-        kind,
-        description,
-    })
+    Some(FlowNode { id, kind, description })
 }
 
 fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckOrigin> {
@@ -714,13 +671,9 @@ fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Check
         .collect::<Vec<_>>();
     if origins.is_empty() {
         diags.push(
-            Diagnostic::new(
-                Code::InvalidValue,
-                origins_node.span,
-                "no origin is allowed",
-            )
-            .label("empty list")
-            .help(help),
+            Diagnostic::new(Code::InvalidValue, origins_node.span, "no origin is allowed")
+                .label("empty list")
+                .help(help),
         );
     }
     let missing_origin = match r.get("missing_origin") {
@@ -737,9 +690,7 @@ fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Check
     };
     let list = |r: &mut MapReader, key: &str, diags: &mut Diagnostics| -> Vec<String> {
         r.get(key)
-            .and_then(|n| {
-                yaml::expect_str_list(n, &format!("`{key}` is a list of header names"), diags)
-            })
+            .and_then(|n| yaml::expect_str_list(n, &format!("`{key}` is a list of header names"), diags))
             .map(|v| v.into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect())
             .unwrap_or_default()
     };
@@ -794,10 +745,8 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
         "set how many requests are allowed per window: `limit: 100`",
         diags,
     );
-    let limit = limit_node.and_then(|n| {
-        yaml::expect_u64(n, "`limit` is a number of requests", diags)
-            .map(|v| Spanned::new(v, n.span))
-    });
+    let limit = limit_node
+        .and_then(|n| yaml::expect_u64(n, "`limit` is a number of requests", diags).map(|v| Spanned::new(v, n.span)));
     if let Some(l) = &limit {
         if l.value == 0 || l.value > 1_000_000_000 {
             diags.push(
@@ -811,8 +760,7 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
             );
         }
     }
-    let window_help =
-        "the window is a duration such as `30s`, `1m`, `1h` or `1d` (seconds to days)";
+    let window_help = "the window is a duration such as `30s`, `1m`, `1h` or `1d` (seconds to days)";
     let window_node = r.required("window", window_help, diags);
     let window = window_node.and_then(|n| {
         let s = match &n.value {
@@ -826,13 +774,9 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
             Some(secs) if secs <= 366 * 86_400 => Some(Spanned::new(secs, n.span)),
             _ => {
                 diags.push(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        n.span,
-                        format!("`{s}` is not a rate limit window"),
-                    )
-                    .label("invalid window")
-                    .help(window_help),
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("`{s}` is not a rate limit window"))
+                        .label("invalid window")
+                        .help(window_help),
                 );
                 None
             }
@@ -855,13 +799,9 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
                     None => "`by` is `ip`, `user` or `api-key`".to_string(),
                 };
                 diags.push(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        n.span,
-                        format!("cannot rate limit by `{other}`"),
-                    )
-                    .label("unknown dimension")
-                    .help(hint),
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("cannot rate limit by `{other}`"))
+                        .label("unknown dimension")
+                        .help(hint),
                 );
                 return None;
             }
@@ -892,9 +832,7 @@ fn read_check_api_key(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Chec
                 _ if s.starts_with("header:") && is_header_name(&s[7..]) => {
                     KeyLocation::Header(s[7..].to_ascii_lowercase())
                 }
-                _ if s.starts_with("query:") && is_query_name(&s[6..]) => {
-                    KeyLocation::Query(s[6..].to_string())
-                }
+                _ if s.starts_with("query:") && is_query_name(&s[6..]) => KeyLocation::Query(s[6..].to_string()),
                 other => {
                     diags.push(
                         Diagnostic::new(
@@ -919,9 +857,7 @@ fn read_check_api_key(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Chec
 }
 
 fn is_header_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn is_query_name(s: &str) -> bool {
@@ -1022,9 +958,7 @@ pub fn read_reference(node: &Node, diags: &mut Diagnostics) -> Option<Reference>
         }
         [_only] => {
             return invalid(
-                format!(
-                    "`{text}` names a node but not one of its outputs: write `{text}.<output>`"
-                ),
+                format!("`{text}` names a node but not one of its outputs: write `{text}.<output>`"),
                 diags,
             );
         }
@@ -1109,9 +1043,7 @@ pub fn read_template(node: &Node, diags: &mut Diagnostics) -> Option<Template> {
                     let mut fields = Vec::new();
                     for (k, v) in entries {
                         let Some(name) = k.as_str() else {
-                            diags.push(
-                                k.wrong_shape("a string key", "JSON object keys are strings"),
-                            );
+                            diags.push(k.wrong_shape("a string key", "JSON object keys are strings"));
                             continue;
                         };
                         if let Some(t) = read_template(v, diags) {
@@ -1123,10 +1055,7 @@ pub fn read_template(node: &Node, diags: &mut Diagnostics) -> Option<Template> {
             }
         }
         Value::Seq(items) => Some(Template::Array(
-            items
-                .iter()
-                .filter_map(|i| read_template(i, diags))
-                .collect(),
+            items.iter().filter_map(|i| read_template(i, diags)).collect(),
             node.span,
         )),
         _ => Some(Template::Literal(node.clone())),

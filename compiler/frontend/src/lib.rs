@@ -14,6 +14,7 @@ pub mod node_crate;
 pub mod node_def;
 pub mod rust_types;
 pub mod source;
+pub mod vfs;
 pub mod yaml;
 
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity};

@@ -9,6 +9,7 @@
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::node_def::{self, DefErrorKind, NodeDef};
 use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
+use crate::vfs::Vfs;
 use proc_macro2::{TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
 use syn::spanned::Spanned;
@@ -115,16 +116,14 @@ const FORBIDDEN_MACROS: &[(&str, &str)] = &[
 
 /// Reads the node crate at `dir` (the directory of its `Cargo.toml`).
 pub fn load(
+    vfs: &dyn Vfs,
     root: &Path,
     dir: &Path,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> Option<NodeCrate> {
     let manifest_path = dir.join("Cargo.toml");
-    let manifest_text = match std::fs::read_to_string(&manifest_path) {
-        Ok(t) => t,
-        Err(_) => return None,
-    };
+    let manifest_text = vfs.read(&manifest_path)?;
     let manifest_file = sources.add(SourceFile::new(
         display_path(root, &manifest_path),
         Some(manifest_path.clone()),
@@ -138,7 +137,7 @@ pub fn load(
         ..Default::default()
     };
     let lib = dir.join("src").join("lib.rs");
-    let Ok(text) = std::fs::read_to_string(&lib) else {
+    let Some(text) = vfs.read(&lib) else {
         diags.push(
             Diagnostic::new(Code::Io, Span::file_start(manifest_file), "the node crate has no `src/lib.rs`")
                 .label("this crate")
@@ -147,6 +146,7 @@ pub fn load(
         return Some(krate);
     };
     let mut walker = Walker {
+        vfs,
         root,
         sources,
         diags,
@@ -157,12 +157,7 @@ pub fn load(
 }
 
 /// Reads the package name and reports forbidden dependencies.
-fn read_manifest(
-    text: &str,
-    file: FileId,
-    sources: &SourceMap,
-    diags: &mut Diagnostics,
-) -> Option<String> {
+fn read_manifest(text: &str, file: FileId, sources: &SourceMap, diags: &mut Diagnostics) -> Option<String> {
     let value: toml::Table = match text.parse() {
         Ok(v) => v,
         Err(e) => {
@@ -195,19 +190,12 @@ fn read_manifest(
         );
         return None;
     };
-    for section in [
-        "dependencies",
-        "dev-dependencies-are-fine",
-        "build-dependencies",
-    ] {
+    for section in ["dependencies", "dev-dependencies-are-fine", "build-dependencies"] {
         let Some(deps) = value.get(section).and_then(|d| d.as_table()) else {
             continue;
         };
         for dep in deps.keys() {
-            let package = deps[dep]
-                .get("package")
-                .and_then(|p| p.as_str())
-                .unwrap_or(dep);
+            let package = deps[dep].get("package").and_then(|p| p.as_str()).unwrap_or(dep);
             if FORBIDDEN_CRATES.contains(&package) {
                 let line = text
                     .lines()
@@ -234,16 +222,12 @@ fn read_manifest(
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u32 + 1;
-    let col = before
-        .rsplit('\n')
-        .next()
-        .map(|l| l.chars().count())
-        .unwrap_or(0) as u32
-        + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) as u32 + 1;
     (line, col)
 }
 
 struct Walker<'a> {
+    vfs: &'a dyn Vfs,
     root: &'a Path,
     sources: &'a mut SourceMap,
     diags: &'a mut Diagnostics,
@@ -281,14 +265,7 @@ impl Walker<'_> {
         self.items(&ast.items, file, &dir, module_path, public);
     }
 
-    fn items(
-        &mut self,
-        items: &[syn::Item],
-        file: FileId,
-        dir: &Path,
-        module_path: Vec<String>,
-        public: bool,
-    ) {
+    fn items(&mut self, items: &[syn::Item], file: FileId, dir: &Path, module_path: Vec<String>, public: bool) {
         let defs: Vec<&syn::ItemMacro> = items
             .iter()
             .filter_map(|i| match i {
@@ -307,9 +284,13 @@ impl Walker<'_> {
         for (i, m) in defs.iter().enumerate() {
             if i > 0 {
                 self.diags.push(
-                    Diagnostic::new(Code::InvalidNodeDefinition, Span::from_proc_macro(file, m.mac.path.span()), "a module defines more than one node")
-                        .label("second node in this module")
-                        .help("put each node in its own module (a node module exports exactly one definition, spec §2.2)"),
+                    Diagnostic::new(
+                        Code::InvalidNodeDefinition,
+                        Span::from_proc_macro(file, m.mac.path.span()),
+                        "a module defines more than one node",
+                    )
+                    .label("second node in this module")
+                    .help("put each node in its own module (a node module exports exactly one definition, spec §2.2)"),
                 );
                 continue;
             }
@@ -332,15 +313,9 @@ impl Walker<'_> {
                 None => {
                     let candidates = match path_attr(&m.attrs) {
                         Some(p) => vec![dir.join(p)],
-                        None => vec![
-                            dir.join(format!("{name}.rs")),
-                            dir.join(&name).join("mod.rs"),
-                        ],
+                        None => vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
                     };
-                    match candidates
-                        .iter()
-                        .find_map(|c| std::fs::read_to_string(c).ok().map(|t| (c.clone(), t)))
-                    {
+                    match candidates.iter().find_map(|c| self.vfs.read(c).map(|t| (c.clone(), t))) {
                         Some((path, text)) => self.file(&path, text, child_path, public && is_pub),
                         None => self.diags.push(
                             Diagnostic::new(
@@ -349,10 +324,7 @@ impl Walker<'_> {
                                 format!("cannot find the file of module `{name}`"),
                             )
                             .label("declared here")
-                            .help(format!(
-                                "create `{}`",
-                                display_path(self.root, &candidates[0])
-                            )),
+                            .help(format!("create `{}`", display_path(self.root, &candidates[0]))),
                         ),
                     }
                 }
@@ -360,13 +332,7 @@ impl Walker<'_> {
         }
     }
 
-    fn definition(
-        &mut self,
-        m: &syn::ItemMacro,
-        file: FileId,
-        module_path: &[String],
-        public: bool,
-    ) {
+    fn definition(&mut self, m: &syn::ItemMacro, file: FileId, module_path: &[String], public: bool) {
         match node_def::parse_definition(&m.mac) {
             Ok(def) => {
                 if !public {
@@ -440,12 +406,7 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 /// Finds secret reads and forbidden APIs in one file.
-pub fn scan_file(
-    ast: &syn::File,
-    file: FileId,
-    secrets: &mut Vec<SecretUse>,
-    diags: &mut Diagnostics,
-) {
+pub fn scan_file(ast: &syn::File, file: FileId, secrets: &mut Vec<SecretUse>, diags: &mut Diagnostics) {
     let mut v = Scanner {
         file,
         secrets,
@@ -476,18 +437,13 @@ impl Scanner<'_> {
     }
 
     fn check_segments(&mut self, segments: &[String], span: proc_macro2::Span) {
-        let segs: Vec<&str> = segments
-            .iter()
-            .map(|s| s.trim_start_matches("r#"))
-            .collect();
+        let segs: Vec<&str> = segments.iter().map(|s| s.trim_start_matches("r#")).collect();
         let segs: &[&str] = match segs.first() {
             Some(&"") => &segs[1..],
             _ => &segs,
         };
         let normalized: Vec<&str> = match segs.first() {
-            Some(&"core") | Some(&"alloc") => std::iter::once("std")
-                .chain(segs[1..].iter().copied())
-                .collect(),
+            Some(&"core") | Some(&"alloc") => std::iter::once("std").chain(segs[1..].iter().copied()).collect(),
             _ => segs.to_vec(),
         };
         for (prefix, why) in FORBIDDEN_PATHS {
@@ -497,11 +453,7 @@ impl Scanner<'_> {
             }
         }
         if let Some(first) = normalized.first() {
-            if FORBIDDEN_CRATES
-                .iter()
-                .any(|c| c.replace('-', "_") == *first)
-                && normalized.len() > 1
-            {
+            if FORBIDDEN_CRATES.iter().any(|c| c.replace('-', "_") == *first) && normalized.len() > 1 {
                 self.forbid(
                     span,
                     format!("the `{first}` crate"),
@@ -523,11 +475,8 @@ impl Scanner<'_> {
                     let mut segs = vec![id.to_string()];
                     let mut j = i + 1;
                     while j + 2 < trees.len() + 1 {
-                        let (
-                            Some(TokenTree::Punct(p1)),
-                            Some(TokenTree::Punct(p2)),
-                            Some(TokenTree::Ident(next)),
-                        ) = (trees.get(j), trees.get(j + 1), trees.get(j + 2))
+                        let (Some(TokenTree::Punct(p1)), Some(TokenTree::Punct(p2)), Some(TokenTree::Ident(next))) =
+                            (trees.get(j), trees.get(j + 1), trees.get(j + 2))
                         else {
                             break;
                         };
@@ -542,10 +491,9 @@ impl Scanner<'_> {
                         i = j;
                         continue;
                     }
-                    if let (Some(TokenTree::Punct(p)), true) = (
-                        trees.get(i + 1),
-                        FORBIDDEN_MACROS.iter().any(|(m, _)| *m == segs[0]),
-                    ) {
+                    if let (Some(TokenTree::Punct(p)), true) =
+                        (trees.get(i + 1), FORBIDDEN_MACROS.iter().any(|(m, _)| *m == segs[0]))
+                    {
                         if p.as_char() == '!' {
                             let why = FORBIDDEN_MACROS
                                 .iter()
@@ -569,8 +517,7 @@ impl Scanner<'_> {
         let arg = &call.args[0];
         let name = match arg {
             syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
+                lit: syn::Lit::Str(s), ..
             }) => Some(s.value()),
             syn::Expr::Path(p)
                 if p.path.segments.len() >= 2
@@ -656,11 +603,7 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
     }
 
     fn visit_item_foreign_mod(&mut self, f: &'ast syn::ItemForeignMod) {
-        self.forbid(
-            f.abi.extern_token.span,
-            "`extern` blocks".into(),
-            "foreign functions",
-        );
+        self.forbid(f.abi.extern_token.span, "`extern` blocks".into(), "foreign functions");
     }
 
     fn visit_item_extern_crate(&mut self, e: &'ast syn::ItemExternCrate) {
@@ -675,9 +618,7 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
         let mut prefixes = Vec::new();
         collect_use_paths(&u.tree, &mut Vec::new(), &mut prefixes);
         for (segments, span, glob) in prefixes {
-            if glob
-                && matches!(segments.as_slice(), [s] if s == "std" || s == "core" || s == "tokio")
-            {
+            if glob && matches!(segments.as_slice(), [s] if s == "std" || s == "core" || s == "tokio") {
                 self.forbid(
                     span,
                     format!("`use {}::*`", segments[0]),
@@ -709,9 +650,8 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
         self.scan_tokens(&m.tokens);
         // Secret reads inside macros (`format!("{}", ctx.secret("X")?)`) are found by
         // parsing the arguments as expressions where possible.
-        if let Ok(args) = m.parse_body_with(
-            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-        ) {
+        if let Ok(args) = m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        {
             for a in &args {
                 self.visit_expr(a);
             }

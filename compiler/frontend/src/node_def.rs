@@ -79,10 +79,7 @@ impl DefError {
         if self.hint.is_empty() {
             syn::Error::new(self.span, &self.message)
         } else {
-            syn::Error::new(
-                self.span,
-                format!("{}\n\nhelp: {}", self.message, self.hint),
-            )
+            syn::Error::new(self.span, format!("{}\n\nhelp: {}", self.message, self.hint))
         }
     }
 }
@@ -150,13 +147,7 @@ impl Parse for NodeDefSyntax {
                     let content;
                     braced!(content in input);
                     let pins = Punctuated::<PinEntry, Token![,]>::parse_terminated(&content)?;
-                    let pins = pins
-                        .into_iter()
-                        .map(|p| PinSyntax {
-                            id: p.id,
-                            expr: p.expr,
-                        })
-                        .collect();
+                    let pins = pins.into_iter().map(|p| PinSyntax { id: p.id, expr: p.expr }).collect();
                     if key_name == "inputs" {
                         def.inputs = pins;
                     } else {
@@ -172,8 +163,7 @@ impl Parse for NodeDefSyntax {
                         "category" => def.category = Some(value),
                         "run" => def.run = Some(value),
                         _ => {
-                            let hint = match svc_types::assets::closest(other, KEYS.iter().copied())
-                            {
+                            let hint = match svc_types::assets::closest(other, KEYS.iter().copied()) {
                                 Some(best) => format!("did you mean `{best}`?"),
                                 None => format!("a node definition accepts: {}", KEYS.join(", ")),
                             };
@@ -231,11 +221,7 @@ impl NodeDefSyntax {
     /// the node definition (spec §2.2–2.5). Returns the manifest, or every problem found.
     pub fn evaluate(&self) -> Result<NodeDef, Vec<DefError>> {
         let mut errors = self.errors.clone();
-        let node_key_span = self
-            .node_key
-            .as_ref()
-            .map(|e| e.span())
-            .unwrap_or(self.span);
+        let node_key_span = self.node_key.as_ref().map(|e| e.span()).unwrap_or(self.span);
         let node_key = required_str(
             &self.node_key,
             "node_key",
@@ -270,8 +256,7 @@ impl NodeDefSyntax {
             }
         }
         let description = optional_str(&self.description, &mut errors);
-        let category = optional_str(&self.category, &mut errors)
-            .unwrap_or_else(|| DEFAULT_CATEGORY.to_string());
+        let category = optional_str(&self.category, &mut errors).unwrap_or_else(|| DEFAULT_CATEGORY.to_string());
         if self.run.is_none() {
             errors.push(DefError::new(
                 self.span,
@@ -374,7 +359,11 @@ fn optional_str(expr: &Option<Expr>, errors: &mut Vec<DefError>) -> Option<Strin
     match lit_str(e) {
         Some(s) => Some(s),
         None => {
-            errors.push(DefError::new(e.span(), "this must be a string literal", "tools read node definitions without running them, so the value must be written out"));
+            errors.push(DefError::new(
+                e.span(),
+                "this must be a string literal",
+                "tools read node definitions without running them, so the value must be written out",
+            ));
             None
         }
     }
@@ -386,11 +375,7 @@ enum Direction {
     Output,
 }
 
-fn evaluate_pins(
-    pins: &[PinSyntax],
-    direction: Direction,
-    errors: &mut Vec<DefError>,
-) -> (PinMap, Vec<(Span, Span)>) {
+fn evaluate_pins(pins: &[PinSyntax], direction: Direction, errors: &mut Vec<DefError>) -> (PinMap, Vec<(Span, Span)>) {
     let mut out = PinMap::default();
     let mut spans = Vec::new();
     let mut sequence_pin: Option<String> = None;
@@ -505,8 +490,7 @@ pub fn eval_pin(expr: &Expr, errors: &mut Vec<DefError>) -> Option<PinDefinition
             let mut pin = eval_pin(&m.receiver, errors)?;
             let method = m.method.to_string();
             let args: Vec<&Expr> = m.args.iter().collect();
-            apply_modifier(&mut pin, &method, &args, m.method.span(), m.span(), errors)
-                .then_some(pin)
+            apply_modifier(&mut pin, &method, &args, m.method.span(), m.span(), errors).then_some(pin)
         }
         Expr::Call(c) => {
             let Expr::Path(path) = &*c.func else {
@@ -570,13 +554,7 @@ fn not_a_builder(expr: &Expr) -> DefError {
     )
 }
 
-fn expect_args(
-    args: &[&Expr],
-    n: usize,
-    span: Span,
-    what: &str,
-    errors: &mut Vec<DefError>,
-) -> Option<()> {
+fn expect_args(args: &[&Expr], n: usize, span: Span, what: &str, errors: &mut Vec<DefError>) -> Option<()> {
     if args.len() == n {
         return Some(());
     }
@@ -593,12 +571,7 @@ fn expect_args(
     None
 }
 
-fn expect_name(
-    args: &[&Expr],
-    span: Span,
-    what: &str,
-    errors: &mut Vec<DefError>,
-) -> Option<String> {
+fn expect_name(args: &[&Expr], span: Span, what: &str, errors: &mut Vec<DefError>) -> Option<String> {
     expect_args(args, 1, span, what, errors)?;
     let Some(name) = lit_str(args[0]) else {
         errors.push(DefError::new(
@@ -615,12 +588,7 @@ fn expect_name(
     Some(name)
 }
 
-fn eval_t_builder(
-    builder: &str,
-    args: &[&Expr],
-    span: Span,
-    errors: &mut Vec<DefError>,
-) -> Option<PinDefinition> {
+fn eval_t_builder(builder: &str, args: &[&Expr], span: Span, errors: &mut Vec<DefError>) -> Option<PinDefinition> {
     let what = format!("t::{builder}");
     let type_ref = match builder {
         "string" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::String)?,
@@ -629,14 +597,16 @@ fn eval_t_builder(
         "any" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Any)?,
         "object" => {
             if args.len() == 1 {
-                errors.push(DefError::new(span, "`t::object` takes no arguments", "a named object is `t::object_named(\"Order\")` (or its alias `t::structure(\"Order\")`)"));
+                errors.push(DefError::new(
+                    span,
+                    "`t::object` takes no arguments",
+                    "a named object is `t::object_named(\"Order\")` (or its alias `t::structure(\"Order\")`)",
+                ));
                 return None;
             }
             expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Object)?
         }
-        "object_named" | "structure" | "struct" => {
-            TypeRef::Structure(expect_name(args, span, &what, errors)?)
-        }
+        "object_named" | "structure" | "struct" => TypeRef::Structure(expect_name(args, span, &what, errors)?),
         "enum_value" => TypeRef::Enum(expect_name(args, span, &what, errors)?),
         "array" => {
             expect_args(args, 1, span, &what, errors)?;
@@ -877,12 +847,8 @@ fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
         (TypeRef::String | TypeRef::Enum(_), J::String(_)) => Ok(()),
         (TypeRef::Number, J::Number(_)) => Ok(()),
         (TypeRef::Boolean, J::Bool(_)) => Ok(()),
-        (TypeRef::Array(inner), J::Array(items)) => {
-            items.iter().try_for_each(|i| default_fits(inner, i))
-        }
-        (TypeRef::Object | TypeRef::Structure(_), _) => {
-            Err("object pins cannot have a literal default".into())
-        }
+        (TypeRef::Array(inner), J::Array(items)) => items.iter().try_for_each(|i| default_fits(inner, i)),
+        (TypeRef::Object | TypeRef::Structure(_), _) => Err("object pins cannot have a literal default".into()),
         (t, v) => Err(format!("a default of `{v}` does not fit a `{t}` pin")),
     }
 }
@@ -892,15 +858,7 @@ pub fn find_definitions(file: &syn::File) -> Vec<&syn::ItemMacro> {
     file.items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Macro(m)
-                if m.mac
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == MACRO_NAME) =>
-            {
-                Some(m)
-            }
+            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == MACRO_NAME) => Some(m),
             _ => None,
         })
         .collect()
@@ -938,13 +896,8 @@ mod tests {
     fn pin(src: &str) -> Result<PinDefinition, String> {
         let expr: Expr = syn::parse_str(src).unwrap();
         let mut errors = Vec::new();
-        eval_pin(&expr, &mut errors).ok_or_else(|| {
-            errors
-                .iter()
-                .map(|e| e.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
+        eval_pin(&expr, &mut errors)
+            .ok_or_else(|| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; "))
     }
 
     fn type_of(src: &str) -> String {
@@ -962,10 +915,7 @@ mod tests {
         assert_eq!(type_of("t::structure(\"Order\")"), "object:Order");
         assert_eq!(type_of("t::r#struct(\"Order\")"), "object:Order");
         assert_eq!(type_of("t::enum_value(\"Color\")"), "enum-value:Color");
-        assert_eq!(
-            type_of("t::array(t::structure(\"Line\"))"),
-            "object:Line:array"
-        );
+        assert_eq!(type_of("t::array(t::structure(\"Line\"))"), "object:Line:array");
         assert_eq!(
             pin("t::array(t::string())")
                 .unwrap()
@@ -981,7 +931,8 @@ mod tests {
 
     #[test]
     fn every_modifier_chains() {
-        let p = pin("t::string().optional().description(\"help\").default(\"x\").port_only().allow_inline_value()").unwrap();
+        let p = pin("t::string().optional().description(\"help\").default(\"x\").port_only().allow_inline_value()")
+            .unwrap();
         assert!(p.optional);
         assert_eq!(p.description.as_deref(), Some("help"));
         assert_eq!(p.default, Some(serde_json::json!("x")));
@@ -994,40 +945,18 @@ mod tests {
             Some(serde_json::json!(-2.5))
         );
         assert_eq!(
-            pin("t::array(t::number()).default(vec![1, 2])")
-                .unwrap()
-                .default,
+            pin("t::array(t::number()).default(vec![1, 2])").unwrap().default,
             Some(serde_json::json!([1, 2]))
         );
     }
 
     #[test]
     fn rejects_what_tools_cannot_read() {
-        assert!(
-            pin("t::strin()")
-                .unwrap_err()
-                .contains("not a pin type builder")
-        );
-        assert!(
-            pin("t::string().optinal()")
-                .unwrap_err()
-                .contains("not a pin modifier")
-        );
-        assert!(
-            pin("t::object(\"Order\")")
-                .unwrap_err()
-                .contains("takes no arguments")
-        );
-        assert!(
-            pin("t::structure(NAME)")
-                .unwrap_err()
-                .contains("string literal")
-        );
-        assert!(
-            pin("t::structure(\"order\")")
-                .unwrap_err()
-                .contains("UpperCamelCase")
-        );
+        assert!(pin("t::strin()").unwrap_err().contains("not a pin type builder"));
+        assert!(pin("t::string().optinal()").unwrap_err().contains("not a pin modifier"));
+        assert!(pin("t::object(\"Order\")").unwrap_err().contains("takes no arguments"));
+        assert!(pin("t::structure(NAME)").unwrap_err().contains("string literal"));
+        assert!(pin("t::structure(\"order\")").unwrap_err().contains("UpperCamelCase"));
         assert!(
             pin("t::number().default(\"ten\")")
                 .unwrap_err()
@@ -1038,21 +967,9 @@ mod tests {
                 .unwrap_err()
                 .contains("no effect")
         );
-        assert!(
-            pin("seq::input().optional()")
-                .unwrap_err()
-                .contains("sequence pins")
-        );
-        assert!(
-            pin("my_pin()")
-                .unwrap_err()
-                .contains("expected a pin builder")
-        );
-        assert!(
-            pin("t::number().default(x)")
-                .unwrap_err()
-                .contains("literal")
-        );
+        assert!(pin("seq::input().optional()").unwrap_err().contains("sequence pins"));
+        assert!(pin("my_pin()").unwrap_err().contains("expected a pin builder"));
+        assert!(pin("t::number().default(x)").unwrap_err().contains("literal"));
     }
 
     #[test]
@@ -1115,9 +1032,6 @@ mod tests {
         .unwrap();
         let defs = find_definitions(&file);
         assert_eq!(defs.len(), 1);
-        assert_eq!(
-            parse_definition(&defs[0].mac).unwrap().manifest.node_key,
-            "a.b"
-        );
+        assert_eq!(parse_definition(&defs[0].mac).unwrap().manifest.node_key, "a.b");
     }
 }

@@ -88,11 +88,7 @@ impl SourceFile {
     pub fn line(&self, line: u32) -> Option<&str> {
         let idx = (line as usize).checked_sub(1)?;
         let start = *self.line_starts.get(idx)?;
-        let end = self
-            .line_starts
-            .get(idx + 1)
-            .copied()
-            .unwrap_or(self.text.len());
+        let end = self.line_starts.get(idx + 1).copied().unwrap_or(self.text.len());
         Some(self.text[start..end].trim_end_matches(['\n', '\r']))
     }
 
@@ -122,10 +118,7 @@ impl SourceMap {
     }
 
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (FileId(i as u32), f))
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
     }
 
     /// The file with this display path, if loaded.

@@ -136,10 +136,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
                     "each key may appear once in a mapping; remove or rename the repeated key",
                     Code::YamlSyntax,
                 )
-            } else if message.contains("budget")
-                || message.contains("depth")
-                || message.contains("alias")
-            {
+            } else if message.contains("budget") || message.contains("depth") || message.contains("alias") {
                 (
                     "the file is nested too deeply or expands too many aliases; flatten it",
                     Code::YamlSyntax,
@@ -210,19 +207,13 @@ impl<'de> Deserialize<'de> for Raw {
                 Ok(Raw::Int(n))
             }
             fn visit_u64<E>(self, n: u64) -> Result<Raw, E> {
-                Ok(i64::try_from(n)
-                    .map(Raw::Int)
-                    .unwrap_or(Raw::Float(n as f64)))
+                Ok(i64::try_from(n).map(Raw::Int).unwrap_or(Raw::Float(n as f64)))
             }
             fn visit_i128<E>(self, n: i128) -> Result<Raw, E> {
-                Ok(i64::try_from(n)
-                    .map(Raw::Int)
-                    .unwrap_or(Raw::Float(n as f64)))
+                Ok(i64::try_from(n).map(Raw::Int).unwrap_or(Raw::Float(n as f64)))
             }
             fn visit_u128<E>(self, n: u128) -> Result<Raw, E> {
-                Ok(i64::try_from(n)
-                    .map(Raw::Int)
-                    .unwrap_or(Raw::Float(n as f64)))
+                Ok(i64::try_from(n).map(Raw::Int).unwrap_or(Raw::Float(n as f64)))
             }
             fn visit_f64<E>(self, n: f64) -> Result<Raw, E> {
                 Ok(Raw::Float(n))
@@ -299,10 +290,7 @@ impl<'a> MapReader<'a> {
             Value::Map(m) => m,
             Value::Null => &[],
             _ => {
-                diags.push(node.wrong_shape(
-                    "a mapping",
-                    format!("{what} is written as `key: value` lines"),
-                ));
+                diags.push(node.wrong_shape("a mapping", format!("{what} is written as `key: value` lines")));
                 return None;
             }
         };
@@ -332,10 +320,7 @@ impl<'a> MapReader<'a> {
 
     /// The value of `key`, marking it used.
     pub fn get(&mut self, key: &str) -> Option<&'a Node> {
-        let idx = self
-            .entries
-            .iter()
-            .position(|(k, _)| k.as_str() == Some(key))?;
+        let idx = self.entries.iter().position(|(k, _)| k.as_str() == Some(key))?;
         self.used[idx] = true;
         Some(&self.entries[idx].1)
     }
@@ -389,11 +374,7 @@ impl<'a> MapReader<'a> {
                 None => format!(
                     "{} accepts: {}",
                     self.what,
-                    known
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
                 ),
             };
             diags.push(
@@ -421,11 +402,7 @@ pub fn expect_str<'a>(node: &'a Node, help: &str, diags: &mut Diagnostics) -> Op
 }
 
 /// Reads a list of strings, or reports the shape of each bad item.
-pub fn expect_str_list<'a>(
-    node: &'a Node,
-    help: &str,
-    diags: &mut Diagnostics,
-) -> Option<Vec<(&'a str, Span)>> {
+pub fn expect_str_list<'a>(node: &'a Node, help: &str, diags: &mut Diagnostics) -> Option<Vec<(&'a str, Span)>> {
     let items = match &node.value {
         Value::Seq(items) => items,
         // A single string is accepted where a list of one is meant.
@@ -478,14 +455,8 @@ mod tests {
     fn every_node_has_a_place() {
         let n = p("route: orders\nmethods: [POST, GET]\nlimit: 100\n");
         let m = n.as_map().unwrap();
-        assert_eq!(
-            (m[0].0.span.line, m[0].0.span.column, m[0].0.span.len),
-            (1, 1, 5)
-        );
-        assert_eq!(
-            (m[0].1.span.line, m[0].1.span.column, m[0].1.span.len),
-            (1, 8, 6)
-        );
+        assert_eq!((m[0].0.span.line, m[0].0.span.column, m[0].0.span.len), (1, 1, 5));
+        assert_eq!((m[0].1.span.line, m[0].1.span.column, m[0].1.span.len), (1, 8, 6));
         let methods = m[1].1.as_seq().unwrap();
         assert_eq!((methods[1].span.line, methods[1].span.column), (2, 17));
         assert_eq!(m[2].1.value, Value::Int(100));

@@ -50,8 +50,7 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
     let output_pins = pin_list(&syntax.outputs);
     let run_fn = run_function(syntax)?;
     let inputs_doc = format!(" The inputs of the `{node_key}` node, one field per data input pin.");
-    let outputs_doc =
-        format!(" The outputs of the `{node_key}` node: `run` returns exactly these.");
+    let outputs_doc = format!(" The outputs of the `{node_key}` node: `run` returns exactly these.");
 
     Ok(quote! {
         /// The stable key of this node.
@@ -105,12 +104,7 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 }
 
 /// One struct field per data pin (sequence pins carry no value), plus default functions.
-fn fields(
-    pins: &PinMap,
-    node_key: &str,
-    paths: &RustPaths,
-    direction: &str,
-) -> (Vec<TokenStream2>, Vec<TokenStream2>) {
+fn fields(pins: &PinMap, node_key: &str, paths: &RustPaths, direction: &str) -> (Vec<TokenStream2>, Vec<TokenStream2>) {
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     for (id, pin) in pins.iter() {
@@ -156,10 +150,7 @@ fn pin_list(pins: &[svc_frontend::node_def::PinSyntax]) -> Vec<TokenStream2> {
 }
 
 fn run_function(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
-    let run = syntax
-        .run
-        .as_ref()
-        .expect("evaluate checked that run is present");
+    let run = syntax.run.as_ref().expect("evaluate checked that run is present");
     let ctx_type = quote!(&::svc_sdk::RunContext<Inputs>);
     let (param, body) = match run_syntax(run).map_err(|e| e.to_syn())? {
         RunSyntax::Closure(c) => {
@@ -177,10 +168,7 @@ fn run_function(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
             };
             (param, body)
         }
-        RunSyntax::Path(p) => (
-            quote!(ctx: #ctx_type),
-            quote_spanned!(p.span()=> #p(ctx).await),
-        ),
+        RunSyntax::Path(p) => (quote!(ctx: #ctx_type), quote_spanned!(p.span()=> #p(ctx).await)),
     };
     Ok(quote! {
         /// Runs the node. Generated from `run:`; node code may not use `unsafe`.
@@ -229,8 +217,7 @@ pub fn include_assets(input: TokenStream) -> TokenStream {
             .filter(|d| d.is_error())
             .map(|d| d.render(&sources))
             .collect();
-        let msg =
-            format!("svc: `{relative}` has errors (run `svc check` for details):\n\n{rendered}");
+        let msg = format!("svc: `{relative}` has errors (run `svc check` for details):\n\n{rendered}");
         return quote!(::core::compile_error!(#msg);).into();
     }
     let Some(config) = config else {

@@ -19,9 +19,7 @@
 //! assert!(assets.validate().is_empty());
 //! ```
 
-use svc_types::{
-    Asset, Assets, EnumDefinition, FieldDefinition, SecretDefinition, StructureDefinition,
-};
+use svc_types::{Asset, Assets, EnumDefinition, FieldDefinition, SecretDefinition, StructureDefinition};
 
 /// Starts an enum definition: `define_enum("Currency").values(["EUR", "USD"])`.
 pub fn define_enum(name: &str) -> EnumDefinition {
@@ -96,25 +94,16 @@ mod tests {
         );
         assert_eq!(a.structures.len(), 1);
         assert_eq!(
-            a.secrets
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>(),
+            a.secrets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             ["B_KEY", "A_KEY"]
         );
         let json = serde_json::to_value(&a).unwrap();
-        assert!(
-            json.get("enums").is_some()
-                && json.get("structures").is_some()
-                && json.get("secrets").is_some()
-        );
+        assert!(json.get("enums").is_some() && json.get("structures").is_some() && json.get("secrets").is_some());
     }
 
     #[test]
     fn collected_assets_are_validated_with_the_compiler_rules() {
-        let a = collect_assets([define_structure("S")
-            .field(field("x", "enum-value:Missing"))
-            .into()]);
+        let a = collect_assets([define_structure("S").field(field("x", "enum-value:Missing")).into()]);
         let problems = a.validate();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].message.contains("unknown enum `Missing`"));

@@ -115,10 +115,7 @@ pub trait Host: Send + Sync + 'static {
     fn secret(&self, name: &str) -> Option<Secret>;
 
     /// Performs an outbound HTTP request.
-    fn fetch(
-        &self,
-        request: fetch::Request,
-    ) -> BoxFuture<'_, Result<fetch::Response, fetch::FetchError>>;
+    fn fetch(&self, request: fetch::Request) -> BoxFuture<'_, Result<fetch::Response, fetch::FetchError>>;
 }
 
 /// One `ctx.log(...)` line.
@@ -194,10 +191,7 @@ impl<I> RunContext<I> {
 
     /// Web-style outbound HTTP (spec §4.3): `ctx.fetch(Request::get(url)).await`.
     /// Sockets are otherwise off limits to node code.
-    pub async fn fetch(
-        &self,
-        request: fetch::Request,
-    ) -> Result<fetch::Response, fetch::FetchError> {
+    pub async fn fetch(&self, request: fetch::Request) -> Result<fetch::Response, fetch::FetchError> {
         self.host.fetch(request).await
     }
 

@@ -23,10 +23,7 @@ impl Headers {
     /// The first value of a header.
     pub fn get(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
-        self.0
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str())
     }
 
     /// Every value of a header.
@@ -85,10 +82,7 @@ impl fmt::Debug for Request {
         f.debug_struct("Request")
             .field("method", &self.method)
             .field("url", &self.url)
-            .field(
-                "headers",
-                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-            )
+            .field("headers", &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
             .field("body_len", &self.body.as_ref().map(Vec::len))
             .finish()
     }

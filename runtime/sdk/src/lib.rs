@@ -50,8 +50,8 @@ pub use node::{CodeFunctionNode, build_manifest_from_node};
 pub use pin::{PinBuilder, seq, t};
 pub use svc_sdk_macros::{define_code_function_node, include_assets};
 pub use svc_types::{
-    Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, NodeManifest, PinDefinition,
-    PinKind, PinMap, SecretDefinition, StructureDefinition, TypeRef,
+    Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, NodeManifest, PinDefinition, PinKind, PinMap,
+    SecretDefinition, StructureDefinition, TypeRef,
 };
 
 /// Any JSON value (the Rust type of `any` pins).
@@ -65,8 +65,8 @@ pub mod prelude {
     pub use crate::fetch::{Headers, Request, Response, Url};
     pub use crate::{
         CodeFunctionNode, EnumValue, NodeFailure, NodeResult, Object, RunContext, Secret, Value,
-        build_manifest_from_node, collect_assets, define_code_function_node, define_enum,
-        define_secret, define_structure, field, seq, t,
+        build_manifest_from_node, collect_assets, define_code_function_node, define_enum, define_secret,
+        define_structure, field, seq, t,
     };
 }
 
@@ -78,16 +78,10 @@ pub mod __private {
 
     /// Converts a pin's literal default into its Rust type. The compiler and the macro
     /// have checked the literal against the pin type, so failure means a bug in svc.
-    pub fn default_value<T: serde::de::DeserializeOwned>(
-        node_key: &str,
-        pin: &str,
-        json: &str,
-    ) -> T {
+    pub fn default_value<T: serde::de::DeserializeOwned>(node_key: &str, pin: &str, json: &str) -> T {
         match serde_json::from_str(json) {
             Ok(v) => v,
-            Err(e) => panic!(
-                "svc: the default of pin `{pin}` of node `{node_key}` does not fit its type: {e}"
-            ),
+            Err(e) => panic!("svc: the default of pin `{pin}` of node `{node_key}` does not fit its type: {e}"),
         }
     }
 }

@@ -23,9 +23,7 @@ pub trait CodeFunctionNode: Send + Sync + 'static {
     fn manifest() -> NodeManifest;
 
     /// Runs the node.
-    fn run(
-        ctx: &RunContext<Self::Inputs>,
-    ) -> impl Future<Output = NodeResult<Self::Outputs>> + Send;
+    fn run(ctx: &RunContext<Self::Inputs>) -> impl Future<Output = NodeResult<Self::Outputs>> + Send;
 }
 
 /// The publishable manifest of a node, without `run` (spec §2.7). Serializes to the

@@ -213,11 +213,7 @@ mod tests {
         assert_eq!(t::enum_value("Color").type_string(), "enum-value:Color");
         assert_eq!(t::array(t::structure("Line")).type_string(), "type:array");
         assert_eq!(
-            t::array(t::structure("Line"))
-                .build()
-                .type_ref()
-                .unwrap()
-                .element(),
+            t::array(t::structure("Line")).build().type_ref().unwrap().element(),
             Some(&TypeRef::Structure("Line".into()))
         );
         assert_eq!(seq::input().type_string(), "sequence");
@@ -258,13 +254,7 @@ mod tests {
         assert!(t::string().port_only().build().port_only);
         assert!(t::string().pin_only().build().port_only);
         assert!(!t::string().pin_only_if(false).build().port_only);
-        assert!(
-            !t::string()
-                .port_only()
-                .port_only_if(false)
-                .build()
-                .port_only
-        );
+        assert!(!t::string().port_only().port_only_if(false).build().port_only);
         assert!(t::string().build().accepts_inline_value());
         assert!(!t::string().port_only().build().accepts_inline_value());
         assert!(
@@ -292,15 +282,9 @@ mod tests {
 
     #[test]
     fn defaults_take_plain_values() {
-        assert_eq!(
-            t::string().default("EUR").build().default,
-            Some(json!("EUR"))
-        );
+        assert_eq!(t::string().default("EUR").build().default, Some(json!("EUR")));
         assert_eq!(t::number().default(3).build().default, Some(json!(3)));
-        assert_eq!(
-            t::boolean().default(true).build().default,
-            Some(json!(true))
-        );
+        assert_eq!(t::boolean().default(true).build().default, Some(json!(true)));
         assert_eq!(
             t::array(t::number()).default(vec![1, 2]).build().default,
             Some(json!([1, 2]))

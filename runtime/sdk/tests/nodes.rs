@@ -119,10 +119,7 @@ fn runs_a_node_with_typed_inputs_and_outputs() {
     assert_eq!(out.state, assets::State::InProgress);
     assert_eq!(out.currency, assets::Currency::Eur);
     // Logged secrets are redacted.
-    assert_eq!(
-        run.logs,
-        vec!["pricing 1 lines with [redacted]".to_string()]
-    );
+    assert_eq!(run.logs, vec!["pricing 1 lines with [redacted]".to_string()]);
     // Outputs serialize with exactly the declared data outputs, in the spec's JSON shape.
     let json = serde_json::to_value(&out).unwrap();
     let keys: Vec<_> = json.as_object().unwrap().keys().cloned().collect();
@@ -148,9 +145,7 @@ fn fail_is_structured_and_returns_no_output() {
     assert_eq!(failure.message, "the order has no lines");
     assert_eq!(failure.code.as_deref(), Some("EMPTY_ORDER"));
     let failure = TestHost::new()
-        .run::<greet::Node>(greet::Inputs {
-            name: String::new(),
-        })
+        .run::<greet::Node>(greet::Inputs { name: String::new() })
         .result
         .unwrap_err();
     assert_eq!(failure.code, None);
@@ -167,10 +162,7 @@ fn a_missing_secret_is_a_failure_not_a_panic() {
         meta: None,
         strict: false,
     });
-    assert_eq!(
-        run.result.unwrap_err().code.as_deref(),
-        Some("SECRET_MISSING")
-    );
+    assert_eq!(run.result.unwrap_err().code.as_deref(), Some("SECRET_MISSING"));
 }
 
 #[test]
@@ -189,8 +181,7 @@ fn run_may_be_an_async_fn_or_a_sync_closure() {
 
 #[test]
 fn inputs_reject_unknown_and_mistyped_fields() {
-    let e = serde_json::from_value::<greet::Inputs>(serde_json::json!({"name": "a", "nmae": "b"}))
-        .unwrap_err();
+    let e = serde_json::from_value::<greet::Inputs>(serde_json::json!({"name": "a", "nmae": "b"})).unwrap_err();
     assert!(e.to_string().contains("unknown field `nmae`"), "{e}");
     assert!(serde_json::from_value::<greet::Inputs>(serde_json::json!({"name": 3})).is_err());
     assert!(serde_json::from_value::<greet::Inputs>(serde_json::json!({})).is_err());
@@ -198,32 +189,22 @@ fn inputs_reject_unknown_and_mistyped_fields() {
 
 #[test]
 fn assets_become_rust_types_with_the_spec_json_shape() {
-    assert_eq!(
-        assets::Currency::ALL,
-        &[assets::Currency::Eur, assets::Currency::Usd]
-    );
+    assert_eq!(assets::Currency::ALL, &[assets::Currency::Eur, assets::Currency::Usd]);
     assert_eq!(assets::Currency::Usd.value(), "USD");
     assert_eq!(assets::Currency::Usd.key(), "usd");
     assert_eq!(assets::Currency::Usd.label(), "US dollar");
-    assert_eq!(
-        assets::Currency::from_value("EUR"),
-        Some(assets::Currency::Eur)
-    );
+    assert_eq!(assets::Currency::from_value("EUR"), Some(assets::Currency::Eur));
     assert_eq!(assets::secrets::PRICING_TOKEN, "PRICING_TOKEN");
     let defs = assets::definitions();
     assert_eq!(defs.structures.len(), 2);
     assert!(defs.validate().is_empty());
     // Unknown fields are rejected; optional fields may be left out.
     assert!(
-        serde_json::from_value::<assets::Line>(
-            serde_json::json!({"sku": "a", "unitPrice": 1, "quantity": 1, "x": 1})
-        )
-        .is_err()
+        serde_json::from_value::<assets::Line>(serde_json::json!({"sku": "a", "unitPrice": 1, "quantity": 1, "x": 1}))
+            .is_err()
     );
-    let o: assets::Order = serde_json::from_value(
-        serde_json::json!({"id": "1", "currency": "EUR", "lines": [], "type": "rush"}),
-    )
-    .unwrap();
+    let o: assets::Order =
+        serde_json::from_value(serde_json::json!({"id": "1", "currency": "EUR", "lines": [], "type": "rush"})).unwrap();
     assert_eq!(o.r#type.as_deref(), Some("rush"));
     assert_eq!(
         serde_json::to_value(&o).unwrap(),
@@ -238,10 +219,7 @@ fn manifest_is_the_definition_without_run() {
     assert_eq!(json["nodeKey"], "acme.price-order");
     assert_eq!(json["name"], "Price order");
     assert_eq!(json["category"], "pricing");
-    assert_eq!(
-        json["inputs"]["order"],
-        serde_json::json!({"type": "object:Order"})
-    );
+    assert_eq!(json["inputs"]["order"], serde_json::json!({"type": "object:Order"}));
     assert_eq!(
         json["inputs"]["exec"],
         serde_json::json!({"type": "sequence", "portOnly": true})
@@ -259,10 +237,7 @@ fn manifest_is_the_definition_without_run() {
         serde_json::json!({"type": "type:array", "items": {"type": "object:Line"}})
     );
     assert!(json.get("run").is_none());
-    assert_eq!(
-        build_manifest_from_node(&greet::Node).category,
-        "code-function"
-    );
+    assert_eq!(build_manifest_from_node(&greet::Node).category, "code-function");
 }
 
 /// The compiler reads node definitions without running them. Both readings of this very
@@ -282,11 +257,7 @@ fn static_reading_equals_the_runtime_builders() {
                     frontmatter: None,
                 };
                 for mac in svc_frontend::node_def::find_definitions(&inner) {
-                    static_manifests.push(
-                        svc_frontend::node_def::parse_definition(&mac.mac)
-                            .unwrap()
-                            .manifest,
-                    );
+                    static_manifests.push(svc_frontend::node_def::parse_definition(&mac.mac).unwrap().manifest);
                 }
             }
         }

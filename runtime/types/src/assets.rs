@@ -25,11 +25,7 @@ pub enum EnumValue {
 
 impl EnumValue {
     /// A value with a distinct key, wire value and label.
-    pub fn keyed(
-        key: impl Into<String>,
-        value: impl Into<String>,
-        label: impl Into<String>,
-    ) -> Self {
+    pub fn keyed(key: impl Into<String>, value: impl Into<String>, label: impl Into<String>) -> Self {
         EnumValue::Keyed {
             key: key.into(),
             value: value.into(),
@@ -321,31 +317,13 @@ impl Assets {
 /// was written (the compiler, from YAML spans) can point at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssetLocation {
-    EnumName {
-        enum_index: usize,
-    },
-    EnumValueKey {
-        enum_index: usize,
-        value_index: usize,
-    },
-    EnumValueValue {
-        enum_index: usize,
-        value_index: usize,
-    },
-    StructureName {
-        structure_index: usize,
-    },
-    FieldName {
-        structure_index: usize,
-        field_index: usize,
-    },
-    FieldType {
-        structure_index: usize,
-        field_index: usize,
-    },
-    SecretName {
-        secret_index: usize,
-    },
+    EnumName { enum_index: usize },
+    EnumValueKey { enum_index: usize, value_index: usize },
+    EnumValueValue { enum_index: usize, value_index: usize },
+    StructureName { structure_index: usize },
+    FieldName { structure_index: usize, field_index: usize },
+    FieldType { structure_index: usize, field_index: usize },
+    SecretName { secret_index: usize },
 }
 
 /// The kinds of problems asset validation finds. Each maps to one stable diagnostic code.
@@ -421,21 +399,15 @@ impl Assets {
             .iter()
             .enumerate()
             .map(|(i, e)| (e.name.as_str(), AssetLocation::EnumName { enum_index: i }))
-            .chain(self.structures.iter().enumerate().map(|(i, s)| {
-                (
-                    s.name.as_str(),
-                    AssetLocation::StructureName { structure_index: i },
-                )
-            }));
+            .chain(
+                self.structures
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.name.as_str(), AssetLocation::StructureName { structure_index: i })),
+            );
         for (name, location) in type_defs {
             if let Err(e) = names::check_asset_name(name) {
-                push(
-                    AssetProblemKind::InvalidName,
-                    location,
-                    e.message,
-                    e.hint,
-                    None,
-                );
+                push(AssetProblemKind::InvalidName, location, e.message, e.hint, None);
                 continue;
             }
             if let Some(first) = type_names.get(name) {
@@ -517,7 +489,10 @@ impl Assets {
                         value_at,
                         format!("enum `{}` has the value `{}` more than once", e.name, v.value()),
                         "each enum value must be unique, or a request could not say which one it means".into(),
-                        Some(AssetLocation::EnumValueValue { enum_index: ei, value_index: first }),
+                        Some(AssetLocation::EnumValueValue {
+                            enum_index: ei,
+                            value_index: first,
+                        }),
                     );
                     continue;
                 }
@@ -534,7 +509,10 @@ impl Assets {
                             e.name
                         ),
                         "enum keys must differ after conversion to UpperCamelCase; give one of them another key".into(),
-                        Some(AssetLocation::EnumValueKey { enum_index: ei, value_index: first }),
+                        Some(AssetLocation::EnumValueKey {
+                            enum_index: ei,
+                            value_index: first,
+                        }),
                     );
                     continue;
                 }
@@ -555,21 +533,12 @@ impl Assets {
                     field_index: fi,
                 };
                 if let Err(e) = names::check_field_name(&f.name) {
-                    push(
-                        AssetProblemKind::InvalidFieldName,
-                        name_at,
-                        e.message,
-                        e.hint,
-                        None,
-                    );
+                    push(AssetProblemKind::InvalidFieldName, name_at, e.message, e.hint, None);
                 } else if let Some(&first) = seen.get(f.name.as_str()) {
                     push(
                         AssetProblemKind::DuplicateField,
                         name_at,
-                        format!(
-                            "structure `{}` has the field `{}` more than once",
-                            s.name, f.name
-                        ),
+                        format!("structure `{}` has the field `{}` more than once", s.name, f.name),
                         "remove or rename one of the fields".into(),
                         Some(AssetLocation::FieldName {
                             structure_index: si,
@@ -598,23 +567,13 @@ impl Assets {
                     rust_names.insert(f.rust_name(), fi);
                 }
                 match TypeRef::parse(&f.type_) {
-                    Err(e) => push(
-                        AssetProblemKind::InvalidType,
-                        type_at,
-                        e.message,
-                        e.hint,
-                        None,
-                    ),
+                    Err(e) => push(AssetProblemKind::InvalidType, type_at, e.message, e.hint, None),
                     Ok(t) => match t.referenced_asset() {
                         Some(AssetRef::Structure(name)) if self.structure_named(name).is_none() => {
                             let hint = if self.enum_named(name).is_some() {
                                 format!("`{name}` is an enum: write `enum-value:{name}`")
                             } else {
-                                suggest(
-                                    "structure",
-                                    name,
-                                    self.structures.iter().map(|s| s.name.as_str()),
-                                )
+                                suggest("structure", name, self.structures.iter().map(|s| s.name.as_str()))
                             };
                             push(
                                 AssetProblemKind::UnknownStructure,
@@ -648,22 +607,14 @@ impl Assets {
         for (i, s) in self.secrets.iter().enumerate() {
             let at = AssetLocation::SecretName { secret_index: i };
             if let Err(e) = names::check_secret_name(&s.name) {
-                push(
-                    AssetProblemKind::InvalidSecretName,
-                    at,
-                    e.message,
-                    e.hint,
-                    None,
-                );
+                push(AssetProblemKind::InvalidSecretName, at, e.message, e.hint, None);
             } else if let Some(&first) = secrets.get(s.name.as_str()) {
                 push(
                     AssetProblemKind::DuplicateSecret,
                     at,
                     format!("secret `{}` is declared more than once", s.name),
                     "remove one of the declarations".into(),
-                    Some(AssetLocation::SecretName {
-                        secret_index: first,
-                    }),
+                    Some(AssetLocation::SecretName { secret_index: first }),
                 );
             } else {
                 secrets.insert(&s.name, i);
@@ -674,11 +625,7 @@ impl Assets {
 }
 
 /// A "did you mean" hint for an unknown name.
-pub fn suggest<'a>(
-    what: &str,
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
+pub fn suggest<'a>(what: &str, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     match closest(name, candidates.iter().copied()) {
         Some(best) => format!("did you mean `{best}`?"),
@@ -691,11 +638,7 @@ pub fn suggest<'a>(
             sorted.truncate(8);
             format!(
                 "the defined {what}s are: {}",
-                sorted
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                sorted.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
             )
         }
     }
@@ -706,12 +649,7 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     let limit = (name.chars().count() / 3).max(1);
     candidates
         .into_iter()
-        .map(|c| {
-            (
-                edit_distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase()),
-                c,
-            )
-        })
+        .map(|c| (edit_distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
         .filter(|(d, _)| *d <= limit)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
         .map(|(_, c)| c)
@@ -732,9 +670,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[i - 2][j - 2] + 1);
             }
@@ -804,10 +740,7 @@ mod tests {
                 EnumDefinition {
                     name: "Size".into(),
                     description: None,
-                    values: vec![
-                        EnumValue::keyed("s", "small", "S"),
-                        EnumValue::keyed("m", "small", "M"),
-                    ],
+                    values: vec![EnumValue::keyed("s", "small", "S"), EnumValue::keyed("m", "small", "M")],
                 },
             ],
             structures: vec![StructureDefinition {
@@ -873,10 +806,7 @@ mod tests {
         };
         assert_eq!(
             kinds(&a),
-            vec![
-                AssetProblemKind::DuplicateEnumKey,
-                AssetProblemKind::DuplicateField
-            ]
+            vec![AssetProblemKind::DuplicateEnumKey, AssetProblemKind::DuplicateField]
         );
     }
 

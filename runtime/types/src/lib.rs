@@ -11,11 +11,9 @@ pub mod assets;
 pub mod case;
 pub mod manifest;
 pub mod names;
+pub mod origin;
 pub mod type_ref;
 
-pub use assets::{
-    Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition,
-    StructureDefinition,
-};
+pub use assets::{Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
 pub use manifest::{NodeManifest, PinDefinition, PinKind, PinMap};
 pub use type_ref::{TypeParseError, TypeRef};

@@ -274,15 +274,10 @@ mod tests {
             description: None,
             category: DEFAULT_CATEGORY.into(),
             inputs: PinMap(vec![
-                (
-                    "order".into(),
-                    PinDefinition::data(TypeRef::Structure("Order".into())),
-                ),
+                ("order".into(), PinDefinition::data(TypeRef::Structure("Order".into()))),
                 (
                     "lines".into(),
-                    PinDefinition::data(TypeRef::Array(Box::new(TypeRef::Structure(
-                        "Line".into(),
-                    )))),
+                    PinDefinition::data(TypeRef::Array(Box::new(TypeRef::Structure("Line".into())))),
                 ),
                 ("exec".into(), PinDefinition::sequence()),
             ]),

@@ -30,8 +30,7 @@ fn err(message: impl Into<String>, hint: impl Into<String>) -> Result<(), NameEr
 fn is_lower_kebab_segment(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some('a'..='z'))
-        && s.chars()
-            .all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'))
+        && s.chars().all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'))
         && !s.ends_with('-')
         && !s.contains("--")
 }
@@ -88,10 +87,7 @@ pub fn check_field_name(name: &str) -> Result<(), NameError> {
             "the name is empty",
             "field names are identifiers such as `unitPrice` or `unit_price`",
         ),
-        Some(c)
-            if (c.is_ascii_alphabetic() || c == '_')
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-        {
+        Some(c) if (c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') => {
             Ok(())
         }
         _ => err(

@@ -60,7 +60,8 @@ impl TypeRef {
             if inner == "type" {
                 return Err(TypeParseError {
                     message: "`type:array` does not say what the array holds".into(),
-                    hint: "write the element type before `:array`, for example `string:array` or `object:Order:array`".into(),
+                    hint: "write the element type before `:array`, for example `string:array` or `object:Order:array`"
+                        .into(),
                 });
             }
             return Ok(TypeRef::Array(Box::new(TypeRef::parse(inner)?)));
@@ -91,14 +92,9 @@ impl TypeRef {
             "str" | "text" => "did you mean `string`?".to_string(),
             "int" | "integer" | "float" | "f64" | "i64" | "u32" => "did you mean `number`?".into(),
             "bool" => "did you mean `boolean`?".into(),
-            "array" | "list" => {
-                "arrays are written `<element>:array`, for example `string:array`".into()
-            }
+            "array" | "list" => "arrays are written `<element>:array`, for example `string:array`".into(),
             _ if raw.starts_with("enum:") => {
-                format!(
-                    "enum types are written `enum-value:{}`",
-                    &raw["enum:".len()..]
-                )
+                format!("enum types are written `enum-value:{}`", &raw["enum:".len()..])
             }
             _ if raw.starts_with("struct:") || raw.starts_with("structure:") => {
                 let name = raw.split_once(':').map(|x| x.1).unwrap_or_default();
@@ -195,9 +191,7 @@ mod tests {
         );
         assert_eq!(
             TypeRef::parse("object:Line:array:array").unwrap(),
-            TypeRef::Array(Box::new(TypeRef::Array(Box::new(TypeRef::Structure(
-                "Line".into()
-            )))))
+            TypeRef::Array(Box::new(TypeRef::Array(Box::new(TypeRef::Structure("Line".into())))))
         );
     }
 

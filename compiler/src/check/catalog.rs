@@ -1,0 +1,122 @@
+//! The code nodes a project defines, by key, checked against the project's assets.
+
+use std::collections::BTreeMap;
+use svc_frontend::node_crate::{NodeCrate, NodeInfo};
+use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_types::type_ref::AssetRef;
+use svc_types::{Assets, TypeRef};
+
+/// Every node of the node crate, by key.
+#[derive(Default)]
+pub struct Catalog<'a> {
+    pub nodes: BTreeMap<&'a str, &'a NodeInfo>,
+}
+
+impl<'a> Catalog<'a> {
+    pub fn build(krate: Option<&'a NodeCrate>, assets: &Assets, diags: &mut Diagnostics) -> Catalog<'a> {
+        let mut catalog = Catalog::default();
+        let Some(krate) = krate else { return catalog };
+        let mut uses_assets: Option<Span> = None;
+        for node in &krate.nodes {
+            let key = node.def.manifest.node_key.as_str();
+            let key_span = Span::from_proc_macro(node.file, node.def.spans.node_key);
+            if let Some(first) = catalog.nodes.get(key) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::DuplicateNodeKey,
+                        key_span,
+                        format!("node key `{key}` is defined twice"),
+                    )
+                    .label("defined again here")
+                    .with_secondary(
+                        Span::from_proc_macro(first.file, first.def.spans.node_key),
+                        "first defined here",
+                    )
+                    .help("node keys identify nodes in flows and must be unique; rename one of them"),
+                );
+                continue;
+            }
+            catalog.nodes.insert(key, node);
+            let pins = node
+                .def
+                .manifest
+                .inputs
+                .iter()
+                .zip(&node.def.spans.inputs)
+                .chain(node.def.manifest.outputs.iter().zip(&node.def.spans.outputs));
+            for ((id, pin), (_, expr_span)) in pins {
+                let Some(ty) = pin.type_ref() else { continue };
+                let span = Span::from_proc_macro(node.file, *expr_span);
+                if ty.referenced_asset().is_some() && uses_assets.is_none() {
+                    uses_assets = Some(span);
+                }
+                check_asset_ref(ty, span, assets, diags);
+                if let (Some(default), TypeRef::Enum(name)) = (&pin.default, ty) {
+                    if let (Some(e), Some(v)) = (assets.enum_named(name), default.as_str()) {
+                        if e.find_value(v).is_none() {
+                            diags.push(
+                                Diagnostic::new(
+                                    Code::LiteralMismatch,
+                                    span,
+                                    format!("the default `{v}` of pin `{id}` is not a value of enum `{name}`"),
+                                )
+                                .label("invalid default")
+                                .help(format!(
+                                    "the values of `{name}` are: {}",
+                                    e.values
+                                        .iter()
+                                        .map(|v| format!("`{}`", v.value()))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(span), false) = (uses_assets, krate.includes_assets) {
+            diags.push(
+                Diagnostic::new(Code::InvalidNodeDefinition, span, "a node uses structures or enums, but the node crate does not include the project's assets")
+                    .label("needs `crate::assets`")
+                    .help("add `svc_sdk::include_assets!();` to `src/lib.rs`: it generates the Rust types of the config's structures and enums"),
+            );
+        }
+        catalog
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a NodeInfo> {
+        self.nodes.get(key).copied()
+    }
+}
+
+/// Reports a structure or enum that a type names but the config does not define.
+pub fn check_asset_ref(ty: &TypeRef, span: Span, assets: &Assets, diags: &mut Diagnostics) {
+    match ty.referenced_asset() {
+        Some(AssetRef::Structure(name)) if assets.structure_named(name).is_none() => {
+            let hint = if assets.enum_named(name).is_some() {
+                format!("`{name}` is an enum: use `enum-value:{name}`")
+            } else {
+                svc_types::assets::suggest("structure", name, assets.structures.iter().map(|s| s.name.as_str()))
+            };
+            diags.push(
+                Diagnostic::new(Code::UnknownStructure, span, format!("unknown structure `{name}`"))
+                    .label("not defined in svc.config.yaml")
+                    .help(hint),
+            );
+        }
+        Some(AssetRef::Enum(name)) if assets.enum_named(name).is_none() => {
+            let hint = if assets.structure_named(name).is_some() {
+                format!("`{name}` is a structure: use `object:{name}`")
+            } else {
+                svc_types::assets::suggest("enum", name, assets.enums.iter().map(|e| e.name.as_str()))
+            };
+            diags.push(
+                Diagnostic::new(Code::UnknownEnum, span, format!("unknown enum `{name}`"))
+                    .label("not defined in svc.config.yaml")
+                    .help(hint),
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,622 @@
+//! Names and types inside one flow: the request schema, each node's configuration, every
+//! wire (does it exist, has it run on every path, does its type fit), and every inline
+//! literal. Also the flow-level lints.
+
+use super::catalog::{Catalog, check_asset_ref};
+use super::graph::{Fact, FlowGraph};
+use super::types::{ValueType, Walk, check_literal, fits, mismatch_hint, walk};
+use svc_frontend::flow::{
+    Binding, BodySchema, CodeCall, Flow, NodeKind, RateKey, RefRoot, Reference, RequestPart, ReturnJson, Template,
+};
+use svc_frontend::yaml::Value;
+use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_types::origin::OriginPattern;
+use svc_types::{Assets, TypeRef};
+
+/// The data outputs of a Check API Key node: who the key belongs to, and which key it is.
+pub const API_KEY_OUTPUTS: &[&str] = &["user", "key_name", "key_id"];
+
+/// Everything a flow is checked against.
+pub struct FlowContext<'a> {
+    pub flow: &'a Flow,
+    pub graph: &'a FlowGraph,
+    pub assets: &'a Assets,
+    pub catalog: &'a Catalog<'a>,
+}
+
+impl FlowContext<'_> {
+    pub fn check(&self, diags: &mut Diagnostics) {
+        self.check_request(diags);
+        for (i, node) in self.flow.nodes.iter().enumerate() {
+            match &node.kind {
+                NodeKind::CheckOrigin(c) => {
+                    for o in &c.allowed_origins {
+                        if let Err(e) = OriginPattern::parse(&o.value) {
+                            diags.push(
+                                Diagnostic::new(Code::InvalidValue, o.span, e.message)
+                                    .label("not an allowed-origin pattern")
+                                    .help(e.hint),
+                            );
+                        }
+                    }
+                }
+                NodeKind::RateLimit(r) => self.check_rate_limit(i, r, diags),
+                NodeKind::CheckApiKey(_) => {}
+                NodeKind::Code(c) => self.check_code(i, c, diags),
+                NodeKind::ReturnJson(r) => self.check_return(i, r, diags),
+            }
+        }
+        self.lint_write_route(diags);
+    }
+
+    fn check_request(&self, diags: &mut Diagnostics) {
+        let req = &self.flow.request;
+        match &req.body {
+            Some(BodySchema::Typed(t)) => check_asset_ref(&t.value, t.span, self.assets, diags),
+            Some(BodySchema::Fields(fields)) => {
+                for f in fields {
+                    check_asset_ref(&f.type_ref.value, f.type_ref.span, self.assets, diags);
+                }
+            }
+            None => {}
+        }
+        for (what, fields, arrays) in [("query parameters", &req.query, true), ("headers", &req.headers, false)] {
+            for f in fields {
+                check_asset_ref(&f.type_ref.value, f.type_ref.span, self.assets, diags);
+                let scalar = |t: &TypeRef| {
+                    matches!(
+                        t,
+                        TypeRef::String | TypeRef::Number | TypeRef::Boolean | TypeRef::Enum(_)
+                    )
+                };
+                let ok = match &f.type_ref.value {
+                    TypeRef::Array(inner) => arrays && scalar(inner),
+                    t => scalar(t),
+                };
+                if !ok {
+                    diags.push(
+                        Diagnostic::new(Code::InvalidType, f.type_ref.span, format!("{what} cannot be `{}`", f.type_ref.value))
+                            .label("not a text value")
+                            .help(format!(
+                                "{what} are text: use `string`, `number`, `boolean` or `enum-value:<Name>`{}; send structured data in the body",
+                                if arrays { " (or an array of those, for a repeated parameter)" } else { "" }
+                            )),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_rate_limit(&self, i: usize, r: &svc_frontend::flow::RateLimit, diags: &mut Diagnostics) {
+        let Some(facts) = self.graph.facts(i) else { return };
+        let identified = facts.iter().any(|f| matches!(f, Fact::Identity(_)));
+        let has_key_check = self
+            .flow
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::CheckApiKey(_)));
+        match r.by.value {
+            RateKey::User if !identified => diags.push(
+                Diagnostic::new(Code::RateLimitWithoutIdentity, r.by.span, "rate limiting by `user`, but no user is known here")
+                    .label("no Check API Key has passed on every path to this node")
+                    .help("the user is the owner of a valid API key: put this Rate Limit after a Check API Key's `valid` output, or limit by `ip`"),
+            ),
+            RateKey::ApiKey if !identified && !has_key_check => diags.push(
+                Diagnostic::new(Code::RateLimitWithoutIdentity, r.by.span, "rate limiting by `api-key`, but the flow has no Check API Key")
+                    .label("no API key location is known")
+                    .help("add a Check API Key node (it says where the key is sent), or limit by `ip`"),
+            ),
+            RateKey::ApiKey if !identified => diags.push(
+                Diagnostic::new(Code::RateLimitByUncheckedKey, r.by.span, "rate limiting by an API key that has not been checked yet")
+                    .label("the key is not verified on every path to this node")
+                    .help("a client can send a new made-up key with each request to get a fresh quota; move this Rate Limit after Check API Key's `valid` output, or also limit by `ip` before it"),
+            ),
+            _ => {}
+        }
+    }
+
+    fn check_code(&self, i: usize, c: &CodeCall, diags: &mut Diagnostics) {
+        let Some(node) = self.catalog.get(&c.node_key.value) else {
+            let keys: Vec<&str> = self.catalog.nodes.keys().copied().collect();
+            let hint = match svc_types::assets::closest(&c.node_key.value, keys.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None if keys.is_empty() => "the project defines no code nodes; define one with `define_code_function_node!` in the node crate (`src/`)".into(),
+                None => format!("the defined nodes are: {}", keys.iter().take(8).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownNodeKey,
+                    c.node_key.span,
+                    format!("unknown node key `{}`", c.node_key.value),
+                )
+                .label("no node has this key")
+                .help(hint),
+            );
+            return;
+        };
+        let manifest = &node.def.manifest;
+        for (pin_id, binding) in &c.inputs {
+            let Some(pin) = manifest.inputs.get(&pin_id.value) else {
+                let ids: Vec<&str> = manifest.inputs.data().map(|(id, _, _)| id).collect();
+                let hint = match svc_types::assets::closest(&pin_id.value, ids.iter().copied()) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None if ids.is_empty() => format!("`{}` has no data inputs", manifest.node_key),
+                    None => format!(
+                        "the inputs of `{}` are: {}",
+                        manifest.node_key,
+                        ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                diags.push(
+                    Diagnostic::new(
+                        Code::UnknownPin,
+                        pin_id.span,
+                        format!("`{}` has no input `{}`", manifest.node_key, pin_id.value),
+                    )
+                    .label("unknown input")
+                    .help(hint),
+                );
+                continue;
+            };
+            let Some(pin_type) = pin.type_ref() else {
+                diags.push(
+                    Diagnostic::new(
+                        Code::UnknownPin,
+                        pin_id.span,
+                        format!("`{}` is a sequence pin", pin_id.value),
+                    )
+                    .label("sequence pins carry no value")
+                    .help("execution order is wired with `next:` on the node that runs before"),
+                );
+                continue;
+            };
+            let pin_name = format!("input `{}` of `{}`", pin_id.value, manifest.node_key);
+            match binding {
+                Binding::Literal(lit) => {
+                    if !pin.accepts_inline_value() {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::InlineValueNotAllowed,
+                                lit.span,
+                                format!("{pin_name} takes no inline value"),
+                            )
+                            .label("inline value")
+                            .help("the pin is port-only: wire it with `{ from: … }`"),
+                        );
+                        continue;
+                    }
+                    if lit.is_null() {
+                        if !pin.optional && pin.default.is_none() {
+                            diags.push(
+                                Diagnostic::new(
+                                    Code::LiteralMismatch,
+                                    lit.span,
+                                    format!("{pin_name} is required and cannot be null"),
+                                )
+                                .label("null")
+                                .help(format!("give a `{pin_type}` value")),
+                            );
+                        }
+                        continue;
+                    }
+                    if let Err(p) = check_literal(lit, pin_type, self.assets) {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::LiteralMismatch,
+                                p.node.span,
+                                format!("{}, for {pin_name}", p.message),
+                            )
+                            .label(format!("expected `{pin_type}`"))
+                            .help(p.hint),
+                        );
+                    }
+                }
+                Binding::Wire(r) => {
+                    let Some(vt) = self.reference(r, Some(i), diags) else {
+                        continue;
+                    };
+                    if !fits(&vt.ty, pin_type) {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::TypeMismatch,
+                                r.span,
+                                format!("`{}` is `{}`, but {pin_name} is `{pin_type}`", r.text, vt.ty),
+                            )
+                            .label(format!("expected `{pin_type}`"))
+                            .help(mismatch_hint(&vt.ty, pin_type)),
+                        );
+                    } else if vt.optional && !pin.optional && pin.default.is_none() {
+                        diags.push(
+                            Diagnostic::new(Code::OptionalToRequired, r.span, format!("`{}` may be absent, but {pin_name} is required", r.text))
+                                .label(format!("{} value", vt.describe()))
+                                .help("mark the source required (in the structure or request schema), give the input a `.default(…)`, or make it `.optional()`"),
+                        );
+                    }
+                }
+            }
+        }
+        for (id, pin, ty) in manifest.inputs.data() {
+            if pin.is_required_input() && !c.inputs.iter().any(|(p, _)| p.value == id) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::RequiredInputUnwired,
+                        self.flow.nodes[i].id.span,
+                        format!("required input `{id}` of `{}` is not given", manifest.node_key),
+                    )
+                    .label(format!("`{id}` is missing"))
+                    .help(format!(
+                        "add `{id}: {{ from: … }}` (a `{ty}` value) under `inputs:`, or an inline value"
+                    )),
+                );
+            }
+        }
+    }
+
+    fn check_return(&self, i: usize, r: &ReturnJson, diags: &mut Diagnostics) {
+        if let Some(body) = &r.body {
+            self.template(body, i, diags);
+        }
+        for (name, value) in &r.headers {
+            if matches!(
+                name.value.as_str(),
+                "content-length" | "content-type" | "transfer-encoding" | "connection" | "set-cookie"
+            ) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        name.span,
+                        format!("the `{}` header is set by the server", name.value),
+                    )
+                    .label("reserved header")
+                    .help("Return JSON sets content headers itself; remove this header"),
+                );
+                continue;
+            }
+            match value {
+                Binding::Literal(lit) => {
+                    if !matches!(
+                        lit.value,
+                        Value::String(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_)
+                    ) {
+                        diags.push(
+                            Diagnostic::new(Code::LiteralMismatch, lit.span, "a header value must be text")
+                                .label("not text")
+                                .help("write a string, number or boolean"),
+                        );
+                    }
+                }
+                Binding::Wire(w) => {
+                    if let Some(vt) = self.reference(w, Some(i), diags) {
+                        if !matches!(
+                            vt.ty,
+                            TypeRef::String | TypeRef::Number | TypeRef::Boolean | TypeRef::Enum(_)
+                        ) {
+                            diags.push(
+                                Diagnostic::new(
+                                    Code::TypeMismatch,
+                                    w.span,
+                                    format!("`{}` is `{}`, but a header value must be text", w.text, vt.ty),
+                                )
+                                .label("not text")
+                                .help("wire a string, number, boolean or enum value; put structured data in the body"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn template(&self, t: &Template, consumer: usize, diags: &mut Diagnostics) {
+        match t {
+            Template::Literal(_) => {}
+            Template::Wire(r) => {
+                self.reference(r, Some(consumer), diags);
+            }
+            Template::Object(fields, _) => fields.iter().for_each(|(_, t)| self.template(t, consumer, diags)),
+            Template::Array(items, _) => items.iter().for_each(|t| self.template(t, consumer, diags)),
+        }
+    }
+
+    /// The type of a reference, after checking that it names something that exists and
+    /// that has run on every path to `consumer`.
+    pub fn reference(&self, r: &Reference, consumer: Option<usize>, diags: &mut Diagnostics) -> Option<ValueType> {
+        let (base, segments): (ValueType, &[String]) = match &r.root {
+            RefRoot::Request(part) => self.request_base(r, *part, diags)?,
+            RefRoot::Node(id) => {
+                let Some(&j) = self.graph.index.get(&id.value) else {
+                    if !self.flow.broken_ids.contains(&id.value) {
+                        let ids: Vec<&str> = self.flow.nodes.iter().map(|n| n.id.value.as_str()).collect();
+                        let hint = match svc_types::assets::closest(&id.value, ids.iter().copied()) {
+                            Some(best) => format!("did you mean `{best}`?"),
+                            None => "a reference starts with `request` or the id of a node in this flow".into(),
+                        };
+                        diags.push(
+                            Diagnostic::new(
+                                Code::UnknownNodeId,
+                                r.span,
+                                format!("`{}` refers to a node `{}` that is not in this flow", r.text, id.value),
+                            )
+                            .label("unknown node")
+                            .help(hint),
+                        );
+                    }
+                    return None;
+                };
+                let (base, fact, rest) = self.node_output(r, j, diags)?;
+                if let Some(consumer) = consumer {
+                    let available = self.graph.facts(consumer).is_none_or(|f| f.contains(&fact));
+                    if !available || consumer == j {
+                        let what = match fact {
+                            Fact::Outputs(_) => format!("`{}` has run", id.value),
+                            Fact::Failure(_) => format!("`{}` has failed", id.value),
+                            Fact::Identity(_) => format!("`{}` has found a valid key", id.value),
+                        };
+                        diags.push(
+                            Diagnostic::new(Code::NotRunOnEveryPath, r.span, format!("`{}` is used where it is not known that {what}", r.text))
+                                .label("not available on every path to here")
+                                .with_secondary(self.flow.nodes[j].id.span, "defined here")
+                                .help("a node can only use values of nodes that ran on every path from Start to it; move the use after that node, or wire the value along every path"),
+                        );
+                        return None;
+                    }
+                }
+                (base, rest)
+            }
+        };
+        match walk(base, segments, self.assets) {
+            Walk::Ok(vt) => Some(vt),
+            Walk::NoField(_, message, hint) => {
+                diags.push(
+                    Diagnostic::new(Code::UnknownFieldPath, r.span, format!("in `{}`: {message}", r.text))
+                        .label("no such field")
+                        .help(hint),
+                );
+                None
+            }
+        }
+    }
+
+    fn request_base<'r>(
+        &self,
+        r: &'r Reference,
+        part: RequestPart,
+        diags: &mut Diagnostics,
+    ) -> Option<(ValueType, &'r [String])> {
+        let req = &self.flow.request;
+        let unknown = |what: String, hint: String, diags: &mut Diagnostics| {
+            diags.push(
+                Diagnostic::new(Code::UnknownRequestField, r.span, what)
+                    .label("not declared in `request`")
+                    .help(hint),
+            );
+            None
+        };
+        match part {
+            RequestPart::Body => match &req.body {
+                None => unknown(
+                    format!("`{}` reads the request body, but the flow declares none", r.text),
+                    "declare the body under `request:`, for example `body: object:CreateOrder`".into(),
+                    diags,
+                ),
+                Some(BodySchema::Typed(t)) => Some((ValueType::required(t.value.clone()), &r.path[..])),
+                Some(BodySchema::Fields(fields)) => {
+                    let Some(first) = r.path.first() else {
+                        return Some((ValueType::required(TypeRef::Object), &r.path[..]));
+                    };
+                    match fields.iter().find(|f| &f.name.value == first) {
+                        Some(f) => Some((
+                            ValueType {
+                                ty: f.type_ref.value.clone(),
+                                optional: !f.required,
+                            },
+                            &r.path[1..],
+                        )),
+                        None => {
+                            let hint =
+                                match svc_types::assets::closest(first, fields.iter().map(|f| f.name.value.as_str())) {
+                                    Some(best) => format!("did you mean `request.body.{best}`?"),
+                                    None => "declare the field under `request.body`".into(),
+                                };
+                            unknown(format!("the request body has no field `{first}`"), hint, diags)
+                        }
+                    }
+                }
+            },
+            RequestPart::Query | RequestPart::Headers => {
+                let fields = if part == RequestPart::Query {
+                    &req.query
+                } else {
+                    &req.headers
+                };
+                let name = if part == RequestPart::Headers {
+                    r.path[0].to_ascii_lowercase()
+                } else {
+                    r.path[0].clone()
+                };
+                match fields.iter().find(|f| f.name.value == name) {
+                    Some(f) => Some((
+                        ValueType {
+                            ty: f.type_ref.value.clone(),
+                            optional: !f.required,
+                        },
+                        &r.path[1..],
+                    )),
+                    None => {
+                        let hint = match svc_types::assets::closest(&name, fields.iter().map(|f| f.name.value.as_str()))
+                        {
+                            Some(best) => format!("did you mean `request.{}.{best}`?", part.as_str()),
+                            None => format!(
+                                "declare it under `request.{}`: `{name}: {{ type: string, required: false }}`",
+                                part.as_str()
+                            ),
+                        };
+                        unknown(
+                            format!(
+                                "the request declares no {} `{name}`",
+                                if part == RequestPart::Query {
+                                    "query parameter"
+                                } else {
+                                    "header"
+                                }
+                            ),
+                            hint,
+                            diags,
+                        )
+                    }
+                }
+            }
+            RequestPart::Params => {
+                let name = &r.path[0];
+                if req.params.iter().any(|p| &p.value == name) {
+                    Some((ValueType::required(TypeRef::String), &r.path[1..]))
+                } else {
+                    let hint = if req.params.is_empty() {
+                        format!("path parameters come from the route: `route: items/{{{name}}}`")
+                    } else {
+                        format!(
+                            "the route's parameters are: {}",
+                            req.params
+                                .iter()
+                                .map(|p| format!("`{}`", p.value))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
+                    unknown(format!("the route has no path parameter `{name}`"), hint, diags)
+                }
+            }
+        }
+    }
+
+    /// The base type, required fact and remaining path of a reference to node `j`.
+    fn node_output<'r>(
+        &self,
+        r: &'r Reference,
+        j: usize,
+        diags: &mut Diagnostics,
+    ) -> Option<(ValueType, Fact, &'r [String])> {
+        let node = &self.flow.nodes[j];
+        let first = r.path.first()?;
+        let no_output = |msg: String, hint: String, diags: &mut Diagnostics| {
+            diags.push(
+                Diagnostic::new(Code::UnknownPin, r.span, msg)
+                    .label("no such output")
+                    .help(hint),
+            );
+            None
+        };
+        match &node.kind {
+            NodeKind::Code(c) => {
+                let info = self.catalog.get(&c.node_key.value)?; // unknown keys are reported at the node
+                let outputs = &info.def.manifest.outputs;
+                match outputs.get(first) {
+                    Some(pin) => match pin.type_ref() {
+                        Some(t) => Some((
+                            ValueType {
+                                ty: t.clone(),
+                                optional: pin.optional,
+                            },
+                            Fact::Outputs(j),
+                            &r.path[1..],
+                        )),
+                        None => no_output(
+                            format!("`{first}` is a sequence output of `{}`", node.id.value),
+                            "sequence outputs carry no value".into(),
+                            diags,
+                        ),
+                    },
+                    None if first == "failure" => {
+                        let field = r.path.get(1).map(String::as_str);
+                        match field {
+                            Some("message") => {
+                                Some((ValueType::required(TypeRef::String), Fact::Failure(j), &r.path[2..]))
+                            }
+                            Some("code") => Some((
+                                ValueType {
+                                    ty: TypeRef::String,
+                                    optional: true,
+                                },
+                                Fact::Failure(j),
+                                &r.path[2..],
+                            )),
+                            _ => no_output(
+                                format!("`{}`: a failure has a `message` and a `code`", r.text),
+                                format!(
+                                    "write `{}.failure.message` or `{}.failure.code`",
+                                    node.id.value, node.id.value
+                                ),
+                                diags,
+                            ),
+                        }
+                    }
+                    None => {
+                        let ids: Vec<&str> = outputs.data().map(|(id, _, _)| id).collect();
+                        let hint = match svc_types::assets::closest(first, ids.iter().copied()) {
+                            Some(best) => format!("did you mean `{}.{best}`?", node.id.value),
+                            None => format!(
+                                "the outputs of `{}` are: {}{}",
+                                c.node_key.value,
+                                ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "),
+                                if c.on_fail.is_some() {
+                                    ", and `failure` on its `on_fail` path"
+                                } else {
+                                    ""
+                                }
+                            ),
+                        };
+                        no_output(format!("`{}` has no output `{first}`", c.node_key.value), hint, diags)
+                    }
+                }
+            }
+            NodeKind::CheckApiKey(_) if API_KEY_OUTPUTS.contains(&first.as_str()) => {
+                Some((ValueType::required(TypeRef::String), Fact::Identity(j), &r.path[1..]))
+            }
+            NodeKind::CheckApiKey(_) => no_output(
+                format!("Check API Key node `{}` has no output `{first}`", node.id.value),
+                format!(
+                    "its data outputs are {} (on its `valid` path)",
+                    API_KEY_OUTPUTS
+                        .iter()
+                        .map(|o| format!("`{o}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                diags,
+            ),
+            other => no_output(
+                format!("{} node `{}` has no data outputs", other.type_name(), node.id.value),
+                "only code nodes and Check API Key produce values".into(),
+                diags,
+            ),
+        }
+    }
+
+    /// W0701: a write route whose successful responses do not all require a valid key.
+    fn lint_write_route(&self, diags: &mut Diagnostics) {
+        let Some(write) = self.flow.methods.iter().find(|m| m.value.is_write()) else {
+            return;
+        };
+        for (i, node) in self.flow.nodes.iter().enumerate() {
+            let NodeKind::ReturnJson(r) = &node.kind else { continue };
+            if !(200..300).contains(&r.status.value) {
+                continue;
+            }
+            let Some(facts) = self.graph.facts(i) else { continue };
+            if !facts.iter().any(|f| matches!(f, Fact::Identity(_))) {
+                diags.push(
+                    Diagnostic::new(Code::WriteRouteWithoutApiKey, write.span, format!("{} route `{}` can succeed without an API key", write.value.as_str(), self.flow.route.value))
+                        .label("a write method")
+                        .with_secondary(node.id.span, "reachable without a valid key")
+                        .help("routes that change state should require a key: add a Check API Key node before this response (spec §5.4)"),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// The span of a flow's route, for cross-flow diagnostics.
+pub fn route_span(flow: &Flow) -> Span {
+    flow.route.span
+}

@@ -1,0 +1,106 @@
+//! The checker: resolve every name, type every wire, and analyse every flow graph,
+//! collecting all problems before stopping.
+//!
+//! - [`catalog`]: the code nodes, by key, against the assets.
+//! - [`graph`]: the shape of each flow and what has run on every path.
+//! - [`flow`]: names, types, literals and lints within a flow.
+//! - [`routes`]: routes across flows.
+//! - [`types`]: the type rules.
+
+pub mod catalog;
+pub mod flow;
+pub mod graph;
+pub mod routes;
+pub mod types;
+
+use crate::project::Project;
+use catalog::Catalog;
+use graph::FlowGraph;
+use std::collections::BTreeSet;
+use svc_frontend::{Code, Diagnostic, Diagnostics};
+use svc_types::Assets;
+
+/// A project that has been checked: what later stages (lowering, emitting) build on.
+pub struct Checked<'a> {
+    pub project: &'a Project,
+    pub assets: Assets,
+    pub catalog: Catalog<'a>,
+    /// One graph per flow, in `project.flows` order.
+    pub graphs: Vec<FlowGraph>,
+}
+
+/// Checks a loaded project, adding every problem to `diags`.
+pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
+    let assets = project.config.as_ref().map(|c| c.assets.clone()).unwrap_or_default();
+    let catalog = Catalog::build(project.node_crate.as_ref(), &assets, diags);
+    let mut graphs = Vec::with_capacity(project.flows.len());
+    for flow in &project.flows {
+        let graph = graph::analyse(flow, diags);
+        // Without a readable config every type would look unknown: report the config's
+        // own problems, and the flows' shapes, but not a cascade of type errors.
+        if project.config.is_some() {
+            flow::FlowContext {
+                flow,
+                graph: &graph,
+                assets: &assets,
+                catalog: &catalog,
+            }
+            .check(diags);
+        }
+        graphs.push(graph);
+    }
+    routes::check(&project.flows, diags);
+    if let (Some(config), Some(krate)) = (&project.config, &project.node_crate) {
+        check_secrets(config, krate, diags);
+    }
+    Checked {
+        project,
+        assets,
+        catalog,
+        graphs,
+    }
+}
+
+/// `ctx.secret("X")` needs `X` declared; a declared secret nothing reads is a warning.
+fn check_secrets(
+    config: &svc_frontend::config::Config,
+    krate: &svc_frontend::node_crate::NodeCrate,
+    diags: &mut Diagnostics,
+) {
+    let declared: BTreeSet<&str> = config.assets.secrets.iter().map(|s| s.name.as_str()).collect();
+    for used in &krate.secrets {
+        if !declared.contains(used.name.as_str()) {
+            let hint = match svc_types::assets::closest(&used.name, declared.iter().copied()) {
+                Some(best) => {
+                    format!("did you mean `{best}`? Otherwise declare it in svc.config.yaml under `secrets:`")
+                }
+                None => format!(
+                    "declare it in svc.config.yaml: `secrets: [{{ name: {}, description: … }}]`",
+                    used.name
+                ),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::UndeclaredSecret,
+                    used.span,
+                    format!("secret `{}` is not declared", used.name),
+                )
+                .label("read here")
+                .help(hint),
+            );
+        }
+    }
+    for (i, s) in config.assets.secrets.iter().enumerate() {
+        if !krate.secrets.iter().any(|u| u.name == s.name) {
+            diags.push(
+                Diagnostic::new(
+                    Code::UnusedSecret,
+                    config.spans.secrets[i],
+                    format!("secret `{}` is declared but no node reads it", s.name),
+                )
+                .label("unused")
+                .help("remove the declaration, or read it with `ctx.secret(…)`"),
+            );
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! Type rules: what a reference's type is, which types fit which pins, and whether an
+//! inline literal fits its pin. `docs/type-rules.md` states the same rules for users.
+//!
+//! Compatibility (a value of type S wired into a pin of type T):
+//!
+//! | S                   | T                  | fits?                                  |
+//! |---------------------|--------------------|----------------------------------------|
+//! | any type            | `any`              | yes                                    |
+//! | T                   | T                  | yes                                    |
+//! | `object:<Name>`     | `object`           | yes (a structure is an object)         |
+//! | `enum-value:<Name>` | `string`           | yes (enum values are strings)          |
+//! | `S:array`           | `T:array`          | if S fits T, element by element        |
+//! | `any`               | anything but `any` | no: give the value a concrete type     |
+//! | `object`            | `object:<Name>`    | no: a generic object may lack fields   |
+//! | `string`            | `enum-value:<Name>`| no: not every string is a value        |
+//!
+//! Optionality: an optional value fits an optional pin or a pin with a default (the
+//! default applies when the value is absent); it does not fit a required pin.
+
+use svc_frontend::yaml::{Node, Value};
+use svc_types::{Assets, TypeRef};
+
+/// The type of a wired value: a type, and whether it may be absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueType {
+    pub ty: TypeRef,
+    pub optional: bool,
+}
+
+impl ValueType {
+    pub fn required(ty: TypeRef) -> Self {
+        ValueType { ty, optional: false }
+    }
+
+    pub fn describe(&self) -> String {
+        if self.optional {
+            format!("optional `{}`", self.ty)
+        } else {
+            format!("`{}`", self.ty)
+        }
+    }
+}
+
+/// Whether a value of type `src` may be wired into a pin of type `dst`.
+pub fn fits(src: &TypeRef, dst: &TypeRef) -> bool {
+    match (src, dst) {
+        (_, TypeRef::Any) => true,
+        (a, b) if a == b => true,
+        (TypeRef::Structure(_), TypeRef::Object) => true,
+        (TypeRef::Enum(_), TypeRef::String) => true,
+        (TypeRef::Array(a), TypeRef::Array(b)) => fits(a, b),
+        _ => false,
+    }
+}
+
+/// A hint for a wire that does not fit.
+pub fn mismatch_hint(src: &TypeRef, dst: &TypeRef) -> String {
+    match (src, dst) {
+        (TypeRef::Any, _) => {
+            "the value is `any`, which may be anything; declare a concrete type on the output it comes from".into()
+        }
+        (TypeRef::Object, TypeRef::Structure(name)) => {
+            format!("a generic `object` may lack the fields of `{name}`; declare the source as `object:{name}`")
+        }
+        (TypeRef::String, TypeRef::Enum(name)) => {
+            format!("not every string is a value of `{name}`; declare the source as `enum-value:{name}`")
+        }
+        (TypeRef::Array(_), _) | (_, TypeRef::Array(_)) => {
+            "arrays fit arrays whose elements fit, element by element".into()
+        }
+        (TypeRef::Structure(a), TypeRef::Structure(b)) => {
+            format!(
+                "`{a}` and `{b}` are different structures; wire a field of the right type, or convert in a code node"
+            )
+        }
+        _ => format!("convert the value in a code node, or wire an output of type `{dst}`"),
+    }
+}
+
+/// A problem with an inline literal: where inside the literal, and what.
+#[derive(Debug)]
+pub struct LiteralProblem<'a> {
+    pub node: &'a Node,
+    pub message: String,
+    pub hint: String,
+}
+
+/// Whether the YAML literal `node` is a valid value of type `ty`.
+pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Result<(), LiteralProblem<'a>> {
+    let problem = |message: String, hint: String| Err(LiteralProblem { node, message, hint });
+    match (ty, &node.value) {
+        (TypeRef::Any, _) => Ok(()),
+        (TypeRef::String, Value::String(_)) => Ok(()),
+        (TypeRef::String, Value::Int(_) | Value::Float(_) | Value::Bool(_)) => problem(
+            format!(
+                "`{}` is {}, but the pin expects a string",
+                node.scalar_text(),
+                node.kind()
+            ),
+            format!("quote it to make it a string: `\"{}\"`", node.scalar_text()),
+        ),
+        (TypeRef::Number, Value::Int(_) | Value::Float(_)) => Ok(()),
+        (TypeRef::Boolean, Value::Bool(_)) => Ok(()),
+        (TypeRef::Enum(name), Value::String(s)) => {
+            let Some(e) = assets.enum_named(name) else {
+                return Ok(());
+            };
+            if e.find_value(s).is_some() {
+                return Ok(());
+            }
+            let values: Vec<&str> = e.values.iter().map(|v| v.value()).collect();
+            let hint = if let Some(v) = e.values.iter().find(|v| v.key() == s || v.label() == s) {
+                format!("`{s}` is a key or label of `{name}`; write its value, `{}`", v.value())
+            } else if let Some(best) = svc_types::assets::closest(s, values.iter().copied()) {
+                format!("did you mean `{best}`?")
+            } else {
+                format!(
+                    "the values of `{name}` are: {}",
+                    values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                )
+            };
+            problem(format!("`{s}` is not a value of enum `{name}`"), hint)
+        }
+        (TypeRef::Object, Value::Map(_)) => Ok(()),
+        (TypeRef::Structure(name), Value::Map(entries)) => {
+            let Some(s) = assets.structure_named(name) else {
+                return Ok(());
+            };
+            for (k, v) in entries {
+                let key = k.scalar_text();
+                match s.find_field(&key) {
+                    None => {
+                        let hint = match svc_types::assets::closest(&key, s.fields.iter().map(|f| f.name.as_str())) {
+                            Some(best) => format!("did you mean `{best}`?"),
+                            None => format!(
+                                "the fields of `{name}` are: {}",
+                                s.fields
+                                    .iter()
+                                    .map(|f| format!("`{}`", f.name))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        };
+                        return Err(LiteralProblem {
+                            node: k,
+                            message: format!("structure `{name}` has no field `{key}`"),
+                            hint,
+                        });
+                    }
+                    Some(f) => {
+                        if v.is_null() && !f.required {
+                            continue;
+                        }
+                        if let Some(ft) = f.type_ref() {
+                            check_literal(v, &ft, assets)?;
+                        }
+                    }
+                }
+            }
+            for f in s.fields.iter().filter(|f| f.required) {
+                if !entries.iter().any(|(k, _)| k.scalar_text() == f.name) {
+                    return problem(
+                        format!("the literal `{name}` has no `{}`", f.name),
+                        format!("`{}` is a required field of `{name}`", f.name),
+                    );
+                }
+            }
+            Ok(())
+        }
+        (TypeRef::Array(inner), Value::Seq(items)) => {
+            for item in items {
+                check_literal(item, inner, assets)?;
+            }
+            Ok(())
+        }
+        (ty, _) => problem(
+            format!("{} does not fit a `{ty}` pin", describe_literal(node)),
+            literal_hint(ty),
+        ),
+    }
+}
+
+fn describe_literal(node: &Node) -> String {
+    match &node.value {
+        Value::String(s) => format!("the string `{s}`"),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) => format!("`{}`", node.scalar_text()),
+        _ => node.kind().to_string(),
+    }
+}
+
+fn literal_hint(ty: &TypeRef) -> String {
+    match ty {
+        TypeRef::String => "write a string".into(),
+        TypeRef::Number => "write a number, such as `10` or `2.5`".into(),
+        TypeRef::Boolean => "write `true` or `false`".into(),
+        TypeRef::Enum(name) => format!("write one of the values of `{name}`"),
+        TypeRef::Object | TypeRef::Structure(_) => "write an object literal as `{ value: { … } }`".into(),
+        TypeRef::Array(_) => "write a list, such as `[a, b]`".into(),
+        TypeRef::Any => String::new(),
+    }
+}
+
+/// Walks `.field.field` segments into a type.
+pub enum Walk {
+    Ok(ValueType),
+    /// The segment at this index does not exist; message and hint.
+    NoField(usize, String, String),
+}
+
+pub fn walk(mut current: ValueType, segments: &[String], assets: &Assets) -> Walk {
+    for (i, seg) in segments.iter().enumerate() {
+        match &current.ty {
+            TypeRef::Structure(name) => {
+                let Some(s) = assets.structure_named(name) else {
+                    // Reported as an unknown structure elsewhere.
+                    return Walk::Ok(ValueType {
+                        ty: TypeRef::Any,
+                        optional: true,
+                    });
+                };
+                match s.find_field(seg) {
+                    Some(f) => {
+                        current = ValueType {
+                            ty: f.type_ref().unwrap_or(TypeRef::Any),
+                            optional: current.optional || !f.required,
+                        };
+                    }
+                    None => {
+                        let hint = match svc_types::assets::closest(seg, s.fields.iter().map(|f| f.name.as_str())) {
+                            Some(best) => format!("did you mean `{best}`?"),
+                            None => format!(
+                                "the fields of `{name}` are: {}",
+                                s.fields
+                                    .iter()
+                                    .map(|f| format!("`{}`", f.name))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        };
+                        return Walk::NoField(i, format!("structure `{name}` has no field `{seg}`"), hint);
+                    }
+                }
+            }
+            TypeRef::Object | TypeRef::Any => {
+                // Fields of untyped values are untyped and may be absent.
+                return Walk::Ok(ValueType {
+                    ty: TypeRef::Any,
+                    optional: true,
+                });
+            }
+            TypeRef::Array(_) => {
+                return Walk::NoField(
+                    i,
+                    format!("`{seg}`: an array has no fields"),
+                    "wire the whole array; elements are processed in a code node".into(),
+                );
+            }
+            other => {
+                return Walk::NoField(
+                    i,
+                    format!("`{seg}`: a `{other}` value has no fields"),
+                    "remove the `.field` part".into(),
+                );
+            }
+        }
+    }
+    Walk::Ok(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use svc_frontend::FileId;
+    use svc_frontend::yaml::parse;
+    use svc_types::{EnumDefinition, FieldDefinition, StructureDefinition};
+
+    fn assets() -> Assets {
+        Assets {
+            enums: vec![EnumDefinition::new("Currency").values(["EUR", "USD"])],
+            structures: vec![
+                StructureDefinition::new("Line")
+                    .field(FieldDefinition::new("sku", "string").required())
+                    .field(FieldDefinition::new("qty", "number")),
+            ],
+            secrets: vec![],
+        }
+    }
+
+    fn t(s: &str) -> TypeRef {
+        TypeRef::parse(s).unwrap()
+    }
+
+    #[test]
+    fn compatibility_table() {
+        assert!(fits(&t("number"), &t("any")));
+        assert!(fits(&t("object:Line"), &t("object")));
+        assert!(fits(&t("enum-value:Currency"), &t("string")));
+        assert!(fits(&t("object:Line:array"), &t("object:array")));
+        assert!(fits(&t("object:Line:array"), &t("any")));
+        assert!(!fits(&t("any"), &t("string")));
+        assert!(!fits(&t("object"), &t("object:Line")));
+        assert!(!fits(&t("string"), &t("enum-value:Currency")));
+        assert!(!fits(&t("string:array"), &t("number:array")));
+        assert!(!fits(&t("string"), &t("string:array")));
+    }
+
+    fn lit(yaml: &str, ty: &str) -> Result<(), String> {
+        let node = parse(FileId(0), &format!("v: {yaml}")).unwrap();
+        let v = &node.as_map().unwrap()[0].1;
+        check_literal(v, &t(ty), &assets()).map_err(|p| format!("{} | {}", p.message, p.hint))
+    }
+
+    #[test]
+    fn literals() {
+        assert!(lit("EUR", "enum-value:Currency").is_ok());
+        assert!(
+            lit("EURO", "enum-value:Currency")
+                .unwrap_err()
+                .contains("did you mean `EUR`")
+        );
+        assert!(lit("12", "string").unwrap_err().contains("quote it"));
+        assert!(lit("1.5", "number").is_ok());
+        assert!(lit("x", "number").is_err());
+        assert!(lit("[1, 2]", "number:array").is_ok());
+        assert!(lit("[1, x]", "number:array").is_err());
+        assert!(lit("{ sku: a, qty: 1 }", "object:Line").is_ok());
+        assert!(lit("{ qty: 1 }", "object:Line").unwrap_err().contains("has no `sku`"));
+        assert!(
+            lit("{ sku: a, qtty: 1 }", "object:Line")
+                .unwrap_err()
+                .contains("did you mean `qty`")
+        );
+        assert!(lit("{ anything: 1 }", "any").is_ok());
+    }
+
+    #[test]
+    fn walking_into_structures() {
+        let line = ValueType::required(t("object:Line"));
+        match walk(line.clone(), &["qty".into()], &assets()) {
+            Walk::Ok(v) => assert_eq!(
+                v,
+                ValueType {
+                    ty: t("number"),
+                    optional: true
+                }
+            ),
+            Walk::NoField(..) => panic!(),
+        }
+        match walk(line, &["sk".into()], &assets()) {
+            Walk::NoField(0, m, h) => assert!(m.contains("no field `sk`") && h.contains("`sku`")),
+            _ => panic!(),
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! `svc check [DIR] [--format human|json]`
+
+use crate::check;
+use crate::project::Project;
+use clap::ValueEnum;
+use std::io::Write;
+use std::path::PathBuf;
+use svc_frontend::{Diagnostic, Diagnostics, Severity, SourceMap};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The project directory (default: the current directory).
+    dir: Option<PathBuf>,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// rustc-style messages with source excerpts, on stderr.
+    Human,
+    /// One JSON object per diagnostic, per line, on stdout.
+    Json,
+}
+
+pub fn run(args: Args) -> i32 {
+    let dir = super::project_dir(args.dir);
+    let mut diags = Diagnostics::new();
+    let project = Project::load(&dir, &mut diags);
+    let checked = check::check(&project, &mut diags);
+    let errors = diags.error_count();
+    let warnings = diags.warning_count();
+    let sorted = diags.sorted(&project.sources);
+    match args.format {
+        Format::Json => {
+            let mut out = std::io::stdout().lock();
+            for d in &sorted {
+                let _ = writeln!(out, "{}", d.to_json(&project.sources));
+            }
+        }
+        Format::Human => {
+            let color = super::color_stderr();
+            let mut err = std::io::stderr().lock();
+            for d in &sorted {
+                let _ = writeln!(err, "{}", render(d, &project.sources, color));
+            }
+            let name = project
+                .config
+                .as_ref()
+                .map(|c| c.project_name.as_str())
+                .unwrap_or("the project");
+            let summary = summary(name, errors, warnings, project.flows.len(), checked.catalog.nodes.len());
+            let _ = writeln!(err, "{summary}");
+        }
+    }
+    if errors > 0 { 1 } else { 0 }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+fn summary(name: &str, errors: usize, warnings: usize, routes: usize, nodes: usize) -> String {
+    match (errors, warnings) {
+        (0, 0) => format!(
+            "checked `{name}`: {}, {}, no problems",
+            plural(routes, "route"),
+            plural(nodes, "code node")
+        ),
+        (0, w) => format!(
+            "checked `{name}`: {}, {}, {}",
+            plural(routes, "route"),
+            plural(nodes, "code node"),
+            plural(w, "warning")
+        ),
+        (e, 0) => format!("error: `{name}` has {}", plural(e, "error")),
+        (e, w) => format!(
+            "error: `{name}` has {} and {}",
+            plural(e, "error"),
+            plural(w, "warning")
+        ),
+    }
+}
+
+/// A rendered diagnostic, with the severity coloured on terminals.
+pub(crate) fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
+    let text = d.render(sources);
+    if !color {
+        return text;
+    }
+    let (prefix, style) = match d.severity {
+        Severity::Error => ("error[", "\x1b[1;31m"),
+        Severity::Warning => ("warning[", "\x1b[1;33m"),
+    };
+    match text.find("]: ") {
+        Some(end) if text.starts_with(prefix) => format!(
+            "{style}{}\x1b[0m\x1b[1m{}\x1b[0m{}",
+            &text[..=end],
+            &text[end + 1..text.find('\n').unwrap_or(text.len())],
+            &text[text.find('\n').unwrap_or(text.len())..]
+        ),
+        _ => text,
+    }
+}

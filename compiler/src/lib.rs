@@ -1,0 +1,11 @@
+//! The svc compiler.
+//!
+//! ```text
+//! load (project) → check (check/) → lower → emit → build
+//! ```
+//!
+//! See ARCHITECTURE.md at the repository root for a map of the code.
+
+pub mod check;
+pub mod cli;
+pub mod project;

@@ -1,0 +1,276 @@
+//! Web origins and allowed-origin patterns (Check Origin).
+//!
+//! An origin is `scheme://host[:port]` (RFC 6454). Matching is exact on all three, with
+//! default ports normalised (`https://a.com` = `https://a.com:443`) and the host
+//! compared case-insensitively. A pattern may be a wildcard subdomain,
+//! `https://*.example.com`, which matches `https://a.example.com` and
+//! `https://a.b.example.com` but not `https://example.com` or
+//! `https://example.com.evil.com` (it is anchored at the end). `null` (sent by sandboxed
+//! frames and `file:` pages) matches only a pattern that is exactly `null`.
+
+use std::fmt;
+
+/// A parsed origin: what a browser sends in the `Origin` header.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// `null`
+    Null,
+    Tuple {
+        scheme: String,
+        host: String,
+        port: u16,
+    },
+}
+
+/// One entry of `allowed_origins`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum OriginPattern {
+    /// Exactly this origin.
+    Exact(Origin),
+    /// `scheme://*.suffix[:port]`: any subdomain of `suffix` (at least one label).
+    Subdomains { scheme: String, suffix: String, port: u16 },
+}
+
+/// Why an origin or pattern was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginError {
+    pub message: String,
+    pub hint: String,
+}
+
+impl fmt::Display for OriginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    }
+}
+
+fn valid_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+/// Splits `scheme://host[:port]` into parts, strictly: no path, query, user info or
+/// trailing slash. IPv6 hosts are written in brackets.
+fn split(text: &str) -> Result<(String, String, u16), OriginError> {
+    let err = |message: String| {
+        Err(OriginError {
+            message,
+            hint: "an origin is `scheme://host` or `scheme://host:port`, without a path or trailing slash, for example `https://app.example.com`".into(),
+        })
+    };
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return err(format!("`{text}` has no scheme"));
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let Some(default) = default_port(&scheme) else {
+        return err(format!("`{text}`: the scheme `{scheme}` is not http or https"));
+    };
+    if rest.contains(['/', '?', '#', '@']) {
+        return err(format!("`{text}` is not a bare origin"));
+    }
+    let (host, port) = if let Some(stripped) = rest.strip_prefix('[') {
+        let Some((h, after)) = stripped.split_once(']') else {
+            return err(format!("`{text}` has an unclosed `[`"));
+        };
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p),
+            None if after.is_empty() => None,
+            None => return err(format!("`{text}` has text after the IPv6 address")),
+        };
+        if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.') {
+            return err(format!("`{text}` has an invalid IPv6 address"));
+        }
+        (format!("[{}]", h.to_ascii_lowercase()), port)
+    } else {
+        match rest.rsplit_once(':') {
+            Some((h, p)) => (h.to_ascii_lowercase(), Some(p)),
+            None => (rest.to_ascii_lowercase(), None),
+        }
+    };
+    let port = match port {
+        None => default,
+        Some(p) => match p.parse::<u16>() {
+            Ok(n) if n > 0 && p.chars().all(|c| c.is_ascii_digit()) => n,
+            _ => return err(format!("`{text}` has an invalid port")),
+        },
+    };
+    Ok((scheme, host, port))
+}
+
+impl Origin {
+    /// Parses the value of an `Origin` header.
+    pub fn parse(text: &str) -> Result<Origin, OriginError> {
+        if text == "null" {
+            return Ok(Origin::Null);
+        }
+        let (scheme, host, port) = split(text)?;
+        if !host.starts_with('[') && !valid_host(&host) {
+            return Err(OriginError {
+                message: format!("`{text}` has an invalid host"),
+                hint: String::new(),
+            });
+        }
+        Ok(Origin::Tuple { scheme, host, port })
+    }
+}
+
+impl fmt::Display for Origin {
+    /// The serialized origin, with the default port omitted (what browsers send).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Null => f.write_str("null"),
+            Origin::Tuple { scheme, host, port } if default_port(scheme) == Some(*port) => {
+                write!(f, "{scheme}://{host}")
+            }
+            Origin::Tuple { scheme, host, port } => write!(f, "{scheme}://{host}:{port}"),
+        }
+    }
+}
+
+impl OriginPattern {
+    /// Parses an `allowed_origins` entry.
+    pub fn parse(text: &str) -> Result<OriginPattern, OriginError> {
+        let text = text.trim();
+        if text == "*" {
+            return Err(OriginError {
+                message: "`*` would allow every origin".into(),
+                hint:
+                    "list the origins that may call this route; a route open to every origin needs no Check Origin node"
+                        .into(),
+            });
+        }
+        if text.ends_with('/') {
+            return Err(OriginError {
+                message: format!("`{text}` ends with `/`"),
+                hint: format!("origins have no path: write `{}`", text.trim_end_matches('/')),
+            });
+        }
+        if text != "null" && text.contains("://*.") {
+            let (scheme, host, port) = split(text)?;
+            let suffix = host.strip_prefix("*.").unwrap_or(&host).to_string();
+            if !valid_host(&suffix) || !suffix.contains('.') {
+                return Err(OriginError {
+                    message: format!("`{text}`: a wildcard must cover the subdomains of a registered domain"),
+                    hint: "write `https://*.example.com`".into(),
+                });
+            }
+            return Ok(OriginPattern::Subdomains { scheme, suffix, port });
+        }
+        if text.contains('*') {
+            return Err(OriginError {
+                message: format!("`{text}` has a `*` that is not a leading subdomain wildcard"),
+                hint: "the only wildcard is a whole leading label: `https://*.example.com`".into(),
+            });
+        }
+        Origin::parse(text).map(OriginPattern::Exact)
+    }
+
+    /// Whether `origin` is allowed by this pattern.
+    pub fn matches(&self, origin: &Origin) -> bool {
+        match (self, origin) {
+            (OriginPattern::Exact(a), b) => a == b,
+            (
+                OriginPattern::Subdomains { scheme, suffix, port },
+                Origin::Tuple {
+                    scheme: s,
+                    host,
+                    port: p,
+                },
+            ) => {
+                s == scheme
+                    && p == port
+                    && host.len() > suffix.len() + 1
+                    && host.ends_with(suffix.as_str())
+                    && host.as_bytes()[host.len() - suffix.len() - 1] == b'.'
+            }
+            (OriginPattern::Subdomains { .. }, Origin::Null) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed(pattern: &str, origin: &str) -> bool {
+        let p = OriginPattern::parse(pattern).unwrap();
+        match Origin::parse(origin) {
+            Ok(o) => p.matches(&o),
+            Err(_) => false,
+        }
+    }
+
+    #[test]
+    fn exact_matching_with_normalisation() {
+        assert!(allowed("https://example.com", "https://example.com"));
+        assert!(allowed("https://example.com", "https://example.com:443"));
+        assert!(allowed("https://example.com:443", "https://example.com"));
+        assert!(allowed("https://Example.COM", "https://example.com"));
+        assert!(allowed("https://example.com", "HTTPS://EXAMPLE.com"));
+        assert!(allowed("http://localhost:5173", "http://localhost:5173"));
+    }
+
+    #[test]
+    fn the_tricks() {
+        // suffix attack
+        assert!(!allowed("https://example.com", "https://example.com.evil.com"));
+        assert!(!allowed("https://*.example.com", "https://example.com.evil.com"));
+        assert!(!allowed("https://*.example.com", "https://evilexample.com"));
+        // scheme and port mismatch
+        assert!(!allowed("https://example.com", "http://example.com"));
+        assert!(!allowed("https://example.com", "https://example.com:8443"));
+        assert!(!allowed("http://localhost:3000", "http://localhost:3001"));
+        // trailing slash is not an origin
+        assert!(!allowed("https://example.com", "https://example.com/"));
+        assert!(OriginPattern::parse("https://example.com/").is_err());
+        // null matches only null
+        assert!(!allowed("https://example.com", "null"));
+        assert!(!allowed("https://*.example.com", "null"));
+        assert!(allowed("null", "null"));
+        // user info, paths
+        assert!(!allowed("https://example.com", "https://user@example.com"));
+        assert!(!allowed("https://example.com", "https://example.com/path"));
+    }
+
+    #[test]
+    fn wildcards_are_anchored_subdomains() {
+        assert!(allowed("https://*.example.com", "https://a.example.com"));
+        assert!(allowed("https://*.example.com", "https://a.b.example.com"));
+        assert!(!allowed("https://*.example.com", "https://example.com"));
+        assert!(!allowed("https://*.example.com", "http://a.example.com"));
+        assert!(!allowed("https://*.example.com", "https://a.example.com:8443"));
+        assert!(OriginPattern::parse("https://*").is_err());
+        assert!(OriginPattern::parse("https://*.com").is_err());
+        assert!(OriginPattern::parse("https://a*.example.com").is_err());
+        assert!(OriginPattern::parse("*").is_err());
+    }
+
+    #[test]
+    fn parsing() {
+        assert!(OriginPattern::parse("example.com").is_err());
+        assert!(OriginPattern::parse("ftp://example.com").is_err());
+        assert!(OriginPattern::parse("https://example.com:0").is_err());
+        assert!(OriginPattern::parse("https://example.com:99999").is_err());
+        assert!(OriginPattern::parse("https://exa mple.com").is_err());
+        assert_eq!(
+            Origin::parse("https://[::1]:8080").unwrap().to_string(),
+            "https://[::1]:8080"
+        );
+        assert_eq!(Origin::parse("https://a.com:443").unwrap().to_string(), "https://a.com");
+    }
+}
