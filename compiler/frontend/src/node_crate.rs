@@ -641,22 +641,34 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if let Some(last) = m.path.segments.last() {
-            let name = last.ident.to_string();
-            if let Some((_, why)) = FORBIDDEN_MACROS.iter().find(|(n, _)| *n == name) {
-                self.forbid(last.ident.span(), format!("`{name}!`"), why);
-            }
+        let Some(last) = m.path.segments.last() else { return };
+        let name = last.ident.to_string();
+        if let Some((_, why)) = FORBIDDEN_MACROS.iter().find(|(n, _)| *n == name) {
+            self.forbid(last.ident.span(), format!("`{name}!`"), why);
         }
-        self.scan_tokens(&m.tokens);
-        // Secret reads inside macros (`format!("{}", ctx.secret("X")?)`) are found by
-        // parsing the arguments as expressions where possible.
-        if let Ok(args) = m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        // Code inside macros is visited like any other code when its arguments parse:
+        // the node definition with the shared parser (its `run` is most node code), and
+        // other macros (`format!`, `vec!`, …) as a list of expressions. Only bodies that
+        // parse as neither are scanned token by token.
+        if name == node_def::MACRO_NAME {
+            if let Ok(def) = m.parse_body::<node_def::NodeDefSyntax>() {
+                for pin in def.inputs.iter().chain(&def.outputs) {
+                    self.visit_expr(&pin.expr);
+                }
+                if let Some(run) = &def.run {
+                    self.visit_expr(run);
+                }
+                return;
+            }
+        } else if let Ok(args) =
+            m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
         {
             for a in &args {
                 self.visit_expr(a);
             }
+            return;
         }
-        syn::visit::visit_macro(self, m);
+        self.scan_tokens(&m.tokens);
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
@@ -723,6 +735,18 @@ mod tests {
         assert_eq!(
             d.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
             [(Code::NonLiteralSecretName, 6)]
+        );
+    }
+
+    #[test]
+    fn looks_inside_node_definitions() {
+        let (secrets, d) = scan(
+            "define_code_function_node! {\n node_key: \"a.b\", name: \"B\",\n run: |ctx| async move {\n let k = ctx.secret(\"API_TOKEN\")?;\n let h = std::env::var(\"HOME\");\n Ok(Outputs {})\n },\n}\n",
+        );
+        assert_eq!(secrets, ["API_TOKEN"]);
+        assert_eq!(
+            d.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            [(Code::ForbiddenApi, 5)]
         );
     }
 

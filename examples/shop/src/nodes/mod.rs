@@ -1,0 +1,2 @@
+pub mod decide_status;
+pub mod price_order;
