@@ -183,11 +183,21 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     top.finish(TOP_KEYS, diags);
 
     for problem in assets.validate() {
+        let label = match problem.kind {
+            AssetProblemKind::InvalidName
+            | AssetProblemKind::InvalidFieldName
+            | AssetProblemKind::InvalidSecretName => "invalid name",
+            AssetProblemKind::EmptyEnum => "no values",
+            AssetProblemKind::InvalidType => "not a type",
+            AssetProblemKind::UnknownStructure | AssetProblemKind::UnknownEnum => "not defined in this file",
+            _ => "",
+        };
         let mut d = Diagnostic::new(
             asset_problem_code(problem.kind),
             spans.locate(problem.location),
             problem.message,
         )
+        .label(label)
         .help(problem.hint);
         if let Some(first) = problem.first {
             d = d

@@ -202,7 +202,10 @@ impl Diagnostic {
                 "{pad}{arrow} {}:{}:{}",
                 file.display_path, label.span.line, label.span.column
             );
-            if let Some(line) = file.line(label.span.line) {
+            let excerpt = file
+                .line(label.span.line)
+                .filter(|l| !l.trim().is_empty() || label.span.len > 0);
+            if let Some(line) = excerpt {
                 let line = line.replace('\t', "    ");
                 let _ = writeln!(out, "{pad} |");
                 let _ = writeln!(out, "{:>gutter$} | {}", label.span.line, line);

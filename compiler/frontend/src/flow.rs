@@ -226,6 +226,9 @@ pub struct CheckApiKey {
 pub struct CodeCall {
     pub node_key: Spanned<String>,
     pub inputs: Vec<(Spanned<String>, Binding)>,
+    /// Inputs given but unreadable (already reported); `None` when `inputs` itself was
+    /// unreadable. Either way the checker does not report them as missing too.
+    pub unreadable_inputs: Option<Vec<String>>,
     pub next: Option<Edge>,
     pub on_fail: Option<Edge>,
 }
@@ -874,19 +877,25 @@ fn read_code(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CodeCall> {
     )?;
     let key = yaml::expect_str(key_node, "the node key", diags)?;
     let mut inputs = Vec::new();
+    let mut unreadable = Some(Vec::new());
     if let Some(inputs_node) = r.get("inputs") {
-        if let Some(mut ir) = MapReader::new(inputs_node, "`inputs`", diags) {
-            for (k, v) in ir.rest() {
-                let Some(pin) = k.as_str() else { continue };
-                if let Some(b) = read_binding(v, diags) {
-                    inputs.push((Spanned::new(pin.to_string(), k.span), b));
+        match MapReader::new(inputs_node, "`inputs`", diags) {
+            Some(mut ir) => {
+                for (k, v) in ir.rest() {
+                    let Some(pin) = k.as_str() else { continue };
+                    match read_binding(v, diags) {
+                        Some(b) => inputs.push((Spanned::new(pin.to_string(), k.span), b)),
+                        None => unreadable.get_or_insert_with(Vec::new).push(pin.to_string()),
+                    }
                 }
             }
+            None => unreadable = None,
         }
     }
     Some(CodeCall {
         node_key: Spanned::new(key.to_string(), key_node.span),
         inputs,
+        unreadable_inputs: unreadable,
         next: edge(r, "next", diags),
         on_fail: edge(r, "on_fail", diags),
     })

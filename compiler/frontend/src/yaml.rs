@@ -163,6 +163,9 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
 fn clean_error_message(message: &str) -> String {
     let first_line = message.lines().next().unwrap_or(message);
     let mut m = first_line.trim_start_matches("error: ").to_string();
+    if let Some(idx) = m.find(" at line ") {
+        m.truncate(idx);
+    }
     if m.starts_with("line ") {
         if let Some(idx) = m.find(": ") {
             m = m[idx + 2..].to_string();

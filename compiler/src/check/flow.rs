@@ -206,7 +206,7 @@ impl FlowContext<'_> {
                                 p.node.span,
                                 format!("{}, for {pin_name}", p.message),
                             )
-                            .label(format!("expected `{pin_type}`"))
+                            .label(format!("expected `{}`", p.expected))
                             .help(p.hint),
                         );
                     }
@@ -235,8 +235,12 @@ impl FlowContext<'_> {
                 }
             }
         }
+        let Some(unreadable) = &c.unreadable_inputs else { return };
         for (id, pin, ty) in manifest.inputs.data() {
-            if pin.is_required_input() && !c.inputs.iter().any(|(p, _)| p.value == id) {
+            if pin.is_required_input()
+                && !c.inputs.iter().any(|(p, _)| p.value == id)
+                && !unreadable.iter().any(|u| u == id)
+            {
                 diags.push(
                     Diagnostic::new(
                         Code::RequiredInputUnwired,

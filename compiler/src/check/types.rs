@@ -81,13 +81,23 @@ pub fn mismatch_hint(src: &TypeRef, dst: &TypeRef) -> String {
 #[derive(Debug)]
 pub struct LiteralProblem<'a> {
     pub node: &'a Node,
+    /// The type expected at `node` (inside a structure or list literal, the field's or
+    /// element's type).
+    pub expected: TypeRef,
     pub message: String,
     pub hint: String,
 }
 
 /// Whether the YAML literal `node` is a valid value of type `ty`.
 pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Result<(), LiteralProblem<'a>> {
-    let problem = |message: String, hint: String| Err(LiteralProblem { node, message, hint });
+    let problem = |message: String, hint: String| {
+        Err(LiteralProblem {
+            node,
+            expected: ty.clone(),
+            message,
+            hint,
+        })
+    };
     match (ty, &node.value) {
         (TypeRef::Any, _) => Ok(()),
         (TypeRef::String, Value::String(_)) => Ok(()),
@@ -143,6 +153,7 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
                         };
                         return Err(LiteralProblem {
                             node: k,
+                            expected: ty.clone(),
                             message: format!("structure `{name}` has no field `{key}`"),
                             hint,
                         });

@@ -1,0 +1,140 @@
+//! The diagnostics corpus.
+//!
+//! Each file under `tests/corpus/invalid/` is a small project that must fail to check in
+//! one specific way: its name starts with the diagnostic code it must produce
+//! (`E0401-unknown-node-key.txt`), and the full rendered output is snapshotted, so the
+//! code, the message, the location and the hint are all pinned. Files under
+//! `tests/corpus/valid/` must check without errors.
+//!
+//! A fixture lists files as `//- path` sections. `//- extends: base` first copies
+//! `tests/corpus/base.txt`, a valid project, so a case only spells out what it changes.
+//!
+//! Review snapshot changes with `cargo insta review` (or accept them with
+//! `INSTA_UPDATE=always cargo test -p svc --test corpus`) and read the diff like code.
+
+use std::path::{Path, PathBuf};
+use svc_compiler::check;
+use svc_compiler::project::Project;
+use svc_frontend::Diagnostics;
+use svc_frontend::vfs::Memory;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// Parses `//- path` sections into (path, text) pairs.
+fn sections(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("//- ") {
+            out.push((rest.trim().to_string(), String::new()));
+        } else if let Some((_, body)) = out.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    out
+}
+
+fn fixture(text: &str) -> Memory {
+    let root = Path::new("/project");
+    let mut files = Vec::new();
+    let parsed = sections(text);
+    if parsed.first().is_some_and(|(p, _)| p == "extends: base") {
+        files.extend(sections(
+            &std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap(),
+        ));
+    }
+    for (path, body) in parsed {
+        if path.starts_with("extends:") {
+            continue;
+        }
+        if let Some(deleted) = path.strip_prefix("delete: ") {
+            files.retain(|(p, _)| p != deleted.trim());
+            continue;
+        }
+        files.retain(|(p, _)| *p != path);
+        files.push((path, body));
+    }
+    let mut vfs = Memory::new();
+    for (path, body) in files {
+        vfs = vfs.with(root.join(path), body);
+    }
+    vfs
+}
+
+fn run(text: &str) -> (String, Vec<String>, usize) {
+    let vfs = fixture(text);
+    let mut diags = Diagnostics::new();
+    let project = Project::load_from(&vfs, Path::new("/project"), &mut diags);
+    let _ = check::check(&project, &mut diags);
+    let errors = diags.error_count();
+    let sorted = diags.sorted(&project.sources);
+    let rendered: String = sorted.iter().map(|d| d.render(&project.sources) + "\n").collect();
+    (
+        rendered,
+        sorted.iter().map(|d| d.code.as_str().to_string()).collect(),
+        errors,
+    )
+}
+
+fn cases(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn invalid_projects_report_their_code() {
+    let mut failures = Vec::new();
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(corpus_dir().join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let _guard = settings.bind_to_scope();
+    for path in cases("invalid") {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let code = name.split('-').next().unwrap().to_string();
+        let (rendered, codes, _) = run(&std::fs::read_to_string(&path).unwrap());
+        if !codes.contains(&code) {
+            failures.push(format!("{name}: expected {code}, got {codes:?}\n{rendered}"));
+        }
+        insta::assert_snapshot!(name, rendered);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_code_has_a_case() {
+    let names: Vec<String> = cases("invalid")
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+        .collect();
+    let missing: Vec<&str> = svc_frontend::Code::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| !names.iter().any(|n| n.starts_with(c)))
+        .collect();
+    assert!(missing.is_empty(), "codes without a corpus case: {missing:?}");
+    assert!(names.len() >= 30);
+}
+
+#[test]
+fn valid_projects_check_cleanly() {
+    let base = std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap();
+    let (rendered, _, errors) = run(&base);
+    assert_eq!(rendered, "", "the base project must be clean");
+    assert_eq!(errors, 0);
+    for path in cases("valid") {
+        let (rendered, codes, errors) = run(&std::fs::read_to_string(&path).unwrap());
+        assert!(
+            errors == 0 && codes.iter().all(|c| c.starts_with('W')),
+            "{}: {rendered}",
+            path.display()
+        );
+    }
+}
