@@ -209,10 +209,17 @@ impl Diagnostic {
                 let line = line.replace('\t', "    ");
                 let _ = writeln!(out, "{pad} |");
                 let _ = writeln!(out, "{:>gutter$} | {}", label.span.line, line);
-                let available = line.chars().count().saturating_sub(label.span.column as usize - 1);
+                let available = line
+                    .chars()
+                    .count()
+                    .saturating_sub((label.span.column as usize).saturating_sub(1));
                 let width = (label.span.len as usize).clamp(1, available.max(1));
                 let marker = if i == 0 { "^" } else { "-" };
-                let underline = format!("{}{}", " ".repeat(label.span.column as usize - 1), marker.repeat(width));
+                let underline = format!(
+                    "{}{}",
+                    " ".repeat((label.span.column as usize).saturating_sub(1)),
+                    marker.repeat(width)
+                );
                 if label.message.is_empty() {
                     let _ = writeln!(out, "{pad} | {underline}");
                 } else {

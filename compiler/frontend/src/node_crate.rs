@@ -12,16 +12,44 @@ use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
 use crate::vfs::Vfs;
 use proc_macro2::{TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
+use svc_types::NodeManifest;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 /// A code node found in the crate.
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    pub def: NodeDef,
+    pub manifest: NodeManifest,
+    pub spans: NodeSourceSpans,
     pub file: FileId,
     /// The module path from the crate root: `["nodes", "price_order"]`.
     pub module_path: Vec<String>,
+}
+
+/// Where a node's parts are written.
+#[derive(Debug, Clone)]
+pub struct NodeSourceSpans {
+    pub definition: Span,
+    pub node_key: Span,
+    /// Per input pin, in order: the id and the builder expression.
+    pub inputs: Vec<(Span, Span)>,
+    pub outputs: Vec<(Span, Span)>,
+}
+
+impl NodeSourceSpans {
+    fn new(file: FileId, def: &NodeDef) -> Self {
+        let convert = |pins: &[(proc_macro2::Span, proc_macro2::Span)]| {
+            pins.iter()
+                .map(|(a, b)| (Span::from_proc_macro(file, *a), Span::from_proc_macro(file, *b)))
+                .collect()
+        };
+        NodeSourceSpans {
+            definition: Span::from_proc_macro(file, def.spans.definition),
+            node_key: Span::from_proc_macro(file, def.spans.node_key),
+            inputs: convert(&def.spans.inputs),
+            outputs: convert(&def.spans.outputs),
+        }
+    }
 }
 
 /// A `ctx.secret("NAME")` call.
@@ -153,6 +181,10 @@ pub fn load(
         krate: &mut krate,
     };
     walker.file(&lib, text, Vec::new(), true);
+    // Every span has been converted to a `Span`. proc-macro2 keeps the text of each
+    // parsed file in a thread-local map that only grows; clear it, or a long-running
+    // `svc dev` that re-checks on every change would keep every version of every file.
+    proc_macro2::extra::invalidate_current_thread_spans();
     Some(krate)
 }
 
@@ -220,7 +252,11 @@ fn read_manifest(text: &str, file: FileId, sources: &SourceMap, diags: &mut Diag
 }
 
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text[..offset.min(text.len())];
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
     let line = before.matches('\n').count() as u32 + 1;
     let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) as u32 + 1;
     (line, col)
@@ -343,7 +379,8 @@ impl Walker<'_> {
                     );
                 }
                 self.krate.nodes.push(NodeInfo {
-                    def,
+                    spans: NodeSourceSpans::new(file, &def),
+                    manifest: def.manifest,
                     file,
                     module_path: module_path.to_vec(),
                 });

@@ -18,8 +18,8 @@ impl<'a> Catalog<'a> {
         let Some(krate) = krate else { return catalog };
         let mut uses_assets: Option<Span> = None;
         for node in &krate.nodes {
-            let key = node.def.manifest.node_key.as_str();
-            let key_span = Span::from_proc_macro(node.file, node.def.spans.node_key);
+            let key = node.manifest.node_key.as_str();
+            let key_span = node.spans.node_key;
             if let Some(first) = catalog.nodes.get(key) {
                 diags.push(
                     Diagnostic::new(
@@ -28,25 +28,21 @@ impl<'a> Catalog<'a> {
                         format!("node key `{key}` is defined twice"),
                     )
                     .label("defined again here")
-                    .with_secondary(
-                        Span::from_proc_macro(first.file, first.def.spans.node_key),
-                        "first defined here",
-                    )
+                    .with_secondary(first.spans.node_key, "first defined here")
                     .help("node keys identify nodes in flows and must be unique; rename one of them"),
                 );
                 continue;
             }
             catalog.nodes.insert(key, node);
             let pins = node
-                .def
                 .manifest
                 .inputs
                 .iter()
-                .zip(&node.def.spans.inputs)
-                .chain(node.def.manifest.outputs.iter().zip(&node.def.spans.outputs));
+                .zip(&node.spans.inputs)
+                .chain(node.manifest.outputs.iter().zip(&node.spans.outputs));
             for ((id, pin), (_, expr_span)) in pins {
                 let Some(ty) = pin.type_ref() else { continue };
-                let span = Span::from_proc_macro(node.file, *expr_span);
+                let span = *expr_span;
                 if ty.referenced_asset().is_some() && uses_assets.is_none() {
                     uses_assets = Some(span);
                 }

@@ -134,7 +134,7 @@ impl FlowContext<'_> {
             );
             return;
         };
-        let manifest = &node.def.manifest;
+        let manifest = &node.manifest;
         for (pin_id, binding) in &c.inputs {
             let Some(pin) = manifest.inputs.get(&pin_id.value) else {
                 let ids: Vec<&str> = manifest.inputs.data().map(|(id, _, _)| id).collect();
@@ -513,7 +513,7 @@ impl FlowContext<'_> {
         match &node.kind {
             NodeKind::Code(c) => {
                 let info = self.catalog.get(&c.node_key.value)?; // unknown keys are reported at the node
-                let outputs = &info.def.manifest.outputs;
+                let outputs = &info.manifest.outputs;
                 match outputs.get(first) {
                     Some(pin) => match pin.type_ref() {
                         Some(t) => Some((

@@ -1,0 +1,3 @@
+//! Helpers for svc's benchmarks.
+
+pub mod synth;

@@ -1,0 +1,122 @@
+//! `svc check` as a user runs it: the real binary, real project directories.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn svc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_example_checks_cleanly() {
+    for example in ["hello", "shop", "hooks"] {
+        let dir = repo().join("examples").join(example);
+        let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{example}: {stderr}");
+        assert!(stderr.contains("no problems"), "{example}: {stderr}");
+    }
+}
+
+/// A scratch copy of an example that a test may break.
+fn scratch(example: &str, name: &str) -> PathBuf {
+    let dst = std::env::temp_dir().join(format!("svc-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    copy_dir(&repo().join("examples").join(example), &dst);
+    dst
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_dir(&entry.path(), &to);
+            }
+        } else {
+            std::fs::copy(entry.path(), to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn errors_exit_1_with_rustc_style_output() {
+    let dir = scratch("hello", "errors");
+    let flow = dir.join("flows/greeting.yaml");
+    let text = std::fs::read_to_string(&flow)
+        .unwrap()
+        .replace("node: hello.greet", "node: hello.gret");
+    std::fs::write(&flow, text).unwrap();
+    let (code, stdout, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("error[E0401]: unknown node key `hello.gret`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> flows/greeting.yaml:"), "{stderr}");
+    assert!(stderr.contains("did you mean `hello.greet`?"), "{stderr}");
+    assert!(stderr.contains("error: `hello` has 1 error"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn warnings_only_exit_0() {
+    let dir = scratch("hello", "warnings");
+    let flow = dir.join("flows/greeting.yaml");
+    let text = std::fs::read_to_string(&flow)
+        .unwrap()
+        .replace("methods: [GET]", "methods: [GET, DELETE]");
+    std::fs::write(&flow, text).unwrap();
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[W0701]"), "{stderr}");
+    assert!(stderr.contains("1 warning"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn json_format_prints_one_object_per_diagnostic() {
+    let dir = scratch("hello", "json");
+    let flow = dir.join("flows/greeting.yaml");
+    let text = std::fs::read_to_string(&flow)
+        .unwrap()
+        .replace("from: request.query.tone }", "from: request.query.tones }")
+        .replace("methods: [GET]", "methods: [GET, POST]");
+    std::fs::write(&flow, text).unwrap();
+    let (code, stdout, _) = svc(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    let codes: Vec<&str> = lines.iter().map(|l| l["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["W0701", "E0404"]);
+    let e = &lines[1];
+    assert_eq!(e["severity"], "error");
+    assert_eq!(e["file"], "flows/greeting.yaml");
+    assert!(e["line"].as_u64().unwrap() > 1);
+    assert!(e["column"].as_u64().unwrap() > 1);
+    assert!(!e["help"].as_str().unwrap().is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_missing_directory_is_an_error_not_a_panic() {
+    let (code, _, stderr) = svc(&["check", "/nonexistent/svc-project"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[E0100]"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
