@@ -175,10 +175,10 @@ fn reaches(edges: &BTreeMap<&str, Vec<(&str, &str)>>, from: &str, to: &str) -> b
         if n == to {
             return true;
         }
-        if seen.insert(n) {
-            if let Some(next) = edges.get(n) {
-                stack.extend(next.iter().map(|(t, _)| *t));
-            }
+        if seen.insert(n)
+            && let Some(next) = edges.get(n)
+        {
+            stack.extend(next.iter().map(|(t, _)| *t));
         }
     }
     false

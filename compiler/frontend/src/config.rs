@@ -438,7 +438,9 @@ fn read_secret(node: &Node, diags: &mut Diagnostics) -> Option<(SecretDefinition
 mod tests {
     use super::*;
 
-    fn load_text(text: &str) -> (Option<Config>, Vec<(Code, u32, u32, String)>) {
+    type Found = Vec<(Code, u32, u32, String)>;
+
+    fn load_text(text: &str) -> (Option<Config>, Found) {
         let mut d = Diagnostics::new();
         let c = load(FileId(0), text, &mut d);
         (

@@ -498,7 +498,7 @@ fn parse_type(raw: &str, span: Span, diags: &mut Diagnostics) -> Option<TypeRef>
 
 /// Fields: `name: <type>` (required) or `name: { type, required, description }`.
 fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSchema> {
-    let Some(mut r) = MapReader::new(node, &format!("`request.{what}`"), diags) else {
+    let Some(mut r) = MapReader::new(node, format!("`request.{what}`"), diags) else {
         return vec![];
     };
     let mut out = Vec::new();
@@ -517,7 +517,7 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
                 }
             }
             Value::Map(_) => {
-                let Some(mut fr) = MapReader::new(v, &format!("the field `{}`", name.value), diags) else {
+                let Some(mut fr) = MapReader::new(v, format!("the field `{}`", name.value), diags) else {
                     continue;
                 };
                 let t = fr.required(
@@ -750,18 +750,18 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
     );
     let limit = limit_node
         .and_then(|n| yaml::expect_u64(n, "`limit` is a number of requests", diags).map(|v| Spanned::new(v, n.span)));
-    if let Some(l) = &limit {
-        if l.value == 0 || l.value > 1_000_000_000 {
-            diags.push(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    l.span,
-                    format!("a limit of {} requests per window is out of range", l.value),
-                )
-                .label("out of range")
-                .help("the limit is between 1 and 1,000,000,000 requests per window"),
-            );
-        }
+    if let Some(l) = &limit
+        && (l.value == 0 || l.value > 1_000_000_000)
+    {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                l.span,
+                format!("a limit of {} requests per window is out of range", l.value),
+            )
+            .label("out of range")
+            .help("the limit is between 1 and 1,000,000,000 requests per window"),
+        );
     }
     let window_help = "the window is a duration such as `30s`, `1m`, `1h` or `1d` (seconds to days)";
     let window_node = r.required("window", window_help, diags);
@@ -1010,25 +1010,25 @@ fn read_return_json(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Return
     }
     let body = r.get("body").and_then(|n| read_template(n, diags));
     let mut headers = Vec::new();
-    if let Some(h) = r.get("headers") {
-        if let Some(mut hr) = MapReader::new(h, "`headers`", diags) {
-            for (k, v) in hr.rest() {
-                let Some(name) = k.as_str() else { continue };
-                if !is_header_name(name) {
-                    diags.push(
-                        Diagnostic::new(
-                            Code::InvalidValue,
-                            k.span,
-                            format!("`{name}` is not a valid header name"),
-                        )
-                        .label("invalid header")
-                        .help("header names use letters, digits and `-`"),
-                    );
-                    continue;
-                }
-                if let Some(b) = read_binding(v, diags) {
-                    headers.push((Spanned::new(name.to_ascii_lowercase(), k.span), b));
-                }
+    if let Some(h) = r.get("headers")
+        && let Some(mut hr) = MapReader::new(h, "`headers`", diags)
+    {
+        for (k, v) in hr.rest() {
+            let Some(name) = k.as_str() else { continue };
+            if !is_header_name(name) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        k.span,
+                        format!("`{name}` is not a valid header name"),
+                    )
+                    .label("invalid header")
+                    .help("header names use letters, digits and `-`"),
+                );
+                continue;
+            }
+            if let Some(b) = read_binding(v, diags) {
+                headers.push((Spanned::new(name.to_ascii_lowercase(), k.span), b));
             }
         }
     }

@@ -489,14 +489,15 @@ impl Scanner<'_> {
                 return;
             }
         }
-        if let Some(first) = normalized.first() {
-            if FORBIDDEN_CRATES.iter().any(|c| c.replace('-', "_") == *first) && normalized.len() > 1 {
-                self.forbid(
-                    span,
-                    format!("the `{first}` crate"),
-                    "direct network, file or database access",
-                );
-            }
+        if let Some(first) = normalized.first()
+            && FORBIDDEN_CRATES.iter().any(|c| c.replace('-', "_") == *first)
+            && normalized.len() > 1
+        {
+            self.forbid(
+                span,
+                format!("the `{first}` crate"),
+                "direct network, file or database access",
+            );
         }
     }
 
@@ -530,15 +531,14 @@ impl Scanner<'_> {
                     }
                     if let (Some(TokenTree::Punct(p)), true) =
                         (trees.get(i + 1), FORBIDDEN_MACROS.iter().any(|(m, _)| *m == segs[0]))
+                        && p.as_char() == '!'
                     {
-                        if p.as_char() == '!' {
-                            let why = FORBIDDEN_MACROS
-                                .iter()
-                                .find(|(m, _)| *m == segs[0])
-                                .map(|(_, w)| *w)
-                                .unwrap_or("");
-                            self.forbid(id.span(), format!("`{}!`", segs[0]), why);
-                        }
+                        let why = FORBIDDEN_MACROS
+                            .iter()
+                            .find(|(m, _)| *m == segs[0])
+                            .map(|(_, w)| *w)
+                            .unwrap_or("");
+                        self.forbid(id.span(), format!("`{}!`", segs[0]), why);
                     }
                 }
                 _ => {}

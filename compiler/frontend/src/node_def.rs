@@ -229,15 +229,15 @@ impl NodeDefSyntax {
             "add `node_key: \"<namespace>.<node-name>\"`, for example `node_key: \"acme.price-order\"`",
             &mut errors,
         );
-        if let Some(key) = &node_key {
-            if let Err(e) = names::check_node_key(key) {
-                errors.push(DefError {
-                    kind: DefErrorKind::InvalidNodeKey,
-                    span: node_key_span,
-                    message: e.message,
-                    hint: e.hint,
-                });
-            }
+        if let Some(key) = &node_key
+            && let Err(e) = names::check_node_key(key)
+        {
+            errors.push(DefError {
+                kind: DefErrorKind::InvalidNodeKey,
+                span: node_key_span,
+                message: e.message,
+                hint: e.hint,
+            });
         }
         let name = required_str(
             &self.name,
@@ -246,14 +246,14 @@ impl NodeDefSyntax {
             "add `name: \"…\"`: the label the Builder shows",
             &mut errors,
         );
-        if let Some(n) = &name {
-            if n.trim().is_empty() {
-                errors.push(DefError::new(
-                    self.name.as_ref().map(|e| e.span()).unwrap_or(self.span),
-                    "the node name is empty",
-                    "give the node a label for the Builder",
-                ));
-            }
+        if let Some(n) = &name
+            && n.trim().is_empty()
+        {
+            errors.push(DefError::new(
+                self.name.as_ref().map(|e| e.span()).unwrap_or(self.span),
+                "the node name is empty",
+                "give the node a label for the Builder",
+            ));
         }
         let description = optional_str(&self.description, &mut errors);
         let category = optional_str(&self.category, &mut errors).unwrap_or_else(|| DEFAULT_CATEGORY.to_string());
@@ -263,10 +263,10 @@ impl NodeDefSyntax {
                 "the node definition has no `run`",
                 "add `run: |ctx| async move { Ok(Outputs { … }) }`",
             ));
-        } else if let Some(run) = &self.run {
-            if let Err(e) = run_syntax(run) {
-                errors.push(e);
-            }
+        } else if let Some(run) = &self.run
+            && let Err(e) = run_syntax(run)
+        {
+            errors.push(e);
         }
         let (inputs, input_spans) = evaluate_pins(&self.inputs, Direction::Input, &mut errors);
         let (outputs, output_spans) = evaluate_pins(&self.outputs, Direction::Output, &mut errors);

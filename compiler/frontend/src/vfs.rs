@@ -56,12 +56,12 @@ impl Vfs for Memory {
     fn list(&self, dir: &Path) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         for p in self.files.keys() {
-            if let Ok(rest) = p.strip_prefix(dir) {
-                if let Some(first) = rest.components().next() {
-                    let child = dir.join(first.as_os_str());
-                    if !out.contains(&child) {
-                        out.push(child);
-                    }
+            if let Ok(rest) = p.strip_prefix(dir)
+                && let Some(first) = rest.components().next()
+            {
+                let child = dir.join(first.as_os_str());
+                if !out.contains(&child) {
+                    out.push(child);
                 }
             }
         }

@@ -332,10 +332,8 @@ fn resolve_plain(s: &str) -> Value {
         && digits
             .bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'));
-    if numeric {
-        if let Ok(f) = s.parse::<f64>() {
-            return Value::Float(f);
-        }
+    if numeric && let Ok(f) = s.parse::<f64>() {
+        return Value::Float(f);
     }
     Value::String(s.to_string())
 }

@@ -47,27 +47,26 @@ impl<'a> Catalog<'a> {
                     uses_assets = Some(span);
                 }
                 check_asset_ref(ty, span, assets, diags);
-                if let (Some(default), TypeRef::Enum(name)) = (&pin.default, ty) {
-                    if let (Some(e), Some(v)) = (assets.enum_named(name), default.as_str()) {
-                        if e.find_value(v).is_none() {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::LiteralMismatch,
-                                    span,
-                                    format!("the default `{v}` of pin `{id}` is not a value of enum `{name}`"),
-                                )
-                                .label("invalid default")
-                                .help(format!(
-                                    "the values of `{name}` are: {}",
-                                    e.values
-                                        .iter()
-                                        .map(|v| format!("`{}`", v.value()))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )),
-                            );
-                        }
-                    }
+                if let (Some(default), TypeRef::Enum(name)) = (&pin.default, ty)
+                    && let (Some(e), Some(v)) = (assets.enum_named(name), default.as_str())
+                    && e.find_value(v).is_none()
+                {
+                    diags.push(
+                        Diagnostic::new(
+                            Code::LiteralMismatch,
+                            span,
+                            format!("the default `{v}` of pin `{id}` is not a value of enum `{name}`"),
+                        )
+                        .label("invalid default")
+                        .help(format!(
+                            "the values of `{name}` are: {}",
+                            e.values
+                                .iter()
+                                .map(|v| format!("`{}`", v.value()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                    );
                 }
             }
         }

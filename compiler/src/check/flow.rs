@@ -290,21 +290,21 @@ impl FlowContext<'_> {
                     }
                 }
                 Binding::Wire(w) => {
-                    if let Some(vt) = self.reference(w, Some(i), diags) {
-                        if !matches!(
+                    if let Some(vt) = self.reference(w, Some(i), diags)
+                        && !matches!(
                             vt.ty,
                             TypeRef::String | TypeRef::Number | TypeRef::Boolean | TypeRef::Enum(_)
-                        ) {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::TypeMismatch,
-                                    w.span,
-                                    format!("`{}` is `{}`, but a header value must be text", w.text, vt.ty),
-                                )
-                                .label("not text")
-                                .help("wire a string, number, boolean or enum value; put structured data in the body"),
-                            );
-                        }
+                        )
+                    {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::TypeMismatch,
+                                w.span,
+                                format!("`{}` is `{}`, but a header value must be text", w.text, vt.ty),
+                            )
+                            .label("not text")
+                            .help("wire a string, number, boolean or enum value; put structured data in the body"),
+                        );
                     }
                 }
             }

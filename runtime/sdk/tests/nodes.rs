@@ -248,17 +248,17 @@ fn static_reading_equals_the_runtime_builders() {
     let file = syn::parse_file(source).unwrap();
     let mut static_manifests = Vec::new();
     for item in &file.items {
-        if let syn::Item::Mod(m) = item {
-            if let Some((_, items)) = &m.content {
-                let inner = syn::File {
-                    shebang: None,
-                    attrs: vec![],
-                    items: items.clone(),
-                    frontmatter: None,
-                };
-                for mac in svc_frontend::node_def::find_definitions(&inner) {
-                    static_manifests.push(svc_frontend::node_def::parse_definition(&mac.mac).unwrap().manifest);
-                }
+        if let syn::Item::Mod(m) = item
+            && let Some((_, items)) = &m.content
+        {
+            let inner = syn::File {
+                shebang: None,
+                attrs: vec![],
+                items: items.clone(),
+                frontmatter: None,
+            };
+            for mac in svc_frontend::node_def::find_definitions(&inner) {
+                static_manifests.push(svc_frontend::node_def::parse_definition(&mac.mac).unwrap().manifest);
             }
         }
     }
