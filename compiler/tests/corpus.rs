@@ -124,6 +124,15 @@ fn every_code_has_a_case() {
 }
 
 #[test]
+fn every_code_is_documented() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/diagnostics.md")).unwrap();
+    for code in svc_frontend::Code::ALL {
+        let row = format!("| {} | {} |", code.as_str(), code.name());
+        assert!(doc.contains(&row), "docs/diagnostics.md has no row `{row}`");
+    }
+}
+
+#[test]
 fn valid_projects_check_cleanly() {
     let base = std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap();
     let (rendered, _, errors) = run(&base);

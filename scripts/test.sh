@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every test of the repository: the README's test command, and what CI runs.
+#
+#   scripts/test.sh            everything
+#   FUZZ_SECONDS=0 scripts/test.sh   skip the fuzzing run
+#
+# One shared target directory (target/) keeps dependencies compiled once per run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format"
+cargo fmt --all -- --check
+
+step "build the workspace"
+cargo build --workspace --all-targets
+
+step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
+cargo test --workspace
+
+step "each example's node crate builds and passes its own tests"
+for example in examples/*/; do
+    if [ -f "$example/Cargo.toml" ]; then
+        (cd "$example" && CARGO_TARGET_DIR="$PWD/../../target/examples" cargo test --quiet)
+    fi
+done
+
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+if [ "$FUZZ_SECONDS" -gt 0 ]; then
+    step "fuzz the loader and checker for ${FUZZ_SECONDS}s"
+    if ! command -v cargo-fuzz >/dev/null; then
+        echo "cargo-fuzz is not installed: cargo install cargo-fuzz --locked" >&2
+        exit 1
+    fi
+    # cargo-fuzz needs nightly flags; use a nightly toolchain when there is one.
+    if rustup run nightly rustc --version >/dev/null 2>&1; then toolchain=(+nightly); else toolchain=(); export RUSTC_BOOTSTRAP=1; fi
+    mkdir -p compiler/fuzz/corpus/check
+    cp compiler/fuzz/seeds/* compiler/fuzz/corpus/check/
+    (cd compiler/fuzz && cargo "${toolchain[@]}" fuzz run check corpus/check -- -max_total_time="$FUZZ_SECONDS" -max_len=8192)
+fi
+
+step "all tests passed"
