@@ -1,0 +1,292 @@
+//! Check API Key: where keys are read from, and how they are verified.
+//!
+//! Verification never touches the database: the server keeps an index of key hashes in
+//! memory, reloaded whenever the store's key revision changes (polled every 500 ms), so a
+//! revoked key stops working within a second, without a restart. Expiry is checked on
+//! every request against the clock.
+
+pub mod format;
+
+use http::HeaderMap;
+use parking_lot::RwLock;
+use std::collections::HashMap;
+use std::sync::Arc;
+use subtle::ConstantTimeEq;
+
+/// Where Check API Key reads the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyLocation {
+    /// `X-API-Key`.
+    HeaderXApiKey,
+    /// `Authorization: Bearer <key>`.
+    AuthorizationBearer,
+    /// A custom header (lowercase name).
+    Header(&'static str),
+    /// A query parameter (discouraged: URLs end up in logs).
+    Query(&'static str),
+}
+
+impl KeyLocation {
+    /// The key presented by a request, if exactly one is present.
+    pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<String> {
+        let one_header = |name: &str| -> Option<&'a str> {
+            let mut values = headers.get_all(name).iter();
+            let first = values.next()?;
+            if values.next().is_some() {
+                return None;
+            }
+            first.to_str().ok()
+        };
+        match self {
+            KeyLocation::HeaderXApiKey => one_header("x-api-key").map(|v| v.trim().to_string()),
+            KeyLocation::Header(name) => one_header(name).map(|v| v.trim().to_string()),
+            KeyLocation::AuthorizationBearer => {
+                let v = one_header("authorization")?;
+                let (scheme, token) = v.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
+            }
+            KeyLocation::Query(name) => {
+                let mut found = None;
+                for (k, v) in url::form_urlencoded::parse(query?.as_bytes()) {
+                    if k == *name {
+                        if found.is_some() {
+                            return None;
+                        }
+                        found = Some(v.into_owned());
+                    }
+                }
+                found
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a 401 for this location.
+    pub fn challenge(&self, realm: &str) -> String {
+        match self {
+            KeyLocation::AuthorizationBearer => format!("Bearer realm=\"{realm}\""),
+            KeyLocation::HeaderXApiKey => format!("ApiKey realm=\"{realm}\", header=\"X-API-Key\""),
+            KeyLocation::Header(name) => format!("ApiKey realm=\"{realm}\", header=\"{name}\""),
+            KeyLocation::Query(name) => format!("ApiKey realm=\"{realm}\", query=\"{name}\""),
+        }
+    }
+
+    /// Names to strip from `ctx.request` so node code never sees the key.
+    pub fn header_name(&self) -> Option<&str> {
+        match self {
+            KeyLocation::HeaderXApiKey => Some("x-api-key"),
+            KeyLocation::AuthorizationBearer => Some("authorization"),
+            KeyLocation::Header(name) => Some(name),
+            KeyLocation::Query(_) => None,
+        }
+    }
+}
+
+/// A stored API key (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    pub id: String,
+    pub name: String,
+    /// The `user` identity.
+    pub owner: String,
+    /// `svck_2Zb8…`, to recognise a key in lists.
+    pub prefix: String,
+    pub hash: [u8; 32],
+    /// Unix seconds.
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+impl KeyRecord {
+    pub fn status(&self, now: i64) -> KeyStatus {
+        if self.revoked_at.is_some() {
+            KeyStatus::Revoked
+        } else if self.expires_at.is_some_and(|e| e <= now) {
+            KeyStatus::Expired
+        } else {
+            KeyStatus::Active
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyStatus {
+    Active,
+    Expired,
+    Revoked,
+}
+
+impl KeyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyStatus::Active => "active",
+            KeyStatus::Expired => "expired",
+            KeyStatus::Revoked => "revoked",
+        }
+    }
+}
+
+/// Who a valid key belongs to: the outputs of Check API Key's `valid` path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub key_id: String,
+    pub key_name: String,
+    pub user: String,
+}
+
+/// Why a key was refused (logged; the response says only "invalid").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    Missing,
+    Malformed,
+    Unknown,
+    Revoked,
+    Expired,
+}
+
+impl Rejection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rejection::Missing => "missing",
+            Rejection::Malformed => "malformed",
+            Rejection::Unknown => "unknown",
+            Rejection::Revoked => "revoked",
+            Rejection::Expired => "expired",
+        }
+    }
+}
+
+/// The in-memory index of keys a server verifies against.
+#[derive(Default)]
+pub struct KeyIndex {
+    by_hash: RwLock<Arc<HashMap<[u8; 32], Arc<KeyRecord>>>>,
+}
+
+impl KeyIndex {
+    pub fn new(records: Vec<KeyRecord>) -> Self {
+        let index = KeyIndex::default();
+        index.replace(records);
+        index
+    }
+
+    /// Replaces every key (after a reload).
+    pub fn replace(&self, records: Vec<KeyRecord>) {
+        let map = records.into_iter().map(|r| (r.hash, Arc::new(r))).collect();
+        *self.by_hash.write() = Arc::new(map);
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_hash.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Verifies a presented key at `now` (Unix seconds).
+    ///
+    /// Timing: the format check depends only on the presented text; the lookup compares
+    /// SHA-256 digests, so its timing can only reveal how a digest the caller cannot steer
+    /// compares with stored digests, which tells nothing about any key; the final
+    /// comparison is constant-time.
+    pub fn verify(&self, presented: Option<&str>, now: i64) -> Result<Identity, Rejection> {
+        let presented = presented.ok_or(Rejection::Missing)?;
+        if !format::is_well_formed(presented) {
+            return Err(Rejection::Malformed);
+        }
+        let digest = format::hash(presented);
+        let map = self.by_hash.read().clone();
+        let record = map.get(&digest).ok_or(Rejection::Unknown)?;
+        if !bool::from(record.hash.ct_eq(&digest)) {
+            return Err(Rejection::Unknown);
+        }
+        match record.status(now) {
+            KeyStatus::Revoked => Err(Rejection::Revoked),
+            KeyStatus::Expired => Err(Rejection::Expired),
+            KeyStatus::Active => Ok(Identity {
+                key_id: record.id.clone(),
+                key_name: record.name.clone(),
+                user: record.owner.clone(),
+            }),
+        }
+    }
+}
+
+/// Unix seconds now.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(key: &str, expires_at: Option<i64>, revoked_at: Option<i64>) -> KeyRecord {
+        KeyRecord {
+            id: "key_1".into(),
+            name: "ci".into(),
+            owner: "alice".into(),
+            prefix: format::display_prefix(key),
+            hash: format::hash(key),
+            created_at: 0,
+            expires_at,
+            revoked_at,
+        }
+    }
+
+    #[test]
+    fn verification_outcomes() {
+        let good = format::generate();
+        let index = KeyIndex::new(vec![record(&good, None, None)]);
+        assert_eq!(index.verify(Some(&good), 100).unwrap().user, "alice");
+        assert_eq!(index.verify(None, 100), Err(Rejection::Missing));
+        assert_eq!(index.verify(Some("nope"), 100), Err(Rejection::Malformed));
+        assert_eq!(index.verify(Some(&format::generate()), 100), Err(Rejection::Unknown));
+        let expired = format::generate();
+        let revoked = format::generate();
+        index.replace(vec![record(&expired, Some(50), None), record(&revoked, None, Some(10))]);
+        assert_eq!(index.verify(Some(&expired), 100), Err(Rejection::Expired));
+        assert_eq!(index.verify(Some(&expired), 49).map(|i| i.user), Ok("alice".into()));
+        assert_eq!(index.verify(Some(&revoked), 100), Err(Rejection::Revoked));
+        assert_eq!(index.verify(Some(&good), 100), Err(Rejection::Unknown));
+    }
+
+    #[test]
+    fn extraction_from_every_location() {
+        let mut h = HeaderMap::new();
+        h.insert("x-api-key", "k1".parse().unwrap());
+        h.insert("authorization", "bearer k2".parse().unwrap());
+        h.insert("x-hooks-key", " k3 ".parse().unwrap());
+        assert_eq!(KeyLocation::HeaderXApiKey.extract(&h, None).as_deref(), Some("k1"));
+        assert_eq!(
+            KeyLocation::AuthorizationBearer.extract(&h, None).as_deref(),
+            Some("k2")
+        );
+        assert_eq!(
+            KeyLocation::Header("x-hooks-key").extract(&h, None).as_deref(),
+            Some("k3")
+        );
+        assert_eq!(
+            KeyLocation::Query("api_key")
+                .extract(&h, Some("a=1&api_key=k%344"))
+                .as_deref(),
+            Some("k44")
+        );
+        assert_eq!(
+            KeyLocation::Query("api_key").extract(&h, Some("api_key=a&api_key=b")),
+            None
+        );
+        h.append("x-api-key", "k9".parse().unwrap());
+        assert_eq!(
+            KeyLocation::HeaderXApiKey.extract(&h, None),
+            None,
+            "two keys are ambiguous"
+        );
+        let mut h = HeaderMap::new();
+        h.insert("authorization", "Basic abc".parse().unwrap());
+        assert_eq!(KeyLocation::AuthorizationBearer.extract(&h, None), None);
+    }
+}

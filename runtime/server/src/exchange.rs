@@ -1,0 +1,425 @@
+//! One request on its way through a route: the object generated route code drives.
+//!
+//! A route function creates an [`Exchange`] from the request, calls one method per node
+//! in flow order (`check_origin`, `rate_limit`, `check_api_key`, `run_node`), and ends with
+//! one of the response methods, which add what the protections decided (CORS headers,
+//! RateLimit headers, a `WWW-Authenticate` challenge), the request id, metrics, an access
+//! log line, and the development trace.
+
+use crate::apikey::{Identity, KeyLocation, unix_now};
+use crate::cors::{OriginDecision, OriginPolicy};
+use crate::error::ApiError;
+use crate::ratelimit::{LimitKey, RateLimitStore, RateLimiter};
+use crate::request_id;
+use crate::runtime::Runtime;
+use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use svc_sdk::{CodeFunctionNode, NodeFailure, RequestMeta, RunContext};
+
+/// Which way one node went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub node: &'static str,
+    pub outcome: &'static str,
+}
+
+/// One line logged by a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeLog {
+    pub node: &'static str,
+    pub message: String,
+}
+
+/// Everything about a finished request, for `svc dev`'s per-request output.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub request_id: String,
+    pub method: Method,
+    pub path: String,
+    pub route: &'static str,
+    pub status: u16,
+    pub steps: Vec<Step>,
+    pub logs: Vec<NodeLog>,
+    pub duration: Duration,
+}
+
+/// Why a code node produced no outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeError {
+    /// `ctx.fail(message, code)`.
+    Failed {
+        node_key: &'static str,
+        failure: NodeFailure,
+    },
+    /// The node panicked; the server keeps serving.
+    Panicked { node_key: &'static str },
+}
+
+impl NodeError {
+    /// The failure message, for `<node>.failure.message` (a panic has a fixed message).
+    pub fn message(&self) -> &str {
+        match self {
+            NodeError::Failed { failure, .. } => &failure.message,
+            NodeError::Panicked { .. } => "the node failed unexpectedly",
+        }
+    }
+
+    /// The failure code, for `<node>.failure.code`.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            NodeError::Failed { failure, .. } => failure.code.as_deref(),
+            NodeError::Panicked { .. } => Some("PANIC"),
+        }
+    }
+}
+
+/// The request id, put in the request's extensions by the server's middleware.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+pub struct Exchange {
+    rt: Arc<Runtime>,
+    pub request_id: String,
+    pub route: &'static str,
+    pub method: Method,
+    pub uri: Uri,
+    pub headers: HeaderMap,
+    pub client_ip: IpAddr,
+    started: Instant,
+    response_headers: HeaderMap,
+    challenge: Option<HeaderValue>,
+    credential_headers: Vec<String>,
+    credential_query: Option<&'static str>,
+    steps: Vec<Step>,
+    logs: Vec<NodeLog>,
+    meta: Option<Arc<RequestMeta>>,
+}
+
+impl Exchange {
+    /// Starts handling a request of `route` (the flow's route, e.g. `orders/{id}`).
+    pub fn new(rt: Arc<Runtime>, route: &'static str, parts: http::request::Parts, peer: SocketAddr) -> Exchange {
+        let request_id = match parts.extensions.get::<RequestId>() {
+            Some(id) => id.0.clone(),
+            None => request_id::from_header(parts.headers.get(request_id::HEADER)),
+        };
+        let client_ip = rt.trusted_proxies.client_ip(peer.ip(), &parts.headers);
+        Exchange {
+            rt,
+            request_id,
+            route,
+            method: parts.method,
+            uri: parts.uri,
+            headers: parts.headers,
+            client_ip,
+            started: Instant::now(),
+            response_headers: HeaderMap::new(),
+            challenge: None,
+            credential_headers: Vec::new(),
+            credential_query: None,
+            steps: Vec::new(),
+            logs: Vec::new(),
+            meta: None,
+        }
+    }
+
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.rt
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    fn step(&mut self, node: &'static str, check: &'static str, outcome: &'static str) {
+        self.steps.push(Step { node, outcome });
+        self.rt.metrics.protection(self.route, node, check, outcome);
+    }
+
+    /// Check Origin: records the CORS headers; true for `allowed`.
+    pub fn check_origin(&mut self, node: &'static str, policy: &OriginPolicy) -> bool {
+        let decision = policy.check(&self.headers);
+        policy.decorate(&decision, &mut self.response_headers);
+        let allowed = matches!(decision, OriginDecision::Allowed { .. });
+        self.step(node, "check_origin", if allowed { "allowed" } else { "blocked" });
+        allowed
+    }
+
+    /// Rate Limit: records the RateLimit headers; true for `sequence-ok`.
+    pub async fn rate_limit<S: RateLimitStore>(
+        &mut self,
+        node: &'static str,
+        limiter: &RateLimiter<S>,
+        key: LimitKey,
+    ) -> bool {
+        let decision = limiter.check(&key).await;
+        limiter.decorate(&decision, &mut self.response_headers);
+        self.step(
+            node,
+            "rate_limit",
+            if decision.allowed {
+                "sequence-ok"
+            } else {
+                "sequence-limited"
+            },
+        );
+        decision.allowed
+    }
+
+    /// The key for `by: ip`.
+    pub fn ip_key(&self) -> LimitKey {
+        LimitKey::Ip(self.client_ip)
+    }
+
+    /// The key for `by: api-key` before the key is checked: the hash of what was
+    /// presented (never the key), or the client IP when no key was presented.
+    pub fn presented_key(&self, location: &KeyLocation) -> LimitKey {
+        match location.extract(&self.headers, self.uri.query()) {
+            Some(k) => LimitKey::PresentedKey(crate::apikey::format::hash(&k)),
+            None => self.ip_key(),
+        }
+    }
+
+    /// Check API Key: the identity for `valid`, or `None` for `invalid` (a later 401 then
+    /// carries a `WWW-Authenticate` challenge for this location).
+    pub fn check_api_key(&mut self, node: &'static str, location: &KeyLocation) -> Option<Identity> {
+        if let Some(h) = location.header_name() {
+            self.credential_headers.push(h.to_string());
+        }
+        if let KeyLocation::Query(q) = location {
+            self.credential_query = Some(q);
+        }
+        let presented = location.extract(&self.headers, self.uri.query());
+        match self.rt.keys.verify(presented.as_deref(), unix_now()) {
+            Ok(identity) => {
+                self.step(node, "check_api_key", "valid");
+                Some(identity)
+            }
+            Err(reason) => {
+                tracing::info!(request_id = %self.request_id, route = self.route, node, reason = reason.as_str(), "API key rejected");
+                self.challenge = HeaderValue::from_str(&location.challenge(&self.rt.realm)).ok();
+                self.step(node, "check_api_key", "invalid");
+                None
+            }
+        }
+    }
+
+    /// `ctx.request` for nodes: method, path and query, and headers, without credentials.
+    fn request_meta(&mut self) -> Arc<RequestMeta> {
+        if let Some(m) = &self.meta {
+            return m.clone();
+        }
+        const CREDENTIALS: &[&str] = &["authorization", "proxy-authorization", "cookie", "x-api-key"];
+        let mut headers: BTreeMap<String, String> = BTreeMap::new();
+        for (name, value) in &self.headers {
+            let name = name.as_str();
+            if CREDENTIALS.contains(&name) || self.credential_headers.iter().any(|h| h == name) {
+                continue;
+            }
+            if let Ok(v) = value.to_str() {
+                headers
+                    .entry(name.to_string())
+                    .and_modify(|e| {
+                        e.push_str(", ");
+                        e.push_str(v);
+                    })
+                    .or_insert_with(|| v.to_string());
+            }
+        }
+        let url = match (self.uri.query(), self.credential_query) {
+            (Some(q), Some(secret_param)) => {
+                let kept: Vec<(String, String)> = url::form_urlencoded::parse(q.as_bytes())
+                    .filter(|(k, _)| k != secret_param)
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect();
+                let query = url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(kept)
+                    .finish();
+                if query.is_empty() {
+                    self.uri.path().to_string()
+                } else {
+                    format!("{}?{query}", self.uri.path())
+                }
+            }
+            _ => self.uri.path_and_query().map(|p| p.to_string()).unwrap_or_default(),
+        };
+        let meta = Arc::new(RequestMeta {
+            method: Some(self.method.to_string()),
+            url: Some(url),
+            headers: Some(headers),
+        });
+        self.meta = Some(meta.clone());
+        meta
+    }
+
+    /// Runs a code node. Its `ctx.log` lines are collected (with known secret values
+    /// redacted) and emitted through `tracing`; a failure or a panic is an `Err`, and the
+    /// server keeps serving either way.
+    pub async fn run_node<N: CodeFunctionNode>(
+        &mut self,
+        node: &'static str,
+        inputs: N::Inputs,
+    ) -> Result<N::Outputs, NodeError> {
+        let meta = self.request_meta();
+        let ctx = RunContext::new(
+            N::NODE_KEY,
+            inputs,
+            Some(meta),
+            self.rt.env.clone(),
+            self.rt.host.clone(),
+        );
+        let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
+        for line in ctx.take_logs() {
+            let message = self.rt.redactor.redact(&line.message);
+            tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "{message}");
+            self.logs.push(NodeLog { node, message });
+        }
+        let (outcome, result) = match result {
+            Ok(Ok(outputs)) => ("ok", Ok(outputs)),
+            Ok(Err(failure)) => {
+                let failure = NodeFailure {
+                    message: self.rt.redactor.redact(&failure.message),
+                    code: failure.code,
+                };
+                tracing::warn!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, code = failure.code.as_deref().unwrap_or(""), "node failed: {}", failure.message);
+                (
+                    "failed",
+                    Err(NodeError::Failed {
+                        node_key: N::NODE_KEY,
+                        failure,
+                    }),
+                )
+            }
+            Err(_) => {
+                tracing::error!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "node panicked");
+                ("panicked", Err(NodeError::Panicked { node_key: N::NODE_KEY }))
+            }
+        };
+        self.steps.push(Step {
+            node,
+            outcome: if outcome == "ok" { "next" } else { "on_fail" },
+        });
+        self.rt.metrics.node(self.route, node, outcome);
+        result
+    }
+
+    // --- responses -------------------------------------------------------------------
+
+    /// A JSON response from a Return JSON node.
+    pub fn json<T: Serialize + ?Sized>(self, status: StatusCode, body: &T) -> Response {
+        self.json_with_headers(status, body, std::iter::empty())
+    }
+
+    /// A JSON response with the node's extra headers. A header value that is not valid
+    /// (for example with a line break) is dropped and logged, never sent.
+    pub fn json_with_headers<T: Serialize + ?Sized>(
+        self,
+        status: StatusCode,
+        body: &T,
+        headers: impl IntoIterator<Item = (&'static str, String)>,
+    ) -> Response {
+        let bytes = match serde_json::to_vec(body) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(request_id = %self.request_id, route = self.route, "response body could not be serialized: {e}");
+                return self.error(ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR));
+            }
+        };
+        let mut response = (status, bytes).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in headers {
+            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+                (Ok(n), Ok(v)) => {
+                    response.headers_mut().append(n, v);
+                }
+                _ => {
+                    tracing::warn!(request_id = %self.request_id, route = self.route, header = name, "dropped a response header that is not valid in HTTP")
+                }
+            }
+        }
+        self.finish(response)
+    }
+
+    /// The standard error body for `status` (a Return JSON node without a body).
+    pub fn status(self, status: StatusCode) -> Response {
+        let e = ApiError::for_status(status);
+        self.error(e)
+    }
+
+    /// An error response.
+    pub fn error(self, error: ApiError) -> Response {
+        let response = error.request_id(self.request_id.clone()).into_response();
+        self.finish(response)
+    }
+
+    /// The default answer to a node failure that the flow does not route (`on_fail`
+    /// unwired): 500 with the message, the code and the node key.
+    pub fn node_error(self, error: NodeError) -> Response {
+        let e = match &error {
+            NodeError::Failed { node_key, failure } => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                failure.code.clone().unwrap_or_else(|| "node_failed".into()),
+                failure.message.clone(),
+            )
+            .node(*node_key),
+            NodeError::Panicked { node_key } => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error",
+                error.message().to_string(),
+            )
+            .node(*node_key),
+        };
+        self.error(e)
+    }
+
+    /// Adds what the protections decided, the request id, metrics and logs.
+    pub fn finish(self, mut response: Response) -> Response {
+        let status = response.status();
+        let headers = response.headers_mut();
+        for (name, value) in &self.response_headers {
+            headers.append(name.clone(), value.clone());
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            if let Some(challenge) = &self.challenge {
+                headers.insert(header::WWW_AUTHENTICATE, challenge.clone());
+            }
+        }
+        if let Ok(id) = HeaderValue::from_str(&self.request_id) {
+            headers.insert(request_id::HEADER, id);
+        }
+        let duration = self.started.elapsed();
+        self.rt
+            .metrics
+            .request(self.route, &self.method, status.as_u16(), duration.as_secs_f64());
+        tracing::info!(
+            target: "svc::access",
+            request_id = %self.request_id,
+            method = %self.method,
+            route = self.route,
+            status = status.as_u16(),
+            duration_us = duration.as_micros() as u64,
+            client_ip = %self.client_ip,
+        );
+        if let Some(dev) = &self.rt.dev_trace {
+            dev(&Trace {
+                request_id: self.request_id.clone(),
+                method: self.method.clone(),
+                path: self.uri.path().to_string(),
+                route: self.route,
+                status: status.as_u16(),
+                steps: self.steps.clone(),
+                logs: self.logs.clone(),
+                duration,
+            });
+        }
+        response
+    }
+}

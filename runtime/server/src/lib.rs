@@ -1,0 +1,45 @@
+//! # svc-runtime
+//!
+//! What generated svc servers link. Generated code is thin wiring over these pieces:
+//!
+//! - [`cors`]: Check Origin (exact origin matching, CORS headers, preflights).
+//! - [`ratelimit`]: Rate Limit (GCRA behind a store trait; bounded memory).
+//! - [`apikey`]: Check API Key (key format, hashes, verification, key locations).
+//! - [`store`]: the workspace store (API keys, secret values, synced assets) in SQLite.
+//! - [`secrets`]: secret values for `ctx.secret`, and redaction of them.
+//! - [`fetch`]: outbound HTTP for `ctx.fetch`.
+//! - [`exchange`]: one request through a route: protections, nodes, responses.
+//! - [`body`]: typed JSON bodies and query parameters, with field-naming 400s.
+//! - [`server`]: health, metrics, 404/405, request ids, timeouts, graceful shutdown.
+//! - [`error`]: the one JSON error shape.
+//!
+//! See `docs/runtime.md` for the behaviour users rely on.
+
+pub mod apikey;
+pub mod body;
+pub mod client_ip;
+pub mod cors;
+pub mod error;
+pub mod exchange;
+pub mod fetch;
+pub mod metrics;
+pub mod ratelimit;
+pub mod request_id;
+pub mod runtime;
+pub mod secrets;
+pub mod server;
+pub mod store;
+
+pub use error::ApiError;
+pub use exchange::{Exchange, NodeError};
+pub use runtime::Runtime;
+
+/// Re-exports for generated code, so that it depends on this crate alone.
+#[doc(hidden)]
+pub mod __private {
+    pub use axum;
+    pub use http;
+    pub use serde;
+    pub use serde_json;
+    pub use tokio;
+}

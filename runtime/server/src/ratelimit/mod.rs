@@ -1,0 +1,114 @@
+//! Rate Limit: N requests per window, keyed by client IP, user or API key, one limiter per
+//! node. The algorithm is GCRA ([`gcra`], where the guarantee is stated and proved); the
+//! state lives behind [`RateLimitStore`], in memory by default ([`memory`]), so that a
+//! shared store (Redis) can serve several instances later.
+
+pub mod gcra;
+pub mod memory;
+
+pub use gcra::{Decision, Quota};
+pub use memory::MemoryStore;
+
+use http::{HeaderMap, HeaderValue};
+use std::future::Future;
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// What a request is counted by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LimitKey {
+    Ip(IpAddr),
+    /// The owner of a verified API key.
+    User(String),
+    /// A verified API key, by id.
+    KeyId(String),
+    /// An API key not verified yet, by the SHA-256 of what was presented (never the key).
+    PresentedKey([u8; 32]),
+    Text(String),
+}
+
+/// A store failure (a shared store may be unreachable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+/// Where limiter state lives.
+pub trait RateLimitStore: Send + Sync + 'static {
+    /// One GCRA step for `key` at `now` (nanoseconds on [`clock`]).
+    fn check(
+        &self,
+        key: &LimitKey,
+        quota: &Quota,
+        now: u64,
+    ) -> impl Future<Output = Result<Decision, StoreError>> + Send;
+}
+
+/// Nanoseconds since the process started, on the monotonic clock.
+pub fn clock() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// The limiter of one Rate Limit node.
+pub struct RateLimiter<S: RateLimitStore = MemoryStore> {
+    /// The node id: the policy name in the RateLimit headers.
+    pub name: &'static str,
+    pub quota: Quota,
+    store: S,
+    policy_header: HeaderValue,
+}
+
+impl RateLimiter<MemoryStore> {
+    pub fn in_memory(name: &'static str, quota: Quota) -> Self {
+        RateLimiter::new(name, quota, MemoryStore::default())
+    }
+}
+
+impl<S: RateLimitStore> RateLimiter<S> {
+    pub fn new(name: &'static str, quota: Quota, store: S) -> Self {
+        let policy = format!("\"{name}\";q={};w={}", quota.limit, quota.window.as_secs().max(1));
+        RateLimiter {
+            name,
+            quota,
+            store,
+            policy_header: HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("\"limit\"")),
+        }
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Checks one request. A store failure lets the request through (and is logged):
+    /// only a shared store can fail, and an outage of it should not take the API down.
+    pub async fn check(&self, key: &LimitKey) -> Decision {
+        match self.store.check(key, &self.quota, clock()).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(limiter = self.name, error = %e.0, "rate limit store failed; letting the request through");
+                Decision {
+                    allowed: true,
+                    remaining: 0,
+                    reset: std::time::Duration::ZERO,
+                    retry_after: std::time::Duration::ZERO,
+                }
+            }
+        }
+    }
+
+    /// Adds `RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers)
+    /// for `decision`, and `Retry-After` for a rejection.
+    pub fn decorate(&self, decision: &Decision, headers: &mut HeaderMap) {
+        headers.append("ratelimit-policy", self.policy_header.clone());
+        let reset = decision.reset.as_secs_f64().ceil() as u64;
+        let value = format!("\"{}\";r={};t={}", self.name, decision.remaining, reset);
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            headers.append("ratelimit", v);
+        }
+        if !decision.allowed {
+            let retry = decision.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+            headers.insert(http::header::RETRY_AFTER, HeaderValue::from(retry));
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The server around the routes: health and metrics endpoints, JSON 404/405, request ids,
+//! a request timeout (408), a last-resort panic guard (500), and graceful shutdown.
+//!
+//! Generated code builds a `Router<Arc<Runtime>>` of its routes and hands it to
+//! [`app`]; [`serve`] runs it until SIGTERM or SIGINT, letting in-flight requests finish.
+
+use crate::apikey::KeyIndex;
+use crate::error::ApiError;
+use crate::exchange::RequestId;
+use crate::request_id;
+use crate::runtime::Runtime;
+use crate::store::WorkspaceStore;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::FutureExt;
+use http::{HeaderValue, StatusCode, header};
+use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The complete application: `routes` plus `/healthz`, `/metrics`, the 404 fallback and
+/// the middleware every request goes through.
+pub fn app(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> Router {
+    routes
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(rt.clone(), guard))
+        .with_state(rt)
+}
+
+async fn healthz() -> Response {
+    let mut r = (StatusCode::OK, r#"{"status":"ok"}"#).into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+async fn metrics(State(rt): State<Arc<Runtime>>) -> Response {
+    let mut r = (StatusCode::OK, rt.metrics.render()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    r
+}
+
+async fn not_found(req: Request) -> Response {
+    let id = req
+        .extensions()
+        .get::<RequestId>()
+        .map(|r| r.0.clone())
+        .unwrap_or_else(request_id::generate);
+    let mut e = ApiError::for_status(StatusCode::NOT_FOUND).request_id(id);
+    e.message = format!("no route matches {} {}", req.method(), req.uri().path());
+    e.into_response()
+}
+
+/// The answer for a known path and a method it does not accept: 405 with `Allow`.
+pub fn method_not_allowed(req: &Request, allow: &'static str) -> Response {
+    let id = req
+        .extensions()
+        .get::<RequestId>()
+        .map(|r| r.0.clone())
+        .unwrap_or_else(request_id::generate);
+    let mut e = ApiError::for_status(StatusCode::METHOD_NOT_ALLOWED).request_id(id);
+    e.message = format!("this route accepts {allow}, not {}", req.method());
+    let mut r = e.into_response();
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// Every request: a request id (kept from a well-formed `X-Request-Id`, else generated),
+/// the timeout, and a guard that turns a panic outside node code into a 500 instead of a
+/// dropped connection.
+async fn guard(State(rt): State<Arc<Runtime>>, mut req: Request, next: Next) -> Response {
+    let id = request_id::from_header(req.headers().get(request_id::HEADER));
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let method = req.method().clone();
+    let started = std::time::Instant::now();
+    let outcome = tokio::time::timeout(rt.limits.timeout, AssertUnwindSafe(next.run(req)).catch_unwind()).await;
+    let mut response = match outcome {
+        Ok(Ok(response)) => response,
+        Ok(Err(_)) => {
+            tracing::error!(request_id = %id, "a request handler panicked");
+            rt.metrics.request("-", &method, 500, started.elapsed().as_secs_f64());
+            ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR)
+                .request_id(id.clone())
+                .into_response()
+        }
+        Err(_) => {
+            tracing::warn!(request_id = %id, timeout_ms = rt.limits.timeout.as_millis() as u64, "request timed out");
+            rt.metrics.request("-", &method, 408, started.elapsed().as_secs_f64());
+            let mut r = ApiError::for_status(StatusCode::REQUEST_TIMEOUT)
+                .request_id(id.clone())
+                .into_response();
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            r
+        }
+    };
+    if !response.headers().contains_key(request_id::HEADER) {
+        if let Ok(v) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(request_id::HEADER, v);
+        }
+    }
+    response
+}
+
+/// Runs `app` on `listener` until `shutdown` resolves, then waits for in-flight requests.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}
+
+/// Keeps `index` in step with the store: reloads every key whenever the store's key
+/// revision changes, polled every `every` (500 ms by default). Returns the task.
+pub fn spawn_key_reloader(
+    store: Arc<dyn WorkspaceStore>,
+    index: Arc<KeyIndex>,
+    every: Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut seen: Option<i64> = None;
+        let mut ticker = tokio::time::interval(every);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            let store = store.clone();
+            let index = index.clone();
+            let previous = seen;
+            let outcome = tokio::task::spawn_blocking(move || -> Result<Option<i64>, String> {
+                let revision = store.keys_revision().map_err(|e| e.to_string())?;
+                if previous == Some(revision) {
+                    return Ok(None);
+                }
+                let keys = store.list_keys().map_err(|e| e.to_string())?;
+                let count = keys.len();
+                index.replace(keys);
+                tracing::debug!(keys = count, revision, "reloaded API keys");
+                Ok(Some(revision))
+            })
+            .await;
+            match outcome {
+                Ok(Ok(Some(revision))) => seen = Some(revision),
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) => tracing::error!("cannot reload API keys: {e}"),
+                Err(e) => tracing::error!("API key reload task failed: {e}"),
+            }
+        }
+    })
+}

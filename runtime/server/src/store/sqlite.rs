@@ -1,0 +1,354 @@
+//! The embedded store: one SQLite file, opened in WAL mode so that a running server
+//! reads while `svc keys` / `svc secrets` write. Schema changes are numbered migrations
+//! tracked in `PRAGMA user_version`.
+//!
+//! Secret values are stored as given: protect the file (it is created readable by its
+//! owner only) as you would a `.env` file.
+
+use super::{Result, SecretInfo, StoreError, StoredAsset, WorkspaceStore};
+use crate::apikey::KeyRecord;
+use parking_lot::Mutex;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+
+/// Migrations, applied in order; never edit one that has shipped, add a new one.
+const MIGRATIONS: &[&str] = &[
+    // 1: keys, secrets, assets, and a revision counter kept by triggers.
+    r#"
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        hash BLOB NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER
+    );
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE assets (
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        json TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (kind, name)
+    );
+    CREATE TABLE revisions (
+        what TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+    );
+    INSERT INTO revisions (what, value) VALUES ('keys', 0);
+    CREATE TRIGGER keys_insert AFTER INSERT ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
+    CREATE TRIGGER keys_update AFTER UPDATE ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
+    CREATE TRIGGER keys_delete AFTER DELETE ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
+    "#,
+];
+
+pub struct SqliteStore {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path` and applies pending migrations.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("cannot create `{}`: {e}", dir.display())))?;
+        }
+        let existed = path.exists();
+        let conn = Connection::open(path)
+            .map_err(|e| StoreError(format!("cannot open the workspace store `{}`: {e}", path.display())))?;
+        if !existed {
+            restrict_permissions(path);
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrate(&conn)?;
+        Ok(SqliteStore {
+            path: path.to_path_buf(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    /// An in-memory store (tests, `svc dev`).
+    pub fn in_memory() -> Result<SqliteStore> {
+        let conn = Connection::open_in_memory()?;
+        migrate(&conn)?;
+        Ok(SqliteStore {
+            path: PathBuf::from(":memory:"),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.conn.lock().query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+}
+
+#[cfg(unix)]
+fn restrict_permissions(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+}
+
+#[cfg(not(unix))]
+fn restrict_permissions(_path: &Path) {}
+
+fn migrate(conn: &Connection) -> Result<()> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current as usize > MIGRATIONS.len() {
+        return Err(StoreError(format!(
+            "the workspace store has schema version {current}, newer than this svc understands ({}); upgrade svc",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn key_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
+    let hash: Vec<u8> = r.get("hash")?;
+    let mut h = [0u8; 32];
+    if hash.len() == 32 {
+        h.copy_from_slice(&hash);
+    }
+    Ok(KeyRecord {
+        id: r.get("id")?,
+        name: r.get("name")?,
+        owner: r.get("owner")?,
+        prefix: r.get("prefix")?,
+        hash: h,
+        created_at: r.get("created_at")?,
+        expires_at: r.get("expires_at")?,
+        revoked_at: r.get("revoked_at")?,
+    })
+}
+
+impl WorkspaceStore for SqliteStore {
+    fn insert_key(&self, k: &KeyRecord) -> Result<()> {
+        self.conn.lock().execute(
+            "INSERT INTO api_keys (id, name, owner, prefix, hash, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![k.id, k.name, k.owner, k.prefix, k.hash.as_slice(), k.created_at, k.expires_at, k.revoked_at],
+        )?;
+        Ok(())
+    }
+
+    fn list_keys(&self) -> Result<Vec<KeyRecord>> {
+        let conn = self.conn.lock();
+        let mut stmt = conn.prepare("SELECT * FROM api_keys ORDER BY created_at, id")?;
+        let rows = stmt.query_map([], key_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord> {
+        let conn = self.conn.lock();
+        let by_id: Option<KeyRecord> = conn
+            .query_row("SELECT * FROM api_keys WHERE id = ?1", [id_or_name], key_from_row)
+            .optional()?;
+        let record = match by_id {
+            Some(r) => r,
+            None => {
+                let mut stmt = conn.prepare("SELECT * FROM api_keys WHERE name = ?1 AND revoked_at IS NULL")?;
+                let matches: Vec<KeyRecord> = stmt
+                    .query_map([id_or_name], key_from_row)?
+                    .collect::<rusqlite::Result<_>>()?;
+                match matches.len() {
+                    0 => {
+                        return Err(StoreError(format!(
+                            "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
+                        )));
+                    }
+                    1 => matches.into_iter().next().expect("one"),
+                    n => {
+                        return Err(StoreError(format!(
+                            "{n} active keys are named `{id_or_name}`; revoke one by id (see `svc keys list`)"
+                        )));
+                    }
+                }
+            }
+        };
+        if record.revoked_at.is_some() {
+            return Err(StoreError(format!("key `{}` is already revoked", record.id)));
+        }
+        conn.execute(
+            "UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2",
+            params![now, record.id],
+        )?;
+        Ok(KeyRecord {
+            revoked_at: Some(now),
+            ..record
+        })
+    }
+
+    fn keys_revision(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .lock()
+            .query_row("SELECT value FROM revisions WHERE what = 'keys'", [], |r| r.get(0))?)
+    }
+
+    fn set_secret(&self, name: &str, value: &str, now: i64) -> Result<()> {
+        self.conn.lock().execute(
+            "INSERT INTO secrets (name, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            params![name, value, now],
+        )?;
+        Ok(())
+    }
+
+    fn secret(&self, name: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .lock()
+            .query_row("SELECT value FROM secrets WHERE name = ?1", [name], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
+        let conn = self.conn.lock();
+        let mut stmt = conn.prepare("SELECT name, updated_at FROM secrets ORDER BY name")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(SecretInfo {
+                name: r.get(0)?,
+                updated_at: r.get(1)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn unset_secret(&self, name: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .lock()
+            .execute("DELETE FROM secrets WHERE name = ?1", [name])?
+            > 0)
+    }
+
+    fn list_assets(&self) -> Result<Vec<StoredAsset>> {
+        let conn = self.conn.lock();
+        let mut stmt = conn.prepare("SELECT kind, name, json FROM assets ORDER BY kind, name")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(StoredAsset {
+                kind: r.get(0)?,
+                name: r.get(1)?,
+                json: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn replace_assets(&self, assets: &[StoredAsset], now: i64) -> Result<()> {
+        let mut conn = self.conn.lock();
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM assets", [])?;
+        for a in assets {
+            tx.execute(
+                "INSERT INTO assets (kind, name, json, updated_at) VALUES (?1, ?2, ?3, ?4)",
+                params![a.kind, a.name, a.json, now],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apikey::format;
+
+    fn key(name: &str) -> (String, KeyRecord) {
+        let k = format::generate();
+        let r = KeyRecord {
+            id: format!("key_{name}"),
+            name: name.into(),
+            owner: "alice".into(),
+            prefix: format::display_prefix(&k),
+            hash: format::hash(&k),
+            created_at: 1,
+            expires_at: None,
+            revoked_at: None,
+        };
+        (k, r)
+    }
+
+    #[test]
+    fn persists_across_opens_and_migrates_once() {
+        let dir = std::env::temp_dir().join(format!("svc-store-{}", std::process::id()));
+        let path = dir.join("w.db");
+        let _ = std::fs::remove_dir_all(&dir);
+        {
+            let s = SqliteStore::open(&path).unwrap();
+            assert_eq!(s.schema_version().unwrap(), 1);
+            s.insert_key(&key("ci").1).unwrap();
+            s.set_secret("API_TOKEN", "v1", 5).unwrap();
+        }
+        let s = SqliteStore::open(&path).unwrap();
+        assert_eq!(s.list_keys().unwrap().len(), 1);
+        assert_eq!(s.secret("API_TOKEN").unwrap().as_deref(), Some("v1"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn keys_revision_moves_on_every_change() {
+        let s = SqliteStore::in_memory().unwrap();
+        let r0 = s.keys_revision().unwrap();
+        s.insert_key(&key("a").1).unwrap();
+        let r1 = s.keys_revision().unwrap();
+        assert!(r1 > r0);
+        s.revoke_key("a", 10).unwrap();
+        assert!(s.keys_revision().unwrap() > r1);
+        assert!(
+            s.revoke_key("a", 11).is_err(),
+            "already revoked (by name: no active key)"
+        );
+        assert!(s.revoke_key("key_a", 11).unwrap_err().0.contains("already revoked"));
+    }
+
+    #[test]
+    fn secrets_and_assets() {
+        let s = SqliteStore::in_memory().unwrap();
+        s.set_secret("B", "1", 1).unwrap();
+        s.set_secret("A", "2", 1).unwrap();
+        s.set_secret("A", "3", 2).unwrap();
+        assert_eq!(
+            s.list_secrets()
+                .unwrap()
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>(),
+            ["A", "B"]
+        );
+        assert_eq!(s.secret("A").unwrap().as_deref(), Some("3"));
+        assert!(s.unset_secret("A").unwrap());
+        assert!(!s.unset_secret("A").unwrap());
+        let assets = vec![StoredAsset {
+            kind: "enum".into(),
+            name: "Color".into(),
+            json: "{}".into(),
+        }];
+        s.replace_assets(&assets, 1).unwrap();
+        assert_eq!(s.list_assets().unwrap(), assets);
+        s.replace_assets(&[], 2).unwrap();
+        assert!(s.list_assets().unwrap().is_empty());
+    }
+}
