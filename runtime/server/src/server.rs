@@ -111,6 +111,25 @@ async fn guard(State(rt): State<Arc<Runtime>>, mut req: Request, next: Next) -> 
     response
 }
 
+/// Replaces the default panic hook (which prints the raw panic message to stderr) with one
+/// that logs through `tracing`, with known secret values redacted: a node that panics
+/// with a secret in its message must not leak it into the server's output.
+pub fn install_panic_hook(redactor: crate::secrets::Redactor) {
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-text payload".to_string());
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        tracing::error!(target: "svc::panic", location = %location, "panic: {}", redactor.redact(&message));
+    }));
+}
+
 /// Runs `app` on `listener` until `shutdown` resolves, then waits for in-flight requests.
 pub async fn serve(
     listener: tokio::net::TcpListener,

@@ -7,17 +7,19 @@
 //!
 //! **Bounded memory.** A key whose TAT has passed is indistinguishable from a new key (see
 //! `gcra`), so removing it changes nothing: each shard drops such idle entries at most once
-//! a second, and whenever it is full. An entry is idle at most one window after its last
-//! passed request. A hard cap bounds the number of keys tracked at once: when a shard is
-//! full of active keys, a *new* key is rejected (429 with `Retry-After: 1`) rather than
-//! let through untracked: a flood of distinct keys must not switch rate limiting off.
-//! Keys already tracked are unaffected.
+//! a second, and the whole store does when it is full. An entry is idle at most one window
+//! after its last passed request. A hard cap bounds the number of keys tracked at once
+//! (default 1,000,000 per Rate Limit node): when the store is full of active keys, a
+//! *new* key is rejected (429 with `Retry-After: 1`) rather than let through untracked, so
+//! a flood of distinct keys cannot switch rate limiting off. Keys already tracked are
+//! unaffected.
 
 use super::gcra::{self, Decision, Quota};
 use super::{LimitKey, RateLimitStore, StoreError};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 const SHARDS: usize = 64;
@@ -57,7 +59,12 @@ struct ShardState {
 /// The in-memory limiter state of one Rate Limit node.
 pub struct MemoryStore {
     shards: Box<[Shard]>,
-    per_shard_cap: usize,
+    /// Keys tracked at most (exceeded at most by the number of concurrent inserts).
+    max_keys: usize,
+    /// Keys tracked now: touched only when a key is added or evicted, not on hits.
+    tracked: AtomicUsize,
+    /// When the whole store may next be swept because it is full.
+    next_full_sweep: AtomicU64,
     hasher: RandomState,
 }
 
@@ -82,7 +89,9 @@ impl MemoryStore {
             .collect();
         MemoryStore {
             shards,
-            per_shard_cap: max_keys.div_ceil(SHARDS).max(1),
+            max_keys: max_keys.max(1),
+            tracked: AtomicUsize::new(0),
+            next_full_sweep: AtomicU64::new(0),
             hasher: RandomState::new(),
         }
     }
@@ -97,13 +106,19 @@ impl MemoryStore {
         let shard = &self.shards[(key_hash >> 58) as usize % SHARDS];
         let mut state = shard.inner.lock();
         if now >= state.next_sweep {
-            sweep(&mut state.table, now);
+            self.sweep_shard(&mut state.table, now);
             state.next_sweep = now + SWEEP_EVERY_NS;
         }
-        let existing = state.table.get(&key_hash).copied();
-        if existing.is_none() && state.table.len() >= self.per_shard_cap {
-            sweep(&mut state.table, now);
-            if state.table.len() >= self.per_shard_cap {
+        if let Some(&tat) = state.table.get(&key_hash) {
+            return self.apply(&mut state.table, key_hash, Some(tat), quota, now);
+        }
+        if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
+            // Full: drop idle keys everywhere (at most once a second), then decide.
+            drop(state);
+            if self.next_full_sweep.fetch_max(now + SWEEP_EVERY_NS, Ordering::Relaxed) <= now {
+                self.sweep_all(now);
+            }
+            if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
                 return Decision {
                     allowed: false,
                     remaining: 0,
@@ -111,12 +126,27 @@ impl MemoryStore {
                     retry_after: Duration::from_secs(1),
                 };
             }
+            state = shard.inner.lock();
+            let existing = state.table.get(&key_hash).copied();
+            return self.apply(&mut state.table, key_hash, existing, quota, now);
         }
+        self.apply(&mut state.table, key_hash, None, quota, now)
+    }
+
+    fn apply(&self, table: &mut Table, key_hash: u64, existing: Option<u64>, quota: &Quota, now: u64) -> Decision {
         let (decision, new_tat) = gcra::step(existing, now, quota);
         if let Some(tat) = new_tat {
-            state.table.insert(key_hash, tat);
+            if table.insert(key_hash, tat).is_none() {
+                self.tracked.fetch_add(1, Ordering::Relaxed);
+            }
         }
         decision
+    }
+
+    fn sweep_shard(&self, table: &mut Table, now: u64) {
+        let before = table.len();
+        sweep(table, now);
+        self.tracked.fetch_sub(before - table.len(), Ordering::Relaxed);
     }
 
     /// Keys currently tracked.
@@ -131,7 +161,7 @@ impl MemoryStore {
     /// Drops idle entries everywhere (also done automatically).
     pub fn sweep_all(&self, now: u64) {
         for s in self.shards.iter() {
-            sweep(&mut s.inner.lock().table, now);
+            self.sweep_shard(&mut s.inner.lock().table, now);
         }
     }
 }
@@ -167,7 +197,7 @@ mod tests {
 
     #[test]
     fn the_cap_rejects_new_keys_but_not_known_ones() {
-        let store = MemoryStore::with_max_keys(64 * 4);
+        let store = MemoryStore::with_max_keys(256);
         let q = Quota::per(1000, Duration::from_secs(3600));
         let mut rejected = 0;
         for i in 0..10_000u32 {
@@ -178,8 +208,8 @@ mod tests {
                 rejected += 1;
             }
         }
-        assert!(store.len() <= 64 * 4);
-        assert!(rejected >= 10_000 - 64 * 4);
+        assert_eq!(store.len(), 256);
+        assert_eq!(rejected, 10_000 - 256);
         // A tracked key keeps its quota.
         let known = (0..10_000u32)
             .map(|i| store.hash(&LimitKey::Text(i.to_string())))

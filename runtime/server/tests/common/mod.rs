@@ -1,0 +1,203 @@
+//! Shared by the runtime's integration tests: test nodes, a real server on a free
+//! loopback port, an HTTP client, and captured logs.
+
+#![allow(dead_code)]
+
+use axum::Router;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+use svc_runtime::Runtime;
+
+/// Code nodes, defined with the real macro.
+pub mod nodes {
+    pub mod greet {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.greet",
+            name: "Greet",
+            inputs: { name: t::string() },
+            outputs: { greeting: t::string() },
+            run: |ctx| async move {
+                ctx.log(format_args!("greeting {}", ctx.inputs.name));
+                Ok(Outputs { greeting: format!("hello {}", ctx.inputs.name) })
+            },
+        }
+    }
+
+    pub mod fail {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.fail",
+            name: "Fail",
+            inputs: { code: t::string().optional() },
+            outputs: { never: t::string() },
+            run: |ctx| async move {
+                ctx.log("about to fail");
+                Err(ctx.fail("the order cannot be priced", ctx.inputs.code.as_deref()))
+            },
+        }
+    }
+
+    pub mod panic {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.panic",
+            name: "Panic",
+            outputs: { never: t::string() },
+            run: |ctx| async move {
+                let token = ctx.secret("API_TOKEN")?;
+                if token.expose().len() < 1000 {
+                    panic!("boom with {}", token.expose());
+                }
+                Ok(Outputs { never: String::new() })
+            },
+        }
+    }
+
+    pub mod leaky {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.leaky",
+            name: "Leaky",
+            outputs: { length: t::number() },
+            run: |ctx| async move {
+                let token = ctx.secret("API_TOKEN")?;
+                // A careless node: logs the secret's value itself.
+                ctx.log(format_args!("using token {}", token.expose()));
+                ctx.log(format_args!("debug {token:?} / {token}"));
+                Ok(Outputs { length: token.expose().len() as f64 })
+            },
+        }
+    }
+
+    pub mod context {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.context",
+            name: "Context",
+            outputs: { env: t::any(), request: t::any() },
+            run: |ctx| async move {
+                let env = serde_json::json!({
+                    "isDev": ctx.env.is_dev,
+                    "version": ctx.env.version,
+                    "gitSha": ctx.env.git_sha,
+                    "HOME": ctx.env.get("HOME"),
+                    "SVC_TEST_VAR": ctx.env.get("SVC_TEST_VAR"),
+                });
+                let r = ctx.request.as_ref().unwrap();
+                let request = serde_json::json!({ "method": r.method, "url": r.url, "headers": r.headers });
+                Ok(Outputs { env, request })
+            },
+        }
+    }
+
+    pub mod fetcher {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.fetch",
+            name: "Fetch",
+            inputs: { url: t::string(), timeout_ms: t::number().optional(), max_bytes: t::number().optional(), post: t::boolean().default(false) },
+            outputs: { status: t::number(), body: t::string() },
+            run: |ctx| async move {
+                let mut request = if ctx.inputs.post {
+                    Request::post(ctx.inputs.url.clone()).bearer_auth(&ctx.secret("API_TOKEN")?).json(&serde_json::json!({"hello": "world"}))
+                } else {
+                    Request::get(ctx.inputs.url.clone())
+                };
+                if let Some(ms) = ctx.inputs.timeout_ms {
+                    request = request.timeout(std::time::Duration::from_millis(ms as u64));
+                }
+                if let Some(n) = ctx.inputs.max_bytes {
+                    request = request.max_response_bytes(n as usize);
+                }
+                match ctx.fetch(request).await {
+                    Ok(r) => Ok(Outputs { status: r.status as f64, body: r.text() }),
+                    Err(e) => Err(ctx.fail(e.to_string(), "FETCH_FAILED")),
+                }
+            },
+        }
+    }
+}
+
+/// A running server; stops when dropped.
+pub struct TestServer {
+    pub base: String,
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestServer {
+    /// Serves `routes` with `rt` on a free loopback port.
+    pub async fn start(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let app = svc_runtime::server::app(rt, routes);
+        let done = tokio::spawn(svc_runtime::server::serve(listener, app, async move {
+            let _ = rx.await;
+        }));
+        TestServer {
+            base: format!("http://{addr}"),
+            addr,
+            stop: Some(tx),
+            done: Some(done),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Begins a graceful shutdown.
+    pub fn shutdown(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// Every log line any test in this binary produced (JSON lines).
+pub fn logs() -> Arc<Mutex<Vec<u8>>> {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = {
+            let buffer = buffer.clone();
+            move || LogWriter(buffer.clone())
+        };
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(writer)
+            .try_init();
+        buffer
+    })
+    .clone()
+}
+
+pub fn captured_logs() -> String {
+    String::from_utf8_lossy(&logs().lock().unwrap()).into_owned()
+}
+
+pub struct LogWriter(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

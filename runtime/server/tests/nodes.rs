@@ -1,0 +1,351 @@
+//! Code nodes under the runtime: the run context, failures, panics, secrets, logs, and
+//! the promise that no API key, secret value or key hash reaches a log or a response.
+
+mod common;
+
+use axum::Router;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::routing::get;
+use common::nodes;
+use common::{TestServer, captured_logs, client};
+use http::StatusCode;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
+use svc_runtime::secrets::{LoadError, Requirement, SecretSource, Secrets};
+use svc_runtime::store::{SqliteStore, WorkspaceStore};
+use svc_runtime::{Exchange, Runtime};
+use svc_sdk::Env;
+
+const SECRET_VALUE: &str = "sk_live_9f8e7d6c5b4a3f2e1d0c";
+
+/// Routes that run one node each, behind Check API Key (x-api-key) for `/ws/api/context`.
+fn routes() -> Router<Arc<Runtime>> {
+    Router::new()
+        .route(
+            "/ws/api/greet",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "greet", parts, peer);
+                    match ex
+                        .run_node::<nodes::greet::Node>("greet", nodes::greet::Inputs { name: "Ada".into() })
+                        .await
+                    {
+                        Ok(out) => ex.json(StatusCode::OK, &serde_json::json!({"greeting": out.greeting})),
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+        .route(
+            "/ws/api/fail",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let routed = req.uri().query() == Some("routed");
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "fail", parts, peer);
+                    match ex
+                        .run_node::<nodes::fail::Node>(
+                            "price",
+                            nodes::fail::Inputs {
+                                code: Some("NO_PRICE".into()),
+                            },
+                        )
+                        .await
+                    {
+                        Ok(out) => ex.json(StatusCode::OK, &out),
+                        // With `on_fail` wired: the flow decides.
+                        Err(e) if routed => {
+                            let body = serde_json::json!({"message": e.message(), "code": e.code()});
+                            ex.json(StatusCode::UNPROCESSABLE_ENTITY, &body)
+                        }
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+        .route(
+            "/ws/api/panic",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "panic", parts, peer);
+                    match ex.run_node::<nodes::panic::Node>("boom", nodes::panic::Inputs {}).await {
+                        Ok(out) => ex.json(StatusCode::OK, &out),
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+        .route(
+            "/ws/api/leaky",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "leaky", parts, peer);
+                    match ex
+                        .run_node::<nodes::leaky::Node>("leaky", nodes::leaky::Inputs {})
+                        .await
+                    {
+                        Ok(out) => ex.json(StatusCode::OK, &out),
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+        .route(
+            "/ws/api/context",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "context", parts, peer);
+                    if ex.check_api_key("auth", &KeyLocation::HeaderXApiKey).is_none() {
+                        return ex.status(StatusCode::UNAUTHORIZED);
+                    }
+                    match ex
+                        .run_node::<nodes::context::Node>("ctx", nodes::context::Inputs {})
+                        .await
+                    {
+                        Ok(out) => ex.json(StatusCode::OK, &out),
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+}
+
+async fn start(env: Env, secrets: Secrets, keys: Vec<KeyRecord>) -> TestServer {
+    common::logs();
+    svc_runtime::server::install_panic_hook(secrets.redactor());
+    let rt = Runtime::new("ws/api", env, secrets, Arc::new(KeyIndex::new(keys)));
+    TestServer::start(Arc::new(rt), routes()).await
+}
+
+fn secrets() -> Secrets {
+    Secrets::from_values([("API_TOKEN", SECRET_VALUE.to_string())])
+}
+
+fn key_record(key: &str) -> KeyRecord {
+    KeyRecord {
+        id: "key_ci".into(),
+        name: "ci".into(),
+        owner: "alice".into(),
+        prefix: format::display_prefix(key),
+        hash: format::hash(key),
+        created_at: unix_now(),
+        expires_at: None,
+        revoked_at: None,
+    }
+}
+
+#[tokio::test]
+async fn fail_is_a_structured_500_unless_the_flow_routes_it() {
+    let server = start(Env::deployed("1.2.3", "abc"), secrets(), vec![]).await;
+    let r = client().get(server.url("/ws/api/fail")).send().await.unwrap();
+    assert_eq!(r.status(), 500);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "NO_PRICE");
+    assert_eq!(body["error"]["message"], "the order cannot be priced");
+    assert_eq!(body["error"]["node"], "test.fail");
+    assert!(body.get("never").is_none(), "no partial output");
+    let r = client().get(server.url("/ws/api/fail?routed")).send().await.unwrap();
+    assert_eq!(r.status(), 422);
+    assert_eq!(
+        r.json::<serde_json::Value>().await.unwrap(),
+        serde_json::json!({"message": "the order cannot be priced", "code": "NO_PRICE"})
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_node_is_a_500_and_the_server_keeps_serving() {
+    let server = start(Env::deployed("1", "x"), secrets(), vec![]).await;
+    for _ in 0..3 {
+        let r = client().get(server.url("/ws/api/panic")).send().await.unwrap();
+        assert_eq!(r.status(), 500);
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "internal_error");
+        assert_eq!(body["error"]["node"], "test.panic");
+        assert!(!body.to_string().contains(SECRET_VALUE));
+    }
+    let r = client().get(server.url("/ws/api/greet")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn logs_carry_route_node_and_request_id() {
+    let server = start(Env::deployed("1", "x"), secrets(), vec![]).await;
+    let r = client()
+        .get(server.url("/ws/api/greet"))
+        .header("x-request-id", "log-test-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["greeting"], "hello Ada");
+    let logs = captured_logs();
+    let line = logs
+        .lines()
+        .find(|l| l.contains("log-test-1") && l.contains("greeting Ada"))
+        .expect("the node's log line");
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(v["fields"]["message"], "greeting Ada");
+    assert_eq!(v["fields"]["route"], "greet");
+    assert_eq!(v["fields"]["node"], "test.greet");
+    assert_eq!(v["fields"]["request_id"], "log-test-1");
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("log-test-1") && l.contains("\"status\":200")),
+        "an access log line"
+    );
+}
+
+#[tokio::test]
+async fn env_is_metadata_only_when_deployed_and_the_process_environment_in_dev() {
+    let key = format::generate();
+    let deployed = start(Env::deployed("1.2.3", "abc123"), secrets(), vec![key_record(&key)]).await;
+    let body: serde_json::Value = client()
+        .get(deployed.url("/ws/api/context"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        body["env"],
+        serde_json::json!({"isDev": false, "version": "1.2.3", "gitSha": "abc123", "HOME": null, "SVC_TEST_VAR": null})
+    );
+    let dev_env = Env::dev(
+        "1.2.3",
+        "abc123",
+        [
+            ("SVC_TEST_VAR".to_string(), "from-dev".to_string()),
+            ("HOME".to_string(), "/home/dev".to_string()),
+        ],
+    );
+    let dev = start(dev_env, secrets(), vec![key_record(&key)]).await;
+    let body: serde_json::Value = client()
+        .get(dev.url("/ws/api/context"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["env"]["isDev"], true);
+    assert_eq!(body["env"]["SVC_TEST_VAR"], "from-dev");
+    assert_eq!(body["env"]["HOME"], "/home/dev");
+}
+
+#[tokio::test]
+async fn ctx_request_never_carries_credentials() {
+    let key = format::generate();
+    let server = start(Env::deployed("1", "x"), secrets(), vec![key_record(&key)]).await;
+    let r = client()
+        .get(server.url("/ws/api/context?a=1"))
+        .header("x-api-key", &key)
+        .header("authorization", "Basic dXNlcjpwYXNz")
+        .header("cookie", "session=abc")
+        .header("x-trace", "t1")
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value = r.json().await.unwrap();
+    let request = &body["request"];
+    assert_eq!(request["method"], "GET");
+    assert_eq!(request["url"], "/ws/api/context?a=1");
+    assert_eq!(request["headers"]["x-trace"], "t1");
+    for h in ["x-api-key", "authorization", "cookie"] {
+        assert!(request["headers"].get(h).is_none(), "{h} leaked into ctx.request");
+    }
+    assert!(!body.to_string().contains(&key));
+}
+
+#[test]
+fn secrets_come_from_the_environment_in_dev_and_the_store_deployed() {
+    let reqs = [
+        Requirement {
+            name: "SVC_RT_TEST_SECRET",
+            required: true,
+        },
+        Requirement {
+            name: "SVC_RT_TEST_OPTIONAL",
+            required: false,
+        },
+    ];
+    // Development: the environment variable of the same name.
+    unsafe { std::env::set_var("SVC_RT_TEST_SECRET", "from-env") };
+    let s = Secrets::load(&reqs, SecretSource::Environment).unwrap();
+    assert_eq!(s.get("SVC_RT_TEST_SECRET").unwrap().expose(), "from-env");
+    unsafe { std::env::remove_var("SVC_RT_TEST_SECRET") };
+    // Deployed: the store; a required one missing refuses start-up and is named.
+    let store = SqliteStore::in_memory().unwrap();
+    match Secrets::load(&reqs, SecretSource::Store(&store)) {
+        Err(LoadError::Missing(m)) => assert_eq!(m.0, vec!["SVC_RT_TEST_SECRET"]),
+        other => panic!("expected missing secrets, got {:?}", other.map(|_| ())),
+    }
+    store.set_secret("SVC_RT_TEST_SECRET", "from-store", 1).unwrap();
+    assert_eq!(
+        Secrets::load(&reqs, SecretSource::Store(&store))
+            .unwrap()
+            .get("SVC_RT_TEST_SECRET")
+            .unwrap()
+            .expose(),
+        "from-store"
+    );
+}
+
+/// Exercises keys, secrets, failures and panics, then searches every captured log line
+/// and every response for the secrets.
+#[tokio::test]
+async fn no_key_secret_or_hash_reaches_a_log_or_a_response() {
+    let key = format::generate();
+    let wrong_key = format::generate();
+    let hash_hex: String = format::hash(&key).iter().map(|b| format!("{b:02x}")).collect();
+    let wrong_hash_hex: String = format::hash(&wrong_key).iter().map(|b| format!("{b:02x}")).collect();
+    let server = start(Env::deployed("1", "x"), secrets(), vec![key_record(&key)]).await;
+    let c = client();
+    let mut bodies = String::new();
+    for (path, k) in [
+        ("/ws/api/context", key.as_str()),
+        ("/ws/api/context", wrong_key.as_str()),
+        ("/ws/api/context", "svck_short"),
+        ("/ws/api/leaky", key.as_str()),
+        ("/ws/api/panic", key.as_str()),
+        ("/ws/api/fail", key.as_str()),
+        ("/nope", key.as_str()),
+    ] {
+        let r = c
+            .get(server.url(path))
+            .header("x-api-key", k)
+            .header("authorization", format!("Bearer {k}"))
+            .send()
+            .await
+            .unwrap();
+        bodies.push_str(&format!("{:?}", r.headers()));
+        bodies.push_str(&r.text().await.unwrap());
+    }
+    // Let the log writer catch up.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let logs = captured_logs();
+    assert!(
+        logs.contains("using token [redacted]"),
+        "the careless node's log line is present, redacted"
+    );
+    assert!(
+        logs.contains("panic: boom with [redacted]"),
+        "the panic is logged, redacted"
+    );
+    for (what, needle) in [
+        ("API key", key.as_str()),
+        ("wrong API key", wrong_key.as_str()),
+        ("secret", SECRET_VALUE),
+        ("key hash", hash_hex.as_str()),
+        ("wrong key hash", wrong_hash_hex.as_str()),
+    ] {
+        assert!(!logs.contains(needle), "the {what} appears in a log line");
+        assert!(!bodies.contains(needle), "the {what} appears in a response");
+    }
+}

@@ -1,0 +1,341 @@
+//! The server around routes: every error status in the one JSON shape, request ids,
+//! limits, graceful shutdown, health, metrics, and client IPs behind proxies.
+
+mod common;
+
+use axum::Router;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::routing::{get, post};
+use common::{TestServer, client};
+use http::StatusCode;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use svc_runtime::client_ip::TrustedProxies;
+use svc_runtime::ratelimit::{Quota, RateLimiter};
+use svc_runtime::{Exchange, Runtime, body};
+
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    sku: String,
+    quantity: f64,
+}
+
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct Order {
+    lines: Vec<Line>,
+}
+
+fn routes() -> Router<Arc<Runtime>> {
+    Router::new()
+        .route(
+            "/ws/api/orders",
+            post(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, body) = req.into_parts();
+                    let ex = Exchange::new(rt.clone(), "orders", parts, peer);
+                    let order: Order = match body::read_json(&ex.headers, body, rt.limits.body_bytes).await {
+                        Ok(o) => o,
+                        Err(e) => return ex.error(e),
+                    };
+                    ex.json(StatusCode::CREATED, &order)
+                },
+            )
+            .fallback(|req: Request| async move { svc_runtime::server::method_not_allowed(&req, "POST") }),
+        )
+        .route(
+            "/ws/api/slow",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let ms: u64 = req
+                        .uri()
+                        .query()
+                        .and_then(|q| q.strip_prefix("ms="))
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(300);
+                    let (parts, _) = req.into_parts();
+                    let ex = Exchange::new(rt, "slow", parts, peer);
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    ex.json(StatusCode::OK, &serde_json::json!({"slept": ms}))
+                },
+            ),
+        )
+        .route(
+            "/ws/api/glue-panic",
+            get(|| async move {
+                if std::hint::black_box(true) {
+                    panic!("a bug in glue code");
+                }
+                "unreachable"
+            }),
+        )
+        .route(
+            "/ws/api/ip",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let ex = Exchange::new(rt, "ip", parts, peer);
+                    let ip = ex.client_ip.to_string();
+                    ex.json(StatusCode::OK, &serde_json::json!({"ip": ip}))
+                },
+            ),
+        )
+}
+
+fn runtime(timeout: Duration, body_bytes: usize, trusted: &str) -> Arc<Runtime> {
+    let mut rt = Runtime::for_tests("ws/api");
+    rt.limits.timeout = timeout;
+    rt.limits.body_bytes = body_bytes;
+    rt.trusted_proxies = TrustedProxies::parse(trusted).unwrap();
+    Arc::new(rt)
+}
+
+async fn error_of(r: reqwest::Response) -> (StatusCode, serde_json::Value, http::HeaderMap) {
+    let status = r.status();
+    let headers = r.headers().clone();
+    assert_eq!(headers["content-type"], "application/json", "{status}");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["status"], status.as_u16(), "{body}");
+    assert!(body["error"]["code"].is_string(), "{body}");
+    assert!(body["error"]["message"].is_string(), "{body}");
+    assert_eq!(
+        body["error"]["request_id"].as_str(),
+        headers.get("x-request-id").and_then(|v| v.to_str().ok()),
+        "{body}"
+    );
+    (status, body, headers)
+}
+
+#[tokio::test]
+async fn every_error_is_json_with_a_request_id() {
+    let server = TestServer::start(runtime(Duration::from_millis(300), 1024, ""), routes()).await;
+    let c = client();
+    let url = server.url("/ws/api/orders");
+
+    let (s, body, _) = error_of(
+        c.post(&url)
+            .header("content-type", "application/json")
+            .body(r#"{"lines":[{"sku":"a","quantity":"two"}]}"#)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert_eq!(body["error"]["field"], "lines[0].quantity");
+    let (s, body, _) = error_of(c.post(&url).body("{not json").send().await.unwrap()).await;
+    assert_eq!(
+        (s, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_body"))
+    );
+    let (s, body, _) = error_of(c.post(&url).body(r#"{"lines":[],"admin":true}"#).send().await.unwrap()).await;
+    assert_eq!(s, 400);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `admin`")
+    );
+    let (s, _, _) = error_of(
+        c.post(&url)
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 415);
+    let (s, _, _) = error_of(
+        c.post(&url)
+            .body(format!(
+                r#"{{"lines":[{{"sku":"{}","quantity":1}}]}}"#,
+                "x".repeat(2000)
+            ))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 413);
+    let (s, _, _) = error_of(c.post(server.url("/ws/api/nope")).send().await.unwrap()).await;
+    assert_eq!(s, 404);
+    let (s, _, h) = error_of(c.get(&url).send().await.unwrap()).await;
+    assert_eq!(s, 405);
+    assert_eq!(h["allow"], "POST");
+    let (s, _, _) = error_of(c.get(server.url("/ws/api/slow?ms=2000")).send().await.unwrap()).await;
+    assert_eq!(s, 408);
+    let (s, _, _) = error_of(c.get(server.url("/ws/api/glue-panic")).send().await.unwrap()).await;
+    assert_eq!(s, 500);
+    // The server kept serving through all of that.
+    let r = c
+        .post(&url)
+        .body(r#"{"lines":[{"sku":"a","quantity":2}]}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+}
+
+#[tokio::test]
+async fn request_ids_are_kept_when_well_formed_and_generated_otherwise() {
+    let server = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
+    let c = client();
+    let r = c
+        .get(server.url("/ws/api/ip"))
+        .header("x-request-id", "trace-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"], "trace-123");
+    let r = c
+        .get(server.url("/ws/api/ip"))
+        .header("x-request-id", "bad id <script>")
+        .send()
+        .await
+        .unwrap();
+    let id = r.headers()["x-request-id"].to_str().unwrap().to_string();
+    assert_eq!(id.len(), 24);
+    let a = c.get(server.url("/ws/api/ip")).send().await.unwrap().headers()["x-request-id"].clone();
+    let b = c.get(server.url("/nope")).send().await.unwrap().headers()["x-request-id"].clone();
+    assert_ne!(a, b);
+}
+
+#[tokio::test]
+async fn health_and_metrics() {
+    let mut rt = Runtime::for_tests("ws/api");
+    let limiter = Arc::new(RateLimiter::in_memory("limit", Quota::per(1, Duration::from_secs(60))));
+    rt.limits.timeout = Duration::from_secs(5);
+    let routes = routes().route(
+        "/ws/api/limited",
+        get(
+            move |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| {
+                let limiter = limiter.clone();
+                async move {
+                    let (parts, _) = req.into_parts();
+                    let mut ex = Exchange::new(rt, "limited", parts, peer);
+                    let key = ex.ip_key();
+                    if !ex.rate_limit("limit", &limiter, key).await {
+                        return ex.status(StatusCode::TOO_MANY_REQUESTS);
+                    }
+                    ex.json(StatusCode::OK, &true)
+                }
+            },
+        ),
+    );
+    let server = TestServer::start(Arc::new(rt), routes).await;
+    let c = client();
+    let r = c.get(server.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), r#"{"status":"ok"}"#);
+    for _ in 0..3 {
+        c.get(server.url("/ws/api/limited")).send().await.unwrap();
+    }
+    c.get(server.url("/ws/api/ip")).send().await.unwrap();
+    let text = c
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains(r#"svc_http_requests_total{route="limited",method="GET",status="200"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"svc_http_requests_total{route="limited",method="GET",status="429"} 2"#),
+        "{text}"
+    );
+    assert!(text.contains(r#"svc_protection_outcomes_total{route="limited",node="limit",check="rate_limit",outcome="sequence-limited"} 2"#), "{text}");
+    assert!(text.contains("svc_http_request_duration_seconds_bucket{"), "{text}");
+    assert!(
+        text.contains(r#"svc_http_request_duration_seconds_count{route="ip"} 1"#),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn client_ips_come_from_forwarded_headers_only_behind_trusted_proxies() {
+    let c = client();
+    // The test client connects from 127.0.0.1.
+    let untrusted = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
+    let body: serde_json::Value = c
+        .get(untrusted.url("/ws/api/ip"))
+        .header("x-forwarded-for", "1.2.3.4")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["ip"], "127.0.0.1");
+    let trusted = TestServer::start(runtime(Duration::from_secs(5), 1024, "127.0.0.1/32"), routes()).await;
+    let body: serde_json::Value = c
+        .get(trusted.url("/ws/api/ip"))
+        .header("x-forwarded-for", "6.6.6.6, 1.2.3.4")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["ip"], "1.2.3.4");
+    let body: serde_json::Value = c
+        .get(trusted.url("/ws/api/ip"))
+        .header("forwarded", "for=\"[2001:db8::1]:4711\"")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["ip"], "2001:db8::1");
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_in_flight_requests() {
+    let mut server = TestServer::start(runtime(Duration::from_secs(10), 1024, ""), routes()).await;
+    let url = server.url("/ws/api/slow?ms=600");
+    let in_flight = tokio::spawn(async move { client().get(url).send().await.map(|r| r.status()) });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    server.shutdown();
+    let status = in_flight.await.unwrap().expect("the in-flight request completes");
+    assert_eq!(status, 200);
+    let done = server.done.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), done)
+        .await
+        .expect("the server stops")
+        .unwrap()
+        .unwrap();
+    // New connections are refused once it has stopped.
+    assert!(client().get(server.url("/healthz")).send().await.is_err());
+}
+
+#[tokio::test]
+async fn garbage_requests_get_4xx_not_crashes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
+    for raw in [
+        "GET /ws/api/ip HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n",
+        "BREW /coffee HTCPCP/1.0\r\n\r\n",
+        "POST /ws/api/orders HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "POST /ws/api/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{\"lin",
+        "\u{0}\u{1}\u{2}garbage\r\n\r\n",
+    ] {
+        let mut s = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        s.write_all(raw.as_bytes()).await.unwrap();
+        let mut buf = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut buf)).await;
+        let text = String::from_utf8_lossy(&buf);
+        if let Some(status) = text.split(' ').nth(1) {
+            let code: u16 = status.parse().unwrap_or(0);
+            assert!((400..500).contains(&code) || text.is_empty(), "{raw:?} → {text}");
+        }
+    }
+    assert_eq!(client().get(server.url("/healthz")).send().await.unwrap().status(), 200);
+}
