@@ -1,6 +1,9 @@
 //! The `svc` command line. Each subcommand lives in its own module.
 
 mod check;
+mod keys;
+mod secrets;
+mod store;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -25,6 +28,14 @@ enum Command {
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
     )]
     Check(check::Args),
+    /// Create, list, revoke and rotate API keys in the workspace store.
+    #[command(
+        after_help = "Examples:\n  svc keys create --name ci --owner alice\n  svc keys list\n  svc keys revoke ci"
+    )]
+    Keys(keys::Args),
+    /// Set, list and unset secret values in the workspace store.
+    #[command(after_help = "Examples:\n  printf %s \"$TOKEN\" | svc secrets set API_TOKEN\n  svc secrets list")]
+    Secrets(secrets::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -32,6 +43,8 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Keys(args) => keys::run(args),
+        Command::Secrets(args) => secrets::run(args),
     }
 }
 

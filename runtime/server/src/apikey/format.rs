@@ -29,24 +29,33 @@ fn base62_fixed(mut n: u64, len: usize) -> String {
     String::from_utf8(out).expect("ASCII")
 }
 
+/// Uniform random base62 characters (rejection sampling keeps every character equally likely).
+fn random_base62(len: usize) -> String {
+    let mut out = String::with_capacity(len);
+    while out.len() < len {
+        let mut bytes = [0u8; 64];
+        getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+        for b in bytes {
+            if b < 248 && out.len() < len {
+                out.push(ALPHABET[(b % 62) as usize] as char);
+            }
+        }
+    }
+    out
+}
+
+/// A public key id, `key_` and 10 random characters: what `svc keys` shows and revokes by.
+pub fn new_id() -> String {
+    format!("key_{}", random_base62(10))
+}
+
 fn checksum(body: &str) -> String {
     base62_fixed(u64::from(crc32fast::hash(body.as_bytes())), CHECKSUM_LEN)
 }
 
 /// A new random key.
 pub fn generate() -> String {
-    let mut random = String::with_capacity(RANDOM_LEN);
-    // Rejection sampling keeps every character uniform over the alphabet.
-    while random.len() < RANDOM_LEN {
-        let mut bytes = [0u8; 64];
-        getrandom::fill(&mut bytes).expect("the operating system provides randomness");
-        for b in bytes {
-            if b < 248 && random.len() < RANDOM_LEN {
-                random.push(ALPHABET[(b % 62) as usize] as char);
-            }
-        }
-    }
-    let body = format!("{PREFIX}{random}");
+    let body = format!("{PREFIX}{}", random_base62(RANDOM_LEN));
     let sum = checksum(&body);
     format!("{body}{sum}")
 }
@@ -81,6 +90,8 @@ mod tests {
         assert_eq!(a.len(), KEY_LEN);
         assert!(is_well_formed(&a), "{a}");
         assert!(a.starts_with("svck_"));
+        assert_ne!(new_id(), new_id());
+        assert_eq!(new_id().len(), 14);
     }
 
     #[test]

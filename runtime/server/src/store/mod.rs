@@ -55,6 +55,8 @@ pub trait WorkspaceStore: Send + Sync {
     fn list_keys(&self) -> Result<Vec<KeyRecord>>;
     /// Revokes by id or by name (a name must be unique among active keys).
     fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord>;
+    /// Sets when a key stops working (rotation with a grace period).
+    fn set_key_expiry(&self, id: &str, expires_at: i64) -> Result<()>;
     /// Changes whenever any key is added, revoked or removed.
     fn keys_revision(&self) -> Result<i64>;
 

@@ -195,6 +195,17 @@ impl WorkspaceStore for SqliteStore {
         })
     }
 
+    fn set_key_expiry(&self, id: &str, expires_at: i64) -> Result<()> {
+        let n = self.conn.lock().execute(
+            "UPDATE api_keys SET expires_at = ?1 WHERE id = ?2",
+            params![expires_at, id],
+        )?;
+        if n == 0 {
+            return Err(StoreError(format!("no key has the id `{id}`")));
+        }
+        Ok(())
+    }
+
     fn keys_revision(&self) -> Result<i64> {
         Ok(self
             .conn

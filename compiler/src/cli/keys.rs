@@ -1,0 +1,241 @@
+//! `svc keys create|list|revoke|rotate`: API keys in the workspace store.
+//!
+//! A key is printed once, when created, and stored only as a SHA-256 hash. Running
+//! servers pick up new, revoked and rotated keys within a second, without a restart.
+
+use super::store::{StoreArgs, format_time, parse_duration};
+use clap::Subcommand;
+use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::store::WorkspaceStore;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a key and print it once.
+    #[command(after_help = "Example:\n  svc keys create --name ci --owner alice --expires-in 90d")]
+    Create {
+        /// A name for the key (what it is for).
+        #[arg(long)]
+        name: String,
+        /// Who the key belongs to: the `user` identity of Check API Key.
+        #[arg(long)]
+        owner: String,
+        /// Make the key expire after this long (`30d`, `12h`); default: never.
+        #[arg(long, value_name = "DURATION")]
+        expires_in: Option<String>,
+    },
+    /// List keys (never the keys themselves).
+    #[command(after_help = "Example:\n  svc keys list --format json")]
+    List {
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
+    /// Revoke a key by id or name; running servers refuse it within a second.
+    #[command(after_help = "Example:\n  svc keys revoke key_7Xk2f9Qp1z")]
+    Revoke { id_or_name: String },
+    /// Replace a key with a new one of the same name and owner, and print it once.
+    #[command(
+        after_help = "Examples:\n  svc keys rotate ci                 # the old key stops working now\n  svc keys rotate ci --grace 1h      # the old key keeps working for an hour"
+    )]
+    Rotate {
+        id_or_name: String,
+        /// Keep the old key working for this long (`1h`); default: revoke it now.
+        #[arg(long, value_name = "DURATION")]
+        grace: Option<String>,
+        /// Make the new key expire after this long; default: never.
+        #[arg(long, value_name = "DURATION")]
+        expires_in: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListFormat {
+    Table,
+    Json,
+}
+
+pub fn run(args: Args) -> i32 {
+    match execute(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn create(
+    store: &dyn WorkspaceStore,
+    name: &str,
+    owner: &str,
+    expires_in: Option<&str>,
+) -> Result<(String, KeyRecord), String> {
+    if name.trim().is_empty() || owner.trim().is_empty() {
+        return Err("the key needs a non-empty --name and --owner".into());
+    }
+    let now = unix_now();
+    let expires_at = expires_in.map(parse_duration).transpose()?.map(|d| now + d);
+    let key = format::generate();
+    let record = KeyRecord {
+        id: format::new_id(),
+        name: name.to_string(),
+        owner: owner.to_string(),
+        prefix: format::display_prefix(&key),
+        hash: format::hash(&key),
+        created_at: now,
+        expires_at,
+        revoked_at: None,
+    };
+    store.insert_key(&record).map_err(|e| e.to_string())?;
+    Ok((key, record))
+}
+
+fn print_new(key: &str, record: &KeyRecord, verb: &str) {
+    let expiry = record
+        .expires_at
+        .map(|e| format!("expires {}", format_time(e)))
+        .unwrap_or_else(|| "never expires".into());
+    eprintln!(
+        "{verb} API key `{}` ({}), owner `{}`, {expiry}.",
+        record.name, record.id, record.owner
+    );
+    eprintln!("Copy it now: it is shown once and stored only as a hash.");
+    eprintln!();
+    // The key alone on stdout, so that `svc keys create … > key.txt` captures just it.
+    println!("{key}");
+}
+
+fn execute(args: Args) -> Result<(), String> {
+    let store = args.store.open()?;
+    match args.command {
+        Command::Create {
+            name,
+            owner,
+            expires_in,
+        } => {
+            let (key, record) = create(&store, &name, &owner, expires_in.as_deref())?;
+            print_new(&key, &record, "Created");
+        }
+        Command::List { format } => {
+            let now = unix_now();
+            let keys = store.list_keys().map_err(|e| e.to_string())?;
+            match format {
+                ListFormat::Json => {
+                    let rows: Vec<serde_json::Value> = keys
+                        .iter()
+                        .map(|k| {
+                            serde_json::json!({
+                                "id": k.id, "name": k.name, "owner": k.owner, "prefix": k.prefix,
+                                "createdAt": k.created_at, "expiresAt": k.expires_at, "revokedAt": k.revoked_at,
+                                "status": k.status(now).as_str(),
+                            })
+                        })
+                        .collect();
+                    println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+                }
+                ListFormat::Table => {
+                    if keys.is_empty() {
+                        eprintln!(
+                            "No API keys in {}. Create one with `svc keys create --name NAME --owner OWNER`.",
+                            args.store.path().display()
+                        );
+                        return Ok(());
+                    }
+                    let rows: Vec<[String; 7]> = keys
+                        .iter()
+                        .map(|k| {
+                            [
+                                k.id.clone(),
+                                k.name.clone(),
+                                k.owner.clone(),
+                                k.prefix.clone(),
+                                format_time(k.created_at),
+                                k.expires_at.map(format_time).unwrap_or_else(|| "never".into()),
+                                k.status(now).as_str().to_string(),
+                            ]
+                        })
+                        .collect();
+                    print_table(&["ID", "NAME", "OWNER", "KEY", "CREATED", "EXPIRES", "STATUS"], &rows);
+                }
+            }
+        }
+        Command::Revoke { id_or_name } => {
+            let record = store.revoke_key(&id_or_name, unix_now()).map_err(|e| e.to_string())?;
+            eprintln!(
+                "Revoked API key `{}` ({}); running servers refuse it within a second.",
+                record.name, record.id
+            );
+        }
+        Command::Rotate {
+            id_or_name,
+            grace,
+            expires_in,
+        } => {
+            let now = unix_now();
+            let old = store
+                .list_keys()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter(|k| k.revoked_at.is_none())
+                .filter(|k| k.id == id_or_name || k.name == id_or_name)
+                .collect::<Vec<_>>();
+            let old = match old.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Err(format!(
+                        "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "several active keys are named `{id_or_name}`; rotate one by id"
+                    ));
+                }
+            };
+            let (key, record) = create(&store, &old.name, &old.owner, expires_in.as_deref())?;
+            match grace.map(|g| parse_duration(&g)).transpose()? {
+                Some(g) if g > 0 => {
+                    let until = old.expires_at.map(|e| e.min(now + g)).unwrap_or(now + g);
+                    store.set_key_expiry(&old.id, until).map_err(|e| e.to_string())?;
+                    eprintln!("The old key {} keeps working until {}.", old.id, format_time(until));
+                }
+                _ => {
+                    store.revoke_key(&old.id, now).map_err(|e| e.to_string())?;
+                    eprintln!("Revoked the old key {}.", old.id);
+                }
+            }
+            print_new(&key, &record, "Rotated");
+        }
+    }
+    Ok(())
+}
+
+pub fn print_table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(|h| h.chars().count());
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    println!("{}", line(header.to_vec()));
+    for row in rows {
+        println!("{}", line(row.iter().map(String::as_str).collect()));
+    }
+}

@@ -1,0 +1,160 @@
+//! `svc secrets set|list|unset`: secret values in the workspace store.
+//!
+//! Values are read from standard input or a file, never from the command line, where
+//! they would end up in shell history and process listings. `list` shows names, never
+//! values.
+
+use super::keys::print_table;
+use super::store::{StoreArgs, format_time};
+use clap::Subcommand;
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use svc_runtime::apikey::unix_now;
+use svc_runtime::store::WorkspaceStore;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Set a secret's value, read from standard input (or --from-file).
+    #[command(
+        after_help = "Examples:\n  printf %s \"$STRIPE_KEY\" | svc secrets set STRIPE_API_KEY\n  svc secrets set STRIPE_API_KEY --from-file ./stripe.key\n  svc secrets set STRIPE_API_KEY          # then type the value and press Ctrl-D"
+    )]
+    Set {
+        name: String,
+        /// Read the value from this file instead of standard input.
+        #[arg(long, value_name = "PATH")]
+        from_file: Option<PathBuf>,
+    },
+    /// List secret names and when they were set (never values). In a project directory,
+    /// also the declared secrets that have no value.
+    #[command(after_help = "Example:\n  svc secrets list --project examples/hooks")]
+    List {
+        /// A project whose declared secrets to compare with (default: the current directory, if it is one).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
+    /// Remove a secret's value.
+    #[command(after_help = "Example:\n  svc secrets unset OLD_TOKEN")]
+    Unset { name: String },
+}
+
+pub fn run(args: Args) -> i32 {
+    match execute(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn read_value(from_file: Option<&PathBuf>) -> Result<String, String> {
+    let raw = match from_file {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
+        None => {
+            if std::io::stdin().is_terminal() {
+                eprintln!("Type the value, then press Enter and Ctrl-D:");
+            }
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            s
+        }
+    };
+    // One trailing line break is how files and terminals end text, not part of the value.
+    let value = raw
+        .strip_suffix('\n')
+        .map(|v| v.strip_suffix('\r').unwrap_or(v))
+        .unwrap_or(&raw)
+        .to_string();
+    if value.is_empty() {
+        return Err("the value is empty; nothing was set".into());
+    }
+    Ok(value)
+}
+
+/// The secrets a project declares, if `dir` is a project.
+fn declared(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
+    let text = std::fs::read_to_string(dir.join(svc_frontend::config::CONFIG_FILE)).ok()?;
+    let mut diags = svc_frontend::Diagnostics::new();
+    let config = svc_frontend::config::load(svc_frontend::FileId(0), &text, &mut diags)?;
+    Some(
+        config
+            .assets
+            .secrets
+            .iter()
+            .map(|s| (s.name.clone(), s.required))
+            .collect(),
+    )
+}
+
+fn execute(args: Args) -> Result<(), String> {
+    match args.command {
+        Command::Set { name, from_file } => {
+            svc_types::names::check_secret_name(&name).map_err(|e| format!("{}: {}", e.message, e.hint))?;
+            let value = read_value(from_file.as_ref())?;
+            let store = args.store.open()?;
+            store.set_secret(&name, &value, unix_now()).map_err(|e| e.to_string())?;
+            eprintln!(
+                "Set secret `{name}` ({} characters) in {}. Servers read secrets at start-up: restart them to use it.",
+                value.chars().count(),
+                args.store.path().display()
+            );
+        }
+        Command::List { project } => {
+            let store = args.store.open()?;
+            let set = store.list_secrets().map_err(|e| e.to_string())?;
+            let dir = project.unwrap_or_else(|| PathBuf::from("."));
+            let declared = declared(&dir).unwrap_or_default();
+            let mut rows: Vec<[String; 3]> = set
+                .iter()
+                .map(|s| {
+                    let note = match declared.iter().find(|(n, _)| *n == s.name) {
+                        Some(_) => "set".to_string(),
+                        None if declared.is_empty() => "set".to_string(),
+                        None => "set, not declared by the project".to_string(),
+                    };
+                    [s.name.clone(), format_time(s.updated_at), note]
+                })
+                .collect();
+            for (name, required) in &declared {
+                if !set.iter().any(|s| &s.name == name) {
+                    rows.push([
+                        name.clone(),
+                        "-".into(),
+                        if *required {
+                            "MISSING (required)".into()
+                        } else {
+                            "not set (optional)".into()
+                        },
+                    ]);
+                }
+            }
+            if rows.is_empty() {
+                eprintln!(
+                    "No secrets in {}. Set one with `svc secrets set NAME`.",
+                    args.store.path().display()
+                );
+                return Ok(());
+            }
+            print_table(&["NAME", "UPDATED", "STATUS"], &rows);
+        }
+        Command::Unset { name } => {
+            let store = args.store.open()?;
+            if store.unset_secret(&name).map_err(|e| e.to_string())? {
+                eprintln!("Removed secret `{name}`.");
+            } else {
+                return Err(format!("no secret `{name}` is set"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! `svc keys` and `svc secrets` with the real binary and a real store file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use svc_runtime::apikey::{KeyIndex, unix_now};
+use svc_runtime::store::{SqliteStore, WorkspaceStore};
+
+fn temp_store(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("svc-cli-store-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("workspace.db")
+}
+
+fn svc(store: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(args)
+        .arg("--store")
+        .arg(store)
+        .env_remove("SVC_STORE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn keys_are_printed_once_and_stored_as_hashes() {
+    let store = temp_store("keys");
+    let (code, stdout, stderr) = svc(
+        &store,
+        &[
+            "keys",
+            "create",
+            "--name",
+            "ci",
+            "--owner",
+            "alice",
+            "--expires-in",
+            "30d",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let key = stdout.trim().to_string();
+    assert!(key.starts_with("svck_") && key.len() == 41, "{key}");
+    assert!(stderr.contains("shown once"));
+    // The store holds the hash, not the key.
+    let bytes = std::fs::read(&store).unwrap();
+    assert!(
+        !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+        "the key is in the store file"
+    );
+    let records = SqliteStore::open(&store).unwrap().list_keys().unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(
+        KeyIndex::new(records).verify(Some(&key), unix_now()).unwrap().user,
+        "alice"
+    );
+    // Listing shows a prefix, never the key.
+    let (code, stdout, _) = svc(&store, &["keys", "list"], None);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("ci") && stdout.contains("alice") && stdout.contains("active"));
+    assert!(!stdout.contains(&key));
+    assert!(stdout.contains(&key[..9]));
+    let (_, json, _) = svc(&store, &["keys", "list", "--format", "json"], None);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(rows[0]["status"], "active");
+    assert!(rows[0]["expiresAt"].as_i64().unwrap() > unix_now() + 29 * 86_400);
+}
+
+#[test]
+fn revoke_and_rotate() {
+    let store = temp_store("rotate");
+    let (_, old_key, _) = svc(&store, &["keys", "create", "--name", "ci", "--owner", "alice"], None);
+    let (code, new_key, stderr) = svc(&store, &["keys", "rotate", "ci"], None);
+    assert_eq!(code, 0, "{stderr}");
+    let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
+    assert!(
+        index.verify(Some(old_key.trim()), unix_now()).is_err(),
+        "the old key is revoked"
+    );
+    assert_eq!(
+        index.verify(Some(new_key.trim()), unix_now()).unwrap().user,
+        "alice",
+        "same owner"
+    );
+    let (code, _, _) = svc(&store, &["keys", "revoke", "ci"], None);
+    assert_eq!(code, 0);
+    let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
+    assert!(index.verify(Some(new_key.trim()), unix_now()).is_err());
+    let (code, _, stderr) = svc(&store, &["keys", "revoke", "ci"], None);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no active key"), "{stderr}");
+    // With a grace period the old key keeps working for a while.
+    let (_, k1, _) = svc(&store, &["keys", "create", "--name", "deploy", "--owner", "bob"], None);
+    let (_, _k2, _) = svc(&store, &["keys", "rotate", "deploy", "--grace", "1h"], None);
+    let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
+    assert!(index.verify(Some(k1.trim()), unix_now()).is_ok());
+    assert!(index.verify(Some(k1.trim()), unix_now() + 3601).is_err());
+}
+
+#[test]
+fn secrets_come_from_stdin_or_files_and_are_never_listed() {
+    let store = temp_store("secrets");
+    let (code, stdout, stderr) = svc(&store, &["secrets", "set", "API_TOKEN"], Some("tok-very-secret\n"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("tok-very-secret") && !stderr.contains("tok-very-secret"));
+    assert_eq!(
+        SqliteStore::open(&store)
+            .unwrap()
+            .secret("API_TOKEN")
+            .unwrap()
+            .as_deref(),
+        Some("tok-very-secret"),
+        "the trailing newline is not part of the value"
+    );
+    let file = store.with_file_name("value.txt");
+    std::fs::write(&file, "from-a-file").unwrap();
+    let (code, _, _) = svc(
+        &store,
+        &["secrets", "set", "OTHER_TOKEN", "--from-file", file.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0);
+    let (_, stdout, _) = svc(&store, &["secrets", "list"], None);
+    assert!(stdout.contains("API_TOKEN") && stdout.contains("OTHER_TOKEN"));
+    assert!(!stdout.contains("tok-very-secret") && !stdout.contains("from-a-file"));
+    assert_eq!(svc(&store, &["secrets", "set", "EMPTY"], Some("")).0, 1);
+    assert_eq!(svc(&store, &["secrets", "set", "lower-case"], Some("x")).0, 1);
+    assert_eq!(svc(&store, &["secrets", "unset", "OTHER_TOKEN"], None).0, 0);
+    assert_eq!(svc(&store, &["secrets", "unset", "OTHER_TOKEN"], None).0, 1);
+    // The command line has no way to pass a value.
+    assert_ne!(svc(&store, &["secrets", "set", "API_TOKEN", "value"], None).0, 0);
+}
+
+#[test]
+fn secrets_list_reports_required_secrets_without_values() {
+    let store = temp_store("required");
+    let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hooks");
+    let (code, stdout, _) = svc(&store, &["secrets", "list", "--project", hooks.to_str().unwrap()], None);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("WEBHOOK_SIGNING_KEY") && stdout.contains("MISSING (required)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("PREVIOUS_SIGNING_KEY") && stdout.contains("not set (optional)"),
+        "{stdout}"
+    );
+}
