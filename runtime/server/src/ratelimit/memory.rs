@@ -1,6 +1,7 @@
 //! The in-memory store: one process's limiter state, sharded to keep locks short.
 //!
-//! Each key is hashed (SipHash with a random key, so clients cannot aim at collisions)
+//! Each key is hashed (foldhash with a random per-process seed, so clients cannot aim at
+//! collisions)
 //! to 64 bits; the state is a 64-bit TAT. An entry therefore costs 16 bytes plus the hash
 //! table's overhead: measured at about 32 bytes per key on average (see the memory test
 //! and docs/performance.md).
@@ -18,7 +19,7 @@ use super::gcra::{self, Decision, Quota};
 use super::{LimitKey, RateLimitStore, StoreError};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -65,7 +66,7 @@ pub struct MemoryStore {
     tracked: AtomicUsize,
     /// When the whole store may next be swept because it is full.
     next_full_sweep: AtomicU64,
-    hasher: RandomState,
+    hasher: foldhash::fast::RandomState,
 }
 
 /// The default cap: keys tracked at once per Rate Limit node.
@@ -92,7 +93,7 @@ impl MemoryStore {
             max_keys: max_keys.max(1),
             tracked: AtomicUsize::new(0),
             next_full_sweep: AtomicU64::new(0),
-            hasher: RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 
