@@ -5,17 +5,13 @@ use crate::error::ApiError;
 use http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
 
-/// Reads a JSON body of type `T`, at most `limit` bytes.
-///
-/// - more than `limit` bytes: 413
-/// - a `Content-Type` that is not JSON: 415
-/// - empty, not JSON, or not of type `T`: 400 with `field` set to the path of the first
-///   field that does not fit (`lines[2].quantity`)
-pub async fn read_json<T: DeserializeOwned>(
+/// Reads a JSON body's bytes, at most `limit` (413 beyond; 415 for a non-JSON
+/// `Content-Type`).
+pub async fn read_bytes(
     headers: &HeaderMap,
     body: axum::body::Body,
     limit: usize,
-) -> Result<T, ApiError> {
+) -> Result<axum::body::Bytes, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
         let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         if !(mime == "application/json" || mime.ends_with("+json")) {
@@ -41,7 +37,7 @@ pub async fn read_json<T: DeserializeOwned>(
     {
         return Err(too_large());
     }
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
         // `to_bytes` reports the limit as a "length limit" error; anything else is a broken body.
         if std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"))
             || e.to_string().contains("length limit")
@@ -54,7 +50,21 @@ pub async fn read_json<T: DeserializeOwned>(
                 "the request body could not be read",
             )
         }
-    })?;
+    })
+}
+
+/// Reads a JSON body of type `T`, at most `limit` bytes.
+///
+/// - more than `limit` bytes: 413
+/// - a `Content-Type` that is not JSON: 415
+/// - empty, not JSON, or not of type `T`: 400 with `field` set to the path of the first
+///   field that does not fit (`lines[2].quantity`)
+pub async fn read_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<T, ApiError> {
+    let bytes = read_bytes(headers, body, limit).await?;
     parse_json(&bytes)
 }
 

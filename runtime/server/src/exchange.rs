@@ -311,6 +311,30 @@ impl Exchange {
 
     // --- responses -------------------------------------------------------------------
 
+    /// A response whose JSON body the route wrote (with `crate::json::JsonWriter`).
+    pub fn json_bytes(
+        self,
+        status: StatusCode,
+        body: Vec<u8>,
+        headers: impl IntoIterator<Item = (&'static str, String)>,
+    ) -> Response {
+        let mut response = (status, body).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in headers {
+            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+                (Ok(n), Ok(v)) => {
+                    response.headers_mut().append(n, v);
+                }
+                _ => {
+                    tracing::warn!(request_id = %self.request_id, route = self.route, header = name, "dropped a response header that is not valid in HTTP")
+                }
+            }
+        }
+        self.finish(response)
+    }
+
     /// A JSON response from a Return JSON node.
     pub fn json<T: Serialize + ?Sized>(self, status: StatusCode, body: &T) -> Response {
         self.json_with_headers(status, body, std::iter::empty())

@@ -16,12 +16,16 @@
 //! See `docs/runtime.md` for the behaviour users rely on.
 
 pub mod apikey;
+pub mod app;
 pub mod body;
+pub mod call;
 pub mod client_ip;
+pub mod convert;
 pub mod cors;
 pub mod error;
 pub mod exchange;
 pub mod fetch;
+pub mod json;
 pub mod metrics;
 pub mod ratelimit;
 pub mod request_id;
@@ -41,5 +45,6 @@ pub mod __private {
     pub use http;
     pub use serde;
     pub use serde_json;
+    pub use svc_sdk;
     pub use tokio;
 }

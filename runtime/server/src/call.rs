@@ -1,0 +1,126 @@
+//! What a generated route handler receives, and its request inputs, parsed once.
+
+use crate::error::ApiError;
+use crate::exchange::Exchange;
+use crate::runtime::Runtime;
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use http::StatusCode;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// The extractor of generated handlers: the runtime, the peer, the path parameters and
+/// the request. Path parameters that are not valid UTF-8 after percent-decoding are
+/// answered with the JSON error shape (axum's own rejection would be plain text).
+pub struct Call {
+    pub rt: Arc<Runtime>,
+    pub peer: SocketAddr,
+    pub params: Result<Vec<(String, String)>, ApiError>,
+    pub request: Request,
+}
+
+impl FromRequest<Arc<Runtime>> for Call {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request(req: Request, state: &Arc<Runtime>) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = req.into_parts();
+        let peer = match ConnectInfo::<SocketAddr>::from_request_parts(&mut parts, state).await {
+            Ok(ConnectInfo(p)) => p,
+            Err(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
+        };
+        let params = match axum::extract::RawPathParams::from_request_parts(&mut parts, state).await {
+            Ok(raw) => Ok(raw.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            Err(_) => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_parameter",
+                "a path parameter is not valid UTF-8",
+            )),
+        };
+        let State(rt) = State::<Arc<Runtime>>::from_request_parts(&mut parts, state)
+            .await
+            .expect("state is always present");
+        Ok(Call {
+            rt,
+            peer,
+            params,
+            request: Request::from_parts(parts, body),
+        })
+    }
+}
+
+use axum::extract::FromRequestParts;
+
+/// A route's typed request inputs (body, query parameters, headers, path parameters), as
+/// generated from the flow's `request` block.
+pub trait RequestInputs: Sized + Send + Sync + 'static {
+    /// Whether the route declares a body (otherwise the body is not read).
+    const HAS_BODY: bool;
+    fn parse(ex: &Exchange, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError>;
+}
+
+/// Request inputs that are parsed when first needed: after the protection checks (a
+/// rejected request never has its body read), at most once per request.
+pub enum Lazy<T> {
+    Pending {
+        body: axum::body::Body,
+        params: Result<Vec<(String, String)>, ApiError>,
+    },
+    Ready(Arc<T>),
+    Failed(ApiError),
+}
+
+impl<T: RequestInputs> Lazy<T> {
+    pub fn new(body: axum::body::Body, params: Result<Vec<(String, String)>, ApiError>) -> Self {
+        Lazy::Pending { body, params }
+    }
+
+    /// The parsed inputs, or the 4xx to answer.
+    pub async fn get(&mut self, ex: &Exchange) -> Result<Arc<T>, ApiError> {
+        match self {
+            Lazy::Ready(v) => return Ok(v.clone()),
+            Lazy::Failed(e) => return Err(e.clone()),
+            Lazy::Pending { .. } => {}
+        }
+        let Lazy::Pending { body, params } =
+            std::mem::replace(self, Lazy::Failed(ApiError::for_status(StatusCode::BAD_REQUEST)))
+        else {
+            unreachable!()
+        };
+        let outcome = async {
+            let params = params?;
+            let bytes = if T::HAS_BODY {
+                crate::body::read_bytes(&ex.headers, body, ex.runtime().limits.body_bytes).await?
+            } else {
+                axum::body::Bytes::new()
+            };
+            T::parse(ex, &params, &bytes)
+        }
+        .await;
+        match outcome {
+            Ok(v) => {
+                let v = Arc::new(v);
+                *self = Lazy::Ready(v.clone());
+                Ok(v)
+            }
+            Err(e) => {
+                *self = Lazy::Failed(e.clone());
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A path parameter by name (present whenever the route matched).
+pub fn path_param(params: &[(String, String)], name: &str) -> Result<String, ApiError> {
+    params
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "missing_parameter",
+                format!("the path parameter `{name}` is missing"),
+            )
+            .field(format!("params.{name}"))
+        })
+}
