@@ -8,4 +8,6 @@
 
 pub mod check;
 pub mod cli;
+pub mod emit;
+pub mod lower;
 pub mod project;

@@ -137,7 +137,7 @@ fn doc_attr(text: &str) -> TokenStream {
 /// The (structure, field) pairs that must be boxed: non-array structure fields that
 /// close a cycle of structures containing each other (otherwise the type is infinitely
 /// large). `Vec` already breaks such cycles.
-fn recursive_fields(assets: &Assets) -> BTreeSet<(String, String)> {
+pub fn recursive_fields(assets: &Assets) -> BTreeSet<(String, String)> {
     let mut edges: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
     for s in &assets.structures {
         for f in &s.fields {

@@ -82,6 +82,14 @@ pub struct RequestSchema {
     pub params: Vec<Spanned<String>>,
 }
 
+impl RequestSchema {
+    /// Whether the route declares no request inputs at all (no body, query parameters,
+    /// headers or path parameters).
+    pub fn is_empty_schema(&self) -> bool {
+        self.body.is_none() && self.query.is_empty() && self.headers.is_empty() && self.params.is_empty()
+    }
+}
+
 /// The part of the request a reference starts from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestPart {

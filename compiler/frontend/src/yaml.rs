@@ -84,6 +84,42 @@ impl Node {
         }
     }
 
+    /// The value as JSON text, keeping the key order as written (unlike a
+    /// `serde_json::Value`, whose maps are sorted).
+    pub fn to_json_text(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match &self.value {
+            Value::Map(entries) => {
+                out.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(k.scalar_text()).to_string());
+                    out.push(':');
+                    v.write_json(out);
+                }
+                out.push('}');
+            }
+            Value::Seq(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(']');
+            }
+            _ => out.push_str(&self.to_json().to_string()),
+        }
+    }
+
     /// A scalar's text (for keys written as numbers or booleans).
     pub fn scalar_text(&self) -> String {
         match &self.value {

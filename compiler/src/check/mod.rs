@@ -27,6 +27,8 @@ pub struct Checked<'a> {
     pub catalog: Catalog<'a>,
     /// One graph per flow, in `project.flows` order.
     pub graphs: Vec<FlowGraph>,
+    /// Whether any error was reported (lowering requires none).
+    pub has_errors: bool,
 }
 
 /// Checks a loaded project, adding every problem to `diags`.
@@ -53,11 +55,13 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
     if let (Some(config), Some(krate)) = (&project.config, &project.node_crate) {
         check_secrets(config, krate, diags);
     }
+    let has_errors = diags.has_errors();
     Checked {
         project,
         assets,
         catalog,
         graphs,
+        has_errors,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `svc` command line. Each subcommand lives in its own module.
 
 mod check;
+pub mod emit;
 mod keys;
 mod secrets;
 mod store;
@@ -28,6 +29,11 @@ enum Command {
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
     )]
     Check(check::Args),
+    /// Write the generated server crate (Rust) of a project.
+    #[command(
+        after_help = "Examples:\n  svc emit examples/shop                     # to examples/shop/.svc/server\n  svc emit examples/shop --out /tmp/shop-server"
+    )]
+    Emit(emit::Args),
     /// Create, list, revoke and rotate API keys in the workspace store.
     #[command(
         after_help = "Examples:\n  svc keys create --name ci --owner alice\n  svc keys list\n  svc keys revoke ci"
@@ -43,6 +49,7 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Emit(args) => emit::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Secrets(args) => secrets::run(args),
     }

@@ -109,6 +109,15 @@ impl<T: RequestInputs> Lazy<T> {
     }
 }
 
+/// The request id the server's middleware assigned (or a new one).
+pub fn request_id(request: &Request) -> String {
+    request
+        .extensions()
+        .get::<crate::exchange::RequestId>()
+        .map(|r| r.0.clone())
+        .unwrap_or_else(crate::request_id::generate)
+}
+
 /// A path parameter by name (present whenever the route matched).
 pub fn path_param(params: &[(String, String)], name: &str) -> Result<String, ApiError> {
     params

@@ -322,6 +322,39 @@ impl Exchange {
         response
             .headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.append_headers(&mut response, headers);
+        self.finish(response)
+    }
+
+    /// A response whose whole body is literal JSON text.
+    pub fn json_static(
+        self,
+        status: StatusCode,
+        body: &'static str,
+        headers: impl IntoIterator<Item = (&'static str, String)>,
+    ) -> Response {
+        let mut response = (status, axum::body::Bytes::from_static(body.as_bytes())).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.append_headers(&mut response, headers);
+        self.finish(response)
+    }
+
+    /// The standard error body for `status`, with the node's extra headers.
+    pub fn status_with_headers(
+        self,
+        status: StatusCode,
+        headers: impl IntoIterator<Item = (&'static str, String)>,
+    ) -> Response {
+        let mut response = ApiError::for_status(status)
+            .request_id(self.request_id.clone())
+            .into_response();
+        self.append_headers(&mut response, headers);
+        self.finish(response)
+    }
+
+    fn append_headers(&self, response: &mut Response, headers: impl IntoIterator<Item = (&'static str, String)>) {
         for (name, value) in headers {
             match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
                 (Ok(n), Ok(v)) => {
@@ -332,7 +365,6 @@ impl Exchange {
                 }
             }
         }
-        self.finish(response)
     }
 
     /// A JSON response from a Return JSON node.
@@ -348,28 +380,13 @@ impl Exchange {
         body: &T,
         headers: impl IntoIterator<Item = (&'static str, String)>,
     ) -> Response {
-        let bytes = match serde_json::to_vec(body) {
-            Ok(b) => b,
+        match crate::json::to_vec(body) {
+            Ok(bytes) => self.json_bytes(status, bytes, headers),
             Err(e) => {
                 tracing::error!(request_id = %self.request_id, route = self.route, "response body could not be serialized: {e}");
-                return self.error(ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR));
-            }
-        };
-        let mut response = (status, bytes).into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        for (name, value) in headers {
-            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
-                (Ok(n), Ok(v)) => {
-                    response.headers_mut().append(n, v);
-                }
-                _ => {
-                    tracing::warn!(request_id = %self.request_id, route = self.route, header = name, "dropped a response header that is not valid in HTTP")
-                }
+                self.error(ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR))
             }
         }
-        self.finish(response)
     }
 
     /// The standard error body for `status` (a Return JSON node without a body).

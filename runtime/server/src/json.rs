@@ -3,6 +3,43 @@
 //! was generated, and no intermediate `serde_json::Value` is built.
 
 use serde::Serialize;
+use std::io;
+
+/// JSON formatting for responses: like serde_json's compact output, except that a number
+/// with no fractional part is written as an integer (`2`, not `2.0`). svc numbers are
+/// `f64`; clients that sent `2` get `2` back.
+#[derive(Clone, Copy, Default)]
+pub struct Format;
+
+/// Floats whose integer value is exact in an `f64`.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+impl serde_json::ser::Formatter for Format {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
+        if value.fract() == 0.0 && value.abs() < EXACT {
+            write!(w, "{}", value as i64)
+        } else {
+            serde_json::ser::CompactFormatter.write_f64(w, value)
+        }
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, value: f32) -> io::Result<()> {
+        self.write_f64(w, f64::from(value))
+    }
+}
+
+/// Serializes `value` into `buf` with [`Format`].
+pub fn write_to<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
+    let mut ser = serde_json::Serializer::with_formatter(buf, Format);
+    value.serialize(&mut ser)
+}
+
+/// `value` as JSON bytes with [`Format`].
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
+    let mut buf = Vec::with_capacity(128);
+    write_to(&mut buf, value)?;
+    Ok(buf)
+}
 
 enum Frame {
     Object { first: bool },
@@ -74,7 +111,7 @@ impl JsonWriter {
     pub fn value<T: Serialize + ?Sized>(&mut self, value: &T) {
         self.before_value();
         let start = self.buf.len();
-        if serde_json::to_writer(&mut self.buf, value).is_err() {
+        if write_to(&mut self.buf, value).is_err() {
             self.buf.truncate(start);
             self.buf.extend_from_slice(b"null");
         }
@@ -118,6 +155,15 @@ mod tests {
         let text = String::from_utf8(w.finish()).unwrap();
         assert_eq!(text, r#"{"a":1.5,"b":["x","y",{},null],"c":{"d":{"e":[1,2]}}}"#);
         let _: serde_json::Value = serde_json::from_str(&text).unwrap();
+    }
+
+    #[test]
+    fn integral_numbers_are_integers() {
+        assert_eq!(
+            to_vec(&serde_json::json!({"a": 2.0, "b": 2.5, "c": -3.0, "d": 1e300})).unwrap(),
+            br#"{"a":2,"b":2.5,"c":-3,"d":1e+300}"#
+        );
+        assert_eq!(to_vec(&vec![0.1 + 0.2]).unwrap(), b"[0.30000000000000004]");
     }
 
     #[test]

@@ -47,4 +47,20 @@ pub mod __private {
     pub use serde_json;
     pub use svc_sdk;
     pub use tokio;
+
+    /// String equality in constant context (for generated static assertions).
+    pub const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 }

@@ -1,0 +1,488 @@
+//! Emitting: the lowered project becomes a Rust crate.
+//!
+//! ```text
+//! Cargo.toml            askama template
+//! src/main.rs           askama template: the binary's App description
+//! src/assets.rs         the project's structures and enums as Rust types
+//! src/nodes.rs          the code nodes the routes call, and static checks of their signatures
+//! src/routes/mod.rs     the router: every path, its methods, 405 and preflight answers
+//! src/routes/<flow>.rs  one module per flow (from quote, formatted with prettyplease)
+//! ```
+//!
+//! Output is deterministic: everything is sorted, names derive from node ids and file
+//! names, and nothing depends on time or the machine, except the paths to the svc
+//! runtime and to the node crate, which are relative whenever the output lives near them.
+
+pub mod route;
+pub mod values;
+
+use crate::lower::{ProjectIr, RouteIr};
+use askama::Template;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use svc_frontend::flow::Method;
+use svc_frontend::rust_types::{ident, pin_rust_type};
+
+/// The version of svc, written into every generated file.
+pub const SVC_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where the svc runtime crates are: `SVC_RUNTIME_DIR`, or this build's source tree.
+pub fn runtime_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SVC_RUNTIME_DIR") {
+        return PathBuf::from(dir);
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+    here.canonicalize().unwrap_or(here)
+}
+
+/// One generated file: its path in the crate and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+#[derive(Template)]
+#[template(path = "Cargo.toml.askama", escape = "none")]
+struct CargoToml<'a> {
+    svc_version: &'a str,
+    project: &'a str,
+    package: String,
+    version: &'a str,
+    runtime_path: String,
+    sdk_path: String,
+    node_crate: Option<NodeDep>,
+}
+
+struct NodeDep {
+    package: String,
+    path: String,
+}
+
+#[derive(Template)]
+#[template(path = "main.rs.askama", escape = "none")]
+struct MainRs<'a> {
+    svc_version: &'a str,
+    project: &'a str,
+    project_literal: String,
+    workspace_literal: String,
+    api_literal: String,
+}
+
+/// `to` relative to `from` when they share more than the filesystem root; `to` otherwise.
+pub fn relative_path(from: &Path, to: &Path) -> String {
+    let from: Vec<Component> = from.components().collect();
+    let to_components: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to_components).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return to.display().to_string();
+    }
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), from.len() - common).collect();
+    parts.extend(
+        to_components[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().to_string()),
+    );
+    if parts.is_empty() { ".".into() } else { parts.join("/") }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    p.canonicalize().unwrap_or(p)
+}
+
+/// Formats tokens as a Rust file, turning `svc_comment!("…");` markers into `// …` lines.
+pub fn format_file(tokens: TokenStream) -> Result<String, String> {
+    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("svc generated invalid Rust (a bug in svc): {e}"))?;
+    let text = prettyplease::unparse(&file);
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed
+            .strip_prefix("svc_comment!(\"")
+            .and_then(|r| r.strip_suffix("\");"))
+        {
+            let indent = &line[..line.len() - trimmed.len()];
+            let comment = rest.replace("\\\"", "\"").replace("\\\\", "\\");
+            out.push_str(indent);
+            out.push_str("// ");
+            out.push_str(&comment);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Every file of the generated crate, for a crate written to `out_dir`.
+pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
+    let out_abs = absolute(out_dir);
+    let runtime = runtime_dir();
+    let mut files = Vec::new();
+
+    let cargo = CargoToml {
+        svc_version: SVC_VERSION,
+        project: &ir.name,
+        package: format!("{}-server", ir.name),
+        version: &ir.version,
+        runtime_path: relative_path(&out_abs, &runtime.join("server")),
+        sdk_path: relative_path(&out_abs, &runtime.join("sdk")),
+        node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
+            package: k.package.clone(),
+            path: relative_path(&out_abs, &absolute(&k.dir)),
+        }),
+    };
+    files.push(File {
+        path: "Cargo.toml".into(),
+        text: cargo.render().map_err(|e| e.to_string())?,
+    });
+
+    let main = MainRs {
+        svc_version: SVC_VERSION,
+        project: &ir.name,
+        project_literal: format!("{:?}", ir.name),
+        workspace_literal: format!("{:?}", ir.workspace_id),
+        api_literal: format!("{:?}", ir.api_id),
+    };
+    let main_text = main.render().map_err(|e| e.to_string())?;
+    let main_tokens: TokenStream = main_text.parse().map_err(|e| format!("main.rs template: {e}"))?;
+    let header = format!(
+        " @generated by svc {SVC_VERSION} from the project `{}`. Do not edit:\n change the flows, config or nodes and run `svc emit` (or `svc build`) again.",
+        ir.name
+    );
+    files.push(File {
+        path: "src/main.rs".into(),
+        text: format_file(quote!(#![doc = #header] #main_tokens))?,
+    });
+
+    files.push(File {
+        path: "src/assets.rs".into(),
+        text: format_file(assets(ir))?,
+    });
+    files.push(File {
+        path: "src/nodes.rs".into(),
+        text: format_file(nodes(ir))?,
+    });
+    files.push(File {
+        path: "src/routes/mod.rs".into(),
+        text: format_file(routes_mod(ir))?,
+    });
+    for route in &ir.routes {
+        let code_keys: BTreeMap<usize, String> = route_code_keys(route);
+        let ids = route_ids(route);
+        let emitter = route::RouteEmitter::new(route, &ir.assets, &ids, code_keys);
+        files.push(File {
+            path: format!("src/routes/{}.rs", route.module).into(),
+            text: format_file(emitter.module())?,
+        });
+    }
+    files.push(File {
+        path: ".gitignore".into(),
+        text: "/target\n".into(),
+    });
+    Ok(files)
+}
+
+/// The code node keys of a route, by node index.
+fn route_code_keys(route: &RouteIr) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    let mut visit = |n: &crate::lower::NodeIr| {
+        if let crate::lower::NodeIr::Code { index, key, .. } = n {
+            out.insert(*index, key.clone());
+        }
+    };
+    walk(&route.entry, &mut visit);
+    for b in &route.blocks {
+        walk(&b.body, &mut visit);
+    }
+    out
+}
+
+/// Node index → id, for every node of a route that holds a value.
+fn route_ids(route: &RouteIr) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut visit = |n: &crate::lower::NodeIr| match n {
+        crate::lower::NodeIr::Code { index, id, .. } | crate::lower::NodeIr::CheckApiKey { index, id, .. } => {
+            out.push((*index, id.clone()))
+        }
+        _ => {}
+    };
+    walk(&route.entry, &mut visit);
+    for b in &route.blocks {
+        walk(&b.body, &mut visit);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn walk(n: &crate::lower::NodeIr, f: &mut dyn FnMut(&crate::lower::NodeIr)) {
+    use crate::lower::{Cont, NodeIr};
+    f(n);
+    let mut go = |c: &Cont| {
+        if let Cont::Inline(inner) = c {
+            walk(inner, f);
+        }
+    };
+    match n {
+        NodeIr::CheckOrigin { allowed, blocked, .. } => {
+            go(allowed);
+            go(blocked);
+        }
+        NodeIr::RateLimit { ok, limited, .. } => {
+            go(ok);
+            go(limited);
+        }
+        NodeIr::CheckApiKey { valid, invalid, .. } => {
+            go(valid);
+            go(invalid);
+        }
+        NodeIr::Code { next, on_fail, .. } => {
+            go(next);
+            if let Some((c, _)) = on_fail {
+                go(c);
+            }
+        }
+        NodeIr::Return { .. } => {}
+    }
+}
+
+fn assets(ir: &ProjectIr) -> TokenStream {
+    let header = " @generated by svc: the project's structures and enums as Rust types. Do not edit.";
+    match (&ir.node_crate, ir.assets_from_nodes) {
+        (Some(k), true) => {
+            let krate = format_ident!("{}", k.crate_name);
+            quote! {
+                #![doc = #header]
+                // The node crate's `include_assets!` generated them from the same config:
+                // routes and nodes share one set of types.
+                pub use ::#krate::assets::*;
+            }
+        }
+        _ => {
+            let items = svc_frontend::assets_codegen::generate(&ir.assets, &quote!(::svc_sdk));
+            quote! {
+                #![doc = #header]
+                #![allow(dead_code, clippy::all)]
+                #items
+            }
+        }
+    }
+}
+
+/// The nodes the routes call, re-exported under their keys, with static assertions that
+/// their `Inputs` and `Outputs` have the types `svc` read from the source.
+fn nodes(ir: &ProjectIr) -> TokenStream {
+    let header = " @generated by svc: the code nodes the routes call. Do not edit.\n\n Each node is checked here against what `svc` read from its source: if a node changed\n without `svc emit` running again, the build stops at this file.";
+    let Some(krate) = &ir.node_crate else {
+        return quote!(#![doc = #header]);
+    };
+    let krate = format_ident!("{}", krate.crate_name);
+    let paths = values::paths();
+    let items = ir.nodes.iter().map(|n| {
+        let alias = route::node_alias(&n.key);
+        let module: Vec<_> = n.module_path.iter().map(|m| ident(m)).collect();
+        let key = &n.key;
+        let checks = |pins: &svc_types::PinMap| -> Vec<TokenStream> {
+            pins.iter()
+                .filter_map(|(id, pin)| {
+                    let ty = pin_rust_type(pin, &paths)?;
+                    let f = ident(id);
+                    Some(quote!(let _: &#ty = &x.#f;))
+                })
+                .collect()
+        };
+        let inputs = checks(&n.manifest.inputs);
+        let outputs = checks(&n.manifest.outputs);
+        let doc = format!(" `{key}`");
+        quote! {
+            #[doc = #doc]
+            pub use ::#krate::#(#module)::* as #alias;
+
+            #[allow(dead_code)]
+            const _: () = {
+                fn inputs(x: &#alias::Inputs) { #(#inputs)* }
+                fn outputs(x: &#alias::Outputs) { #(#outputs)* }
+                fn node() where #alias::Node: ::svc_sdk::CodeFunctionNode<Inputs = #alias::Inputs, Outputs = #alias::Outputs> {}
+                assert!(::svc_runtime::__private::str_eq(#alias::NODE_KEY, #key), concat!("the node key of `", #key, "` changed: run `svc emit` again"));
+            };
+        }
+    });
+    quote! {
+        #![doc = #header]
+        #(#items)*
+    }
+}
+
+fn allow_header(methods: &[Method], preflight: bool) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for m in methods {
+        names.push(m.as_str());
+        if *m == Method::Get {
+            names.push("HEAD");
+        }
+    }
+    if preflight {
+        names.push("OPTIONS");
+    }
+    names.join(", ")
+}
+
+fn routes_mod(ir: &ProjectIr) -> TokenStream {
+    let header = " @generated by svc: every route of the project, and the router. Do not edit.";
+    let modules = ir.routes.iter().map(|r| format_ident!("{}", r.module));
+    let infos = ir.routes.iter().map(|r| {
+        let methods = r.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
+        let path = &r.axum_path;
+        let chain = &r.chain;
+        let file = &r.file;
+        quote!(RouteInfo { methods: #methods, path: #path, chain: #chain, file: #file })
+    });
+    let secrets = ir
+        .secrets
+        .iter()
+        .map(|(name, required)| quote!(Requirement { name: #name, required: #required }));
+    // One entry per path: all the methods of all the flows served there.
+    let mut by_path: BTreeMap<&str, Vec<&RouteIr>> = BTreeMap::new();
+    for r in &ir.routes {
+        by_path.entry(&r.axum_path).or_default().push(r);
+    }
+    let states = ir.routes.iter().map(|r| {
+        let m = format_ident!("{}", r.module);
+        let s = format_ident!("state_{}", r.module);
+        quote!(let #s = Arc::new(#m::State::new(config));)
+    });
+    let registrations = by_path.iter().map(|(_, routes)| {
+        let first = format_ident!("{}", routes[0].module);
+        let mut methods: Vec<Method> = Vec::new();
+        let handlers = routes.iter().flat_map(|r| {
+            let m = format_ident!("{}", r.module);
+            let s = format_ident!("state_{}", r.module);
+            methods.extend(r.methods.iter().copied());
+            r.methods.iter().map(move |method| {
+                let f = format_ident!("{}", method.as_str().to_ascii_lowercase());
+                quote!(.#f({ let state = #s.clone(); move |call: Call| #m::handle(state.clone(), call) }))
+            })
+        }).collect::<Vec<_>>();
+        methods.sort();
+        let preflights: Vec<(&RouteIr, &Method)> = routes.iter().filter(|r| r.preflight.is_some()).flat_map(|r| r.methods.iter().map(move |m| (*r, m))).collect();
+        let allow = allow_header(&methods, !preflights.is_empty());
+        let options = if preflights.is_empty() {
+            quote!()
+        } else {
+            let with_cors: Vec<&&RouteIr> = routes.iter().filter(|r| r.preflight.is_some()).collect();
+            let clones: Vec<TokenStream> = with_cors
+                .iter()
+                .map(|r| {
+                    let s = format_ident!("state_{}", r.module);
+                    quote!(let #s = #s.clone();)
+                })
+                .collect();
+            let arms = preflights.iter().map(|(r, method)| {
+                let m = format_ident!("{}", r.module);
+                let s = format_ident!("state_{}", r.module);
+                let name = method.as_str();
+                quote!(::core::option::Option::Some(#name) => #m::preflight(#s, call).await,)
+            });
+            quote! {
+                .options({
+                    #(#clones)*
+                    move |call: Call| {
+                        #(#clones)*
+                        async move {
+                            // A preflight is answered by the flow that serves the requested method.
+                            let requested = call.request.headers().get("access-control-request-method").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                            match requested.as_deref() {
+                                #(#arms)*
+                                _ => ::svc_runtime::server::method_not_allowed(&call.request, #allow),
+                            }
+                        }
+                    }
+                })
+            }
+        };
+        quote! {
+            .route(#first::PATH, ::svc_runtime::__private::axum::routing::MethodRouter::new()
+                #(#handlers)*
+                #options
+                .fallback(|request: ::svc_runtime::__private::axum::extract::Request| async move {
+                    ::svc_runtime::server::method_not_allowed(&request, #allow)
+                }))
+        }
+    });
+    quote! {
+        #![doc = #header]
+
+        use ::std::sync::Arc;
+        use ::svc_runtime::app::{RouteConfig, RouteInfo};
+        use ::svc_runtime::call::Call;
+        use ::svc_runtime::secrets::Requirement;
+        use ::svc_runtime::Runtime;
+
+        #(pub mod #modules;)*
+
+        /// Every route: for `<binary> routes`.
+        pub static ROUTES: &[RouteInfo] = &[#(#infos),*];
+
+        /// The secrets the project declares.
+        pub static SECRETS: &[Requirement] = &[#(#secrets),*];
+
+        /// The router of every route, with per-node state built once from `config`.
+        pub fn router(config: &RouteConfig) -> ::svc_runtime::__private::axum::Router<Arc<Runtime>> {
+            #(#states)*
+            ::svc_runtime::__private::axum::Router::new()
+                #(#registrations)*
+        }
+    }
+}
+
+/// What writing changed.
+#[derive(Debug, Default)]
+pub struct WriteReport {
+    pub written: Vec<PathBuf>,
+    pub unchanged: usize,
+    pub removed: Vec<PathBuf>,
+}
+
+/// Writes the files into `out_dir`: only files whose text changed are rewritten (so cargo
+/// rebuilds only what changed), and generated files that are no longer produced are
+/// removed. Nothing outside `Cargo.toml`, `.gitignore` and `src/` is touched.
+pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
+    let mut report = WriteReport::default();
+    for f in files {
+        let path = out_dir.join(&f.path);
+        if std::fs::read_to_string(&path).is_ok_and(|old| old == f.text) {
+            report.unchanged += 1;
+            continue;
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&path, &f.text)?;
+        report.written.push(f.path.clone());
+    }
+    let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
+    let mut stack = vec![out_dir.join("src")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") && !keep.contains(&p) {
+                std::fs::remove_file(&p)?;
+                report.removed.push(p.strip_prefix(out_dir).unwrap_or(&p).to_path_buf());
+            }
+        }
+    }
+    Ok(report)
+}

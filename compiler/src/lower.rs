@@ -1,0 +1,988 @@
+//! Lowering: a checked project becomes an IR that says, for every route, exactly what
+//! straight-line code to emit. The emitter (`emit/`) only prints it.
+//!
+//! Per route, the flow graph becomes a tree of [`NodeIr`] rooted at the Start node's
+//! target. A node reached by one edge is inlined at that edge; a node reached by several
+//! edges becomes a [`BlockIr`] (an `async fn` taking, as parameters, the values it and its
+//! successors use), called from each edge. Every wire becomes a [`ValueIr`]: where the
+//! value lives (a request input, a node's outputs, a failure, an identity) and the path of
+//! fields into it, with the optionality of each step.
+
+use crate::check::Checked;
+use crate::check::graph::{Fact, FlowGraph};
+use std::collections::{BTreeMap, BTreeSet};
+use svc_frontend::flow::{
+    Binding, BodySchema, Flow, KeyLocation, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
+};
+use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
+
+/// The whole project, ready to emit.
+pub struct ProjectIr {
+    pub name: String,
+    pub version: String,
+    pub workspace_id: String,
+    pub api_id: String,
+    pub node_crate: Option<NodeCrateIr>,
+    pub assets: Assets,
+    /// Whether the asset types come from the node crate (`include_assets!`) rather than
+    /// being generated in the server crate.
+    pub assets_from_nodes: bool,
+    pub secrets: Vec<(String, bool)>,
+    /// Sorted by path, then method.
+    pub routes: Vec<RouteIr>,
+    /// Code nodes used by some route, by key.
+    pub nodes: Vec<UsedNode>,
+}
+
+pub struct NodeCrateIr {
+    pub package: String,
+    pub crate_name: String,
+    pub dir: std::path::PathBuf,
+}
+
+pub struct UsedNode {
+    pub key: String,
+    /// `["nodes", "price_order"]`
+    pub module_path: Vec<String>,
+    pub manifest: NodeManifest,
+}
+
+pub struct RouteIr {
+    /// The Rust module name (from the flow file's name).
+    pub module: String,
+    /// The flow file, relative to the project.
+    pub file: String,
+    pub route: String,
+    pub axum_path: String,
+    pub methods: Vec<Method>,
+    pub summary: Option<String>,
+    pub chain: String,
+    pub request: RequestIr,
+    pub origins: Vec<OriginIr>,
+    pub limiters: Vec<LimiterIr>,
+    pub key_locations: Vec<(String, KeyLocation)>,
+    /// The Check Origin node whose policy answers CORS preflights, if any.
+    pub preflight: Option<String>,
+    pub entry: NodeIr,
+    pub blocks: Vec<BlockIr>,
+}
+
+/// The route's typed request inputs.
+#[derive(Default)]
+pub struct RequestIr {
+    pub body: Option<BodyIr>,
+    pub query: Vec<ParamIr>,
+    pub headers: Vec<ParamIr>,
+    pub params: Vec<String>,
+}
+
+impl RequestIr {
+    pub fn is_empty(&self) -> bool {
+        self.body.is_none() && self.query.is_empty() && self.headers.is_empty() && self.params.is_empty()
+    }
+}
+
+pub enum BodyIr {
+    Typed(TypeRef),
+    /// A body given as fields: a struct is generated for it.
+    Fields(Vec<ParamIr>),
+}
+
+pub struct ParamIr {
+    pub name: String,
+    pub ty: TypeRef,
+    pub required: bool,
+}
+
+pub struct OriginIr {
+    pub node: String,
+    pub allowed_origins: Vec<String>,
+    pub missing_origin_allowed: bool,
+    pub allowed_headers: Vec<String>,
+    pub expose_headers: Vec<String>,
+    pub allow_credentials: bool,
+    pub max_age: Option<u64>,
+}
+
+pub struct LimiterIr {
+    pub node: String,
+    pub limit: u64,
+    pub window_seconds: u64,
+}
+
+/// A value that flows between nodes, by where it lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Local {
+    /// The parsed request inputs.
+    Request,
+    Output(usize),
+    Failure(usize),
+    Identity(usize),
+}
+
+pub struct BlockIr {
+    pub name: String,
+    pub node_id: String,
+    pub params: Vec<Local>,
+    pub body: NodeIr,
+}
+
+pub enum Cont {
+    Inline(Box<NodeIr>),
+    Call { block: String, args: Vec<Local> },
+}
+
+pub enum LimitKeyIr {
+    Ip,
+    User(usize),
+    KeyId(usize),
+    /// The key as presented, before it is checked (location of a Check API Key node).
+    Presented(String),
+}
+
+pub enum NodeIr {
+    CheckOrigin {
+        id: String,
+        allowed: Cont,
+        blocked: Cont,
+    },
+    RateLimit {
+        id: String,
+        key: LimitKeyIr,
+        ok: Cont,
+        limited: Cont,
+    },
+    CheckApiKey {
+        id: String,
+        index: usize,
+        binds: bool,
+        valid: Cont,
+        invalid: Cont,
+    },
+    Code {
+        id: String,
+        index: usize,
+        key: String,
+        /// Whether the request inputs are parsed before this node.
+        parse_request: bool,
+        inputs: Vec<(String, InputIr)>,
+        binds: bool,
+        next: Cont,
+        on_fail: Option<(Cont, bool)>,
+    },
+    Return {
+        id: String,
+        parse_request: bool,
+        status: u16,
+        body: Option<TemplateIr>,
+        headers: Vec<(String, HeaderIr)>,
+    },
+}
+
+/// How one field of a node's `Inputs` is filled.
+pub enum InputIr {
+    Wire {
+        value: ValueIr,
+        pin: PinTarget,
+    },
+    Literal {
+        json: serde_json::Value,
+        pin: PinTarget,
+    },
+    /// Unwired, with a default.
+    Default {
+        json: serde_json::Value,
+        pin: PinTarget,
+    },
+    /// Unwired and optional.
+    Absent,
+}
+
+/// The pin being filled.
+#[derive(Clone)]
+pub struct PinTarget {
+    pub ty: TypeRef,
+    /// `Option<T>` in `Inputs` (optional, no default).
+    pub option: bool,
+    pub default: Option<serde_json::Value>,
+}
+
+/// Where a value comes from, and the fields walked into it.
+#[derive(Debug, Clone)]
+pub struct ValueIr {
+    pub root: RootIr,
+    pub steps: Vec<StepIr>,
+    /// The type at the end of the path, and whether it may be absent.
+    pub ty: TypeRef,
+    pub optional: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum RootIr {
+    /// The whole body (typed).
+    Body {
+        ty: TypeRef,
+    },
+    /// The whole body given as fields (a generated struct, typed `object`).
+    BodyStruct,
+    BodyField {
+        name: String,
+        optional: bool,
+    },
+    Query {
+        name: String,
+        optional: bool,
+    },
+    Header {
+        name: String,
+        optional: bool,
+    },
+    Param {
+        name: String,
+    },
+    Output {
+        node: usize,
+        pin: String,
+        optional: bool,
+    },
+    FailureMessage {
+        node: usize,
+    },
+    FailureCode {
+        node: usize,
+    },
+    Identity {
+        node: usize,
+        field: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct StepIr {
+    /// The Rust field name, or for `json` steps the JSON key.
+    pub field: String,
+    pub optional: bool,
+    pub boxed: bool,
+    /// A step into an untyped (`object` / `any`) value: a JSON lookup.
+    pub json: bool,
+}
+
+pub enum TemplateIr {
+    /// JSON text, computed now.
+    Literal(String),
+    Value(ValueIr),
+    Object(Vec<(String, TemplateIr)>),
+    Array(Vec<TemplateIr>),
+}
+
+pub enum HeaderIr {
+    Literal(String),
+    Value(ValueIr),
+}
+
+/// Lowers a checked project (which must have no errors).
+pub fn lower(checked: &Checked) -> ProjectIr {
+    let project = checked.project;
+    let config = project
+        .config
+        .as_ref()
+        .expect("a checked project without errors has a config");
+    let mut routes: Vec<RouteIr> = Vec::new();
+    let mut used: BTreeMap<String, UsedNode> = BTreeMap::new();
+    let mut modules: BTreeSet<String> = BTreeSet::new();
+    let boxed = svc_frontend::assets_codegen::recursive_fields(&checked.assets);
+    for (flow, graph) in project.flows.iter().zip(&checked.graphs) {
+        let file = project.sources.get(flow.file).display_path.clone();
+        let mut module = module_name(&file);
+        while !modules.insert(module.clone()) {
+            module.push('_');
+        }
+        let lowerer = FlowLowerer {
+            checked,
+            flow,
+            graph,
+            assets: &checked.assets,
+            boxed: &boxed,
+            blocks: Vec::new(),
+        };
+        let route = lowerer.lower(module, file, config);
+        for node in &flow.nodes {
+            if let NodeKind::Code(c) = &node.kind {
+                if let Some(info) = checked.catalog.get(&c.node_key.value) {
+                    used.entry(c.node_key.value.clone()).or_insert_with(|| UsedNode {
+                        key: c.node_key.value.clone(),
+                        module_path: info.module_path.clone(),
+                        manifest: info.manifest.clone(),
+                    });
+                }
+            }
+        }
+        routes.push(route);
+    }
+    routes.sort_by(|a, b| (&a.route, &a.methods).cmp(&(&b.route, &b.methods)));
+    let node_crate = project.node_crate.as_ref().map(|k| NodeCrateIr {
+        package: k.package_name.clone(),
+        crate_name: k.crate_name.clone(),
+        dir: k.dir.clone(),
+    });
+    let version = project
+        .node_crate
+        .as_ref()
+        .and_then(|k| node_crate_version(&k.dir))
+        .unwrap_or_else(|| "0.1.0".into());
+    ProjectIr {
+        name: config.project_name.clone(),
+        version,
+        workspace_id: config.workspace_id.clone(),
+        api_id: config.api_id.clone(),
+        assets_from_nodes: project.node_crate.as_ref().is_some_and(|k| k.includes_assets),
+        node_crate,
+        assets: checked.assets.clone(),
+        secrets: config
+            .assets
+            .secrets
+            .iter()
+            .map(|s| (s.name.clone(), s.required))
+            .collect(),
+        routes,
+        nodes: used.into_values().collect(),
+    }
+}
+
+fn node_crate_version(dir: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let table: toml_version::Table = text.parse().ok()?;
+    table.get("package")?.get("version")?.as_str().map(str::to_string)
+}
+
+mod toml_version {
+    pub use toml::Table;
+}
+
+/// `flows/create-order.yaml` → `create_order`; `flows/admin/keys.yaml` → `admin_keys`.
+fn module_name(file: &str) -> String {
+    let stem = file.strip_prefix("flows/").unwrap_or(file);
+    let stem = stem.rsplit_once('.').map(|(s, _)| s).unwrap_or(stem);
+    let name = svc_types::case::to_snake(stem);
+    if svc_types::case::is_keyword(&name) || name == "mod" {
+        format!("{name}_route")
+    } else {
+        name
+    }
+}
+
+struct FlowLowerer<'a> {
+    checked: &'a Checked<'a>,
+    flow: &'a Flow,
+    graph: &'a FlowGraph,
+    assets: &'a Assets,
+    boxed: &'a BTreeSet<(String, String)>,
+    blocks: Vec<BlockIr>,
+}
+
+impl FlowLowerer<'_> {
+    fn lower(mut self, module: String, file: String, config: &svc_frontend::config::Config) -> RouteIr {
+        let flow = self.flow;
+        let request = self.request_ir();
+        let mut origins = Vec::new();
+        let mut limiters = Vec::new();
+        let mut key_locations = Vec::new();
+        for &i in &self.graph.topo {
+            let node = &flow.nodes[i];
+            match &node.kind {
+                NodeKind::CheckOrigin(c) => origins.push(OriginIr {
+                    node: node.id.value.clone(),
+                    allowed_origins: c.allowed_origins.iter().map(|o| o.value.clone()).collect(),
+                    missing_origin_allowed: c.missing_origin == svc_frontend::flow::MissingOrigin::Allow,
+                    allowed_headers: c.allowed_headers.clone(),
+                    expose_headers: c.expose_headers.clone(),
+                    allow_credentials: c.allow_credentials,
+                    max_age: c.max_age,
+                }),
+                NodeKind::RateLimit(r) => limiters.push(LimiterIr {
+                    node: node.id.value.clone(),
+                    limit: r.limit.value,
+                    window_seconds: r.window.value,
+                }),
+                NodeKind::CheckApiKey(k) => key_locations.push((node.id.value.clone(), k.location.value.clone())),
+                _ => {}
+            }
+        }
+        let preflight = origins.first().map(|o| o.node.clone());
+        let start = self.graph.start.expect("a checked flow has a start");
+        let entry = self.node(start);
+        let mut blocks = std::mem::take(&mut self.blocks);
+        blocks.sort_by(|a, b| a.name.cmp(&b.name));
+        RouteIr {
+            module,
+            file,
+            route: flow.route.value.clone(),
+            axum_path: format!("/{}/{}/{}", config.workspace_id, config.api_id, flow.route.value),
+            methods: {
+                let mut m: Vec<Method> = flow.methods.iter().map(|m| m.value).collect();
+                m.sort();
+                m
+            },
+            summary: flow.summary.clone(),
+            chain: self.chain(start),
+            request,
+            origins,
+            limiters,
+            key_locations,
+            preflight,
+            entry,
+            blocks,
+        }
+    }
+
+    fn request_ir(&self) -> RequestIr {
+        let req = &self.flow.request;
+        let params = |fields: &[svc_frontend::flow::FieldSchema]| {
+            fields
+                .iter()
+                .map(|f| ParamIr {
+                    name: f.name.value.clone(),
+                    ty: f.type_ref.value.clone(),
+                    required: f.required,
+                })
+                .collect()
+        };
+        RequestIr {
+            body: req.body.as_ref().map(|b| match b {
+                BodySchema::Typed(t) => BodyIr::Typed(t.value.clone()),
+                BodySchema::Fields(fields) => BodyIr::Fields(params(fields)),
+            }),
+            query: params(&req.query),
+            headers: params(&req.headers),
+            params: req.params.iter().map(|p| p.value.clone()).collect(),
+        }
+    }
+
+    /// The nodes along the first-choice path from Start: what `routes` prints.
+    fn chain(&self, start: usize) -> String {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            if !seen.insert(i) {
+                break;
+            }
+            let node = &self.flow.nodes[i];
+            let label = match &node.kind {
+                NodeKind::Code(c) => format!("code {} ({})", node.id.value, c.node_key.value),
+                NodeKind::ReturnJson(r) => format!("return-json {} ({})", node.id.value, r.status.value),
+                NodeKind::RateLimit(r) => format!(
+                    "rate-limit {} ({}/{}s by {})",
+                    node.id.value,
+                    r.limit.value,
+                    r.window.value,
+                    r.by.value.as_str()
+                ),
+                other => format!("{} {}", other.type_name(), node.id.value),
+            };
+            out.push(label);
+            at = self.graph.succ[i].first().map(|e| e.to);
+        }
+        out.join(" → ")
+    }
+
+    /// Incoming edges from reachable nodes (and Start).
+    fn in_degree(&self, i: usize) -> usize {
+        self.graph.preds[i]
+            .iter()
+            .filter(|e| e.from.is_none_or(|p| self.graph.reachable[p]))
+            .count()
+    }
+
+    fn cont(&mut self, target: usize) -> Cont {
+        if self.in_degree(target) <= 1 {
+            return Cont::Inline(Box::new(self.node(target)));
+        }
+        let name = format!("from_{}", svc_types::case::to_snake(&self.flow.nodes[target].id.value));
+        let args = self.block_params(target);
+        if !self.blocks.iter().any(|b| b.name == name) {
+            // Placeholder first, so that the recursion below does not lower it twice.
+            self.blocks.push(BlockIr {
+                name: name.clone(),
+                node_id: self.flow.nodes[target].id.value.clone(),
+                params: args.clone(),
+                body: NodeIr::Return {
+                    id: String::new(),
+                    parse_request: false,
+                    status: 500,
+                    body: None,
+                    headers: vec![],
+                },
+            });
+            let body = self.node(target);
+            let block = self.blocks.iter_mut().find(|b| b.name == name).expect("pushed above");
+            block.body = body;
+        }
+        Cont::Call { block: name, args }
+    }
+
+    /// The values a block needs: those available at its entry that it or any node after
+    /// it uses.
+    fn block_params(&self, target: usize) -> Vec<Local> {
+        let facts = self.graph.facts(target).cloned().unwrap_or_default();
+        let mut needed: BTreeSet<Local> = BTreeSet::new();
+        let mut stack = vec![target];
+        let mut seen = BTreeSet::new();
+        while let Some(i) = stack.pop() {
+            if !seen.insert(i) {
+                continue;
+            }
+            for local in self.locals_used_by(i) {
+                needed.insert(local);
+            }
+            stack.extend(self.graph.succ[i].iter().map(|e| e.to));
+        }
+        let mut params: Vec<Local> = needed
+            .into_iter()
+            .filter(|l| match l {
+                Local::Request => false,
+                Local::Output(n) => facts.contains(&Fact::Outputs(*n)),
+                Local::Failure(n) => facts.contains(&Fact::Failure(*n)),
+                Local::Identity(n) => facts.contains(&Fact::Identity(*n)),
+            })
+            .collect();
+        // The lazily parsed request travels with the flow wherever it goes.
+        if !self.flow.request.is_empty_schema() {
+            params.insert(0, Local::Request);
+        }
+        params
+    }
+
+    /// The locals node `i` reads (its wires, and the identity a rate limit keys on).
+    fn locals_used_by(&self, i: usize) -> Vec<Local> {
+        let node = &self.flow.nodes[i];
+        let mut refs: Vec<&Reference> = Vec::new();
+        match &node.kind {
+            NodeKind::Code(c) => {
+                for (_, b) in &c.inputs {
+                    if let Binding::Wire(r) = b {
+                        refs.push(r);
+                    }
+                }
+            }
+            NodeKind::ReturnJson(r) => {
+                if let Some(t) = &r.body {
+                    collect_template_refs(t, &mut refs);
+                }
+                for (_, b) in &r.headers {
+                    if let Binding::Wire(w) = b {
+                        refs.push(w);
+                    }
+                }
+            }
+            NodeKind::RateLimit(_) => {
+                if let Some(LimitKeyIr::User(n) | LimitKeyIr::KeyId(n)) = self.limit_key(i) {
+                    return vec![Local::Identity(n)];
+                }
+            }
+            _ => {}
+        }
+        refs.iter().filter_map(|r| self.local_of(r)).collect()
+    }
+
+    fn local_of(&self, r: &Reference) -> Option<Local> {
+        match &r.root {
+            RefRoot::Request(_) => Some(Local::Request),
+            RefRoot::Node(id) => {
+                let j = *self.graph.index.get(&id.value)?;
+                Some(match &self.flow.nodes[j].kind {
+                    NodeKind::CheckApiKey(_) => Local::Identity(j),
+                    NodeKind::Code(c) => {
+                        let is_output = self
+                            .checked
+                            .catalog
+                            .get(&c.node_key.value)
+                            .is_some_and(|n| n.manifest.outputs.get(&r.path[0]).is_some());
+                        if !is_output && r.path[0] == "failure" {
+                            Local::Failure(j)
+                        } else {
+                            Local::Output(j)
+                        }
+                    }
+                    _ => return None,
+                })
+            }
+        }
+    }
+
+    /// Whether some node after `i` (or `i` itself) uses `local`.
+    fn used_after(&self, i: usize, local: Local) -> bool {
+        let mut stack: Vec<usize> = self.graph.succ[i].iter().map(|e| e.to).collect();
+        let mut seen = BTreeSet::new();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            if self.locals_used_by(n).contains(&local) {
+                return true;
+            }
+            stack.extend(self.graph.succ[n].iter().map(|e| e.to));
+        }
+        false
+    }
+
+    fn target(&self, i: usize, pin: &str) -> usize {
+        self.graph.succ[i]
+            .iter()
+            .find(|e| e.pin == pin)
+            .map(|e| e.to)
+            .expect("checked: every required edge is wired")
+    }
+
+    fn limit_key(&self, i: usize) -> Option<LimitKeyIr> {
+        let NodeKind::RateLimit(r) = &self.flow.nodes[i].kind else {
+            return None;
+        };
+        let facts = self.graph.facts(i).cloned().unwrap_or_default();
+        // The identity closest before this node: the last Check API Key in topological order.
+        let identity = self
+            .graph
+            .topo
+            .iter()
+            .rev()
+            .copied()
+            .find(|n| facts.contains(&Fact::Identity(*n)));
+        Some(match (r.by.value, identity) {
+            (RateKey::Ip, _) => LimitKeyIr::Ip,
+            (RateKey::User, Some(n)) => LimitKeyIr::User(n),
+            (RateKey::ApiKey, Some(n)) => LimitKeyIr::KeyId(n),
+            (RateKey::ApiKey, None) | (RateKey::User, None) => {
+                let first_key_check = self
+                    .graph
+                    .topo
+                    .iter()
+                    .copied()
+                    .find(|n| matches!(self.flow.nodes[*n].kind, NodeKind::CheckApiKey(_)));
+                LimitKeyIr::Presented(
+                    first_key_check
+                        .map(|n| self.flow.nodes[n].id.value.clone())
+                        .unwrap_or_default(),
+                )
+            }
+        })
+    }
+
+    fn parses_request(&self, i: usize, is_code: bool) -> bool {
+        if self.flow.request.is_empty_schema() {
+            return false;
+        }
+        is_code || self.locals_used_by(i).contains(&Local::Request)
+    }
+
+    fn node(&mut self, i: usize) -> NodeIr {
+        let node = &self.flow.nodes[i];
+        let id = node.id.value.clone();
+        match &node.kind {
+            NodeKind::CheckOrigin(_) => {
+                let (a, b) = (self.target(i, "allowed"), self.target(i, "blocked"));
+                NodeIr::CheckOrigin {
+                    id,
+                    allowed: self.cont(a),
+                    blocked: self.cont(b),
+                }
+            }
+            NodeKind::RateLimit(_) => {
+                let (a, b) = (self.target(i, "sequence-ok"), self.target(i, "sequence-limited"));
+                let key = self.limit_key(i).expect("a rate limit node");
+                NodeIr::RateLimit {
+                    id,
+                    key,
+                    ok: self.cont(a),
+                    limited: self.cont(b),
+                }
+            }
+            NodeKind::CheckApiKey(_) => {
+                let (a, b) = (self.target(i, "valid"), self.target(i, "invalid"));
+                let binds = self.used_after(i, Local::Identity(i));
+                NodeIr::CheckApiKey {
+                    id,
+                    index: i,
+                    binds,
+                    valid: self.cont(a),
+                    invalid: self.cont(b),
+                }
+            }
+            NodeKind::Code(c) => {
+                let info = self
+                    .checked
+                    .catalog
+                    .get(&c.node_key.value)
+                    .expect("checked: the node exists");
+                let inputs = self.inputs(c, &info.manifest, i);
+                let next = self.target(i, "next");
+                let on_fail = c.on_fail.as_ref().map(|_| self.target(i, "on_fail"));
+                let binds = self.used_after(i, Local::Output(i));
+                let fail_binds = self.used_after(i, Local::Failure(i));
+                let parse_request = self.parses_request(i, true);
+                NodeIr::Code {
+                    id,
+                    index: i,
+                    key: c.node_key.value.clone(),
+                    parse_request,
+                    inputs,
+                    binds,
+                    next: self.cont(next),
+                    on_fail: on_fail.map(|t| (self.cont(t), fail_binds)),
+                }
+            }
+            NodeKind::ReturnJson(r) => {
+                let parse_request = self.parses_request(i, false);
+                NodeIr::Return {
+                    id,
+                    parse_request,
+                    status: r.status.value,
+                    body: r.body.as_ref().map(|t| self.template(t)),
+                    headers: r
+                        .headers
+                        .iter()
+                        .map(|(name, b)| {
+                            let h = match b {
+                                Binding::Literal(lit) => HeaderIr::Literal(lit.scalar_text()),
+                                Binding::Wire(w) => HeaderIr::Value(self.value(w)),
+                            };
+                            (name.value.clone(), h)
+                        })
+                        .collect(),
+                }
+            }
+        }
+    }
+
+    fn inputs(&self, c: &svc_frontend::flow::CodeCall, manifest: &NodeManifest, _i: usize) -> Vec<(String, InputIr)> {
+        manifest
+            .inputs
+            .data()
+            .map(|(id, pin, ty)| {
+                let target = pin_target(pin, ty);
+                let binding = c.inputs.iter().find(|(p, _)| p.value == id).map(|(_, b)| b);
+                let input = match binding {
+                    Some(Binding::Wire(r)) => InputIr::Wire {
+                        value: self.value(r),
+                        pin: target,
+                    },
+                    Some(Binding::Literal(lit)) if lit.is_null() => match &pin.default {
+                        Some(d) => InputIr::Default {
+                            json: d.clone(),
+                            pin: target,
+                        },
+                        None => InputIr::Absent,
+                    },
+                    Some(Binding::Literal(lit)) => InputIr::Literal {
+                        json: lit.to_json(),
+                        pin: target,
+                    },
+                    None => match &pin.default {
+                        Some(d) => InputIr::Default {
+                            json: d.clone(),
+                            pin: target,
+                        },
+                        None => InputIr::Absent,
+                    },
+                };
+                (id.to_string(), input)
+            })
+            .collect()
+    }
+
+    fn template(&self, t: &Template) -> TemplateIr {
+        if let Some(json) = literal_template(t) {
+            return TemplateIr::Literal(json);
+        }
+        match t {
+            Template::Literal(node) => TemplateIr::Literal(node.to_json_text()),
+            Template::Wire(r) => TemplateIr::Value(self.value(r)),
+            Template::Object(fields, _) => TemplateIr::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (serde_json::Value::String(k.value.clone()).to_string(), self.template(v)))
+                    .collect(),
+            ),
+            Template::Array(items, _) => TemplateIr::Array(items.iter().map(|v| self.template(v)).collect()),
+        }
+    }
+
+    /// The IR of a checked reference.
+    fn value(&self, r: &Reference) -> ValueIr {
+        let req = &self.flow.request;
+        let (root, base_ty, base_optional, rest): (RootIr, TypeRef, bool, &[String]) = match &r.root {
+            RefRoot::Request(RequestPart::Body) => match (&req.body, r.path.first()) {
+                (Some(BodySchema::Typed(t)), _) => (
+                    RootIr::Body { ty: t.value.clone() },
+                    t.value.clone(),
+                    false,
+                    &r.path[..],
+                ),
+                (Some(BodySchema::Fields(_)), None) => (RootIr::BodyStruct, TypeRef::Object, false, &r.path[..]),
+                (Some(BodySchema::Fields(fields)), Some(first)) => {
+                    let f = fields
+                        .iter()
+                        .find(|f| &f.name.value == first)
+                        .expect("checked: the field exists");
+                    (
+                        RootIr::BodyField {
+                            name: first.clone(),
+                            optional: !f.required,
+                        },
+                        f.type_ref.value.clone(),
+                        !f.required,
+                        &r.path[1..],
+                    )
+                }
+                (None, _) => unreachable!("checked: the body is declared"),
+            },
+            RefRoot::Request(part @ (RequestPart::Query | RequestPart::Headers)) => {
+                let fields = if *part == RequestPart::Query {
+                    &req.query
+                } else {
+                    &req.headers
+                };
+                let name = if *part == RequestPart::Headers {
+                    r.path[0].to_ascii_lowercase()
+                } else {
+                    r.path[0].clone()
+                };
+                let f = fields.iter().find(|f| f.name.value == name).expect("checked: declared");
+                let root = if *part == RequestPart::Query {
+                    RootIr::Query {
+                        name,
+                        optional: !f.required,
+                    }
+                } else {
+                    RootIr::Header {
+                        name,
+                        optional: !f.required,
+                    }
+                };
+                (root, f.type_ref.value.clone(), !f.required, &r.path[1..])
+            }
+            RefRoot::Request(RequestPart::Params) => (
+                RootIr::Param {
+                    name: r.path[0].clone(),
+                },
+                TypeRef::String,
+                false,
+                &r.path[1..],
+            ),
+            RefRoot::Node(id) => {
+                let j = self.graph.index[&id.value];
+                match &self.flow.nodes[j].kind {
+                    NodeKind::CheckApiKey(_) => (
+                        RootIr::Identity {
+                            node: j,
+                            field: r.path[0].clone(),
+                        },
+                        TypeRef::String,
+                        false,
+                        &r.path[1..],
+                    ),
+                    NodeKind::Code(c) => {
+                        let manifest = &self.checked.catalog.get(&c.node_key.value).expect("checked").manifest;
+                        match manifest.outputs.get(&r.path[0]) {
+                            Some(pin) => {
+                                let ty = pin.type_ref().cloned().expect("checked: a data output");
+                                (
+                                    RootIr::Output {
+                                        node: j,
+                                        pin: r.path[0].clone(),
+                                        optional: pin.optional,
+                                    },
+                                    ty,
+                                    pin.optional,
+                                    &r.path[1..],
+                                )
+                            }
+                            None if r.path.get(1).map(String::as_str) == Some("code") => {
+                                (RootIr::FailureCode { node: j }, TypeRef::String, true, &r.path[2..])
+                            }
+                            None => (RootIr::FailureMessage { node: j }, TypeRef::String, false, &r.path[2..]),
+                        }
+                    }
+                    _ => unreachable!("checked: only code nodes and Check API Key have data outputs"),
+                }
+            }
+        };
+        let mut steps = Vec::new();
+        let mut ty = base_ty;
+        let mut optional = base_optional;
+        for seg in rest {
+            match &ty {
+                TypeRef::Structure(s) => {
+                    let def = self.assets.structure_named(s).expect("checked");
+                    let f = def.find_field(seg).expect("checked");
+                    steps.push(StepIr {
+                        field: f.rust_name(),
+                        optional: !f.required,
+                        boxed: self.boxed.contains(&(s.clone(), f.name.clone())),
+                        json: false,
+                    });
+                    optional = optional || !f.required;
+                    ty = f.type_ref().unwrap_or(TypeRef::Any);
+                }
+                _ => {
+                    // Into `object` / `any`: an untyped, optional value (the checker allows it).
+                    steps.push(StepIr {
+                        field: seg.clone(),
+                        optional: true,
+                        boxed: false,
+                        json: true,
+                    });
+                    ty = TypeRef::Any;
+                    optional = true;
+                }
+            }
+        }
+        ValueIr {
+            root,
+            steps,
+            ty,
+            optional,
+        }
+    }
+}
+
+fn pin_target(pin: &PinDefinition, ty: &TypeRef) -> PinTarget {
+    PinTarget {
+        ty: ty.clone(),
+        option: pin.optional && pin.default.is_none(),
+        default: pin.default.clone(),
+    }
+}
+
+fn collect_template_refs<'a>(t: &'a Template, out: &mut Vec<&'a Reference>) {
+    match t {
+        Template::Literal(_) => {}
+        Template::Wire(r) => out.push(r),
+        Template::Object(fields, _) => fields.iter().for_each(|(_, v)| collect_template_refs(v, out)),
+        Template::Array(items, _) => items.iter().for_each(|v| collect_template_refs(v, out)),
+    }
+}
+
+/// The JSON text of a template without wires (keys in the order written), if it has none.
+fn literal_template(t: &Template) -> Option<String> {
+    match t {
+        Template::Literal(n) => Some(n.to_json_text()),
+        Template::Wire(_) => None,
+        Template::Object(fields, _) => {
+            let members = fields
+                .iter()
+                .map(|(k, v)| {
+                    literal_template(v).map(|j| format!("{}:{j}", serde_json::Value::String(k.value.clone())))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(format!("{{{}}}", members.join(",")))
+        }
+        Template::Array(items, _) => Some(format!(
+            "[{}]",
+            items
+                .iter()
+                .map(literal_template)
+                .collect::<Option<Vec<_>>>()?
+                .join(",")
+        )),
+    }
+}
