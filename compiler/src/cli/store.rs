@@ -52,7 +52,9 @@ mod tests {
     #[test]
     fn times() {
         assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
-        assert_eq!(format_time(1_795_000_000), "2026-11-18 08:26 UTC");
+        assert_eq!(format_time(1_795_000_000), "2026-11-18 11:06 UTC");
+        // A leap day.
+        assert_eq!(format_time(951_782_400), "2000-02-29 00:00 UTC");
         assert_eq!(parse_duration("30d").unwrap(), 30 * 86_400);
         assert!(parse_duration("soon").is_err());
     }
