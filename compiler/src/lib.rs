@@ -6,6 +6,7 @@
 //!
 //! See ARCHITECTURE.md at the repository root for a map of the code.
 
+pub mod build;
 pub mod check;
 pub mod cli;
 pub mod emit;

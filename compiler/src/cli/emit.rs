@@ -31,7 +31,8 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
     }
     let ir = crate::lower::lower(&checked);
     let files = crate::emit::emit(&ir, out)?;
-    let report = crate::emit::write(out, &files).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    let mut report = crate::emit::write(out, &files).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    report.project = ir.name.clone();
     if !quiet {
         eprintln!(
             "emitted `{}` ({} routes) to {}: {} written, {} unchanged{}",

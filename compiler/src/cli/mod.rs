@@ -1,5 +1,6 @@
 //! The `svc` command line. Each subcommand lives in its own module.
 
+mod build;
 mod check;
 pub mod emit;
 mod keys;
@@ -29,6 +30,11 @@ enum Command {
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
     )]
     Check(check::Args),
+    /// Build a project into one server binary (dist/<project_name>).
+    #[command(
+        after_help = "Examples:\n  svc build examples/shop                  # debug build, dist/shop\n  svc build examples/shop --release -o ./shop-server\n\nThe crate is generated in DIR/.svc/server and built in DIR/.svc/target (or $CARGO_TARGET_DIR)."
+    )]
+    Build(build::Args),
     /// Write the generated server crate (Rust) of a project.
     #[command(
         after_help = "Examples:\n  svc emit examples/shop                     # to examples/shop/.svc/server\n  svc emit examples/shop --out /tmp/shop-server"
@@ -50,6 +56,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Emit(args) => emit::run(args),
+        Command::Build(args) => build::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Secrets(args) => secrets::run(args),
     }

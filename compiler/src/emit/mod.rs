@@ -308,7 +308,7 @@ fn nodes(ir: &ProjectIr) -> TokenStream {
             #[doc = #doc]
             pub use ::#krate::#(#module)::* as #alias;
 
-            #[allow(dead_code)]
+            #[allow(dead_code, unused_variables)]
             const _: () = {
                 fn inputs(x: &#alias::Inputs) { #(#inputs)* }
                 fn outputs(x: &#alias::Outputs) { #(#outputs)* }
@@ -445,9 +445,22 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
     }
 }
 
+/// A generated crate without a `Cargo.lock` starts from svc's own, so that it builds with
+/// the dependency versions svc is tested with (cargo drops what it does not use).
+fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
+    let lock = out_dir.join("Cargo.lock");
+    let ours = runtime_dir().join("../Cargo.lock");
+    if !lock.exists() && ours.exists() {
+        std::fs::copy(ours, lock)?;
+    }
+    Ok(())
+}
+
 /// What writing changed.
 #[derive(Debug, Default)]
 pub struct WriteReport {
+    /// The project's name (the binary's name).
+    pub project: String,
     pub written: Vec<PathBuf>,
     pub unchanged: usize,
     pub removed: Vec<PathBuf>,
@@ -470,6 +483,7 @@ pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
         std::fs::write(&path, &f.text)?;
         report.written.push(f.path.clone());
     }
+    seed_lockfile(out_dir)?;
     let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
     let mut stack = vec![out_dir.join("src")];
     while let Some(dir) = stack.pop() {

@@ -143,9 +143,11 @@ pub fn main(app: App) -> ExitCode {
 fn init_logging(format: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SVC_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi);
     let _ = if format == "json" {
         builder.json().try_init()
     } else {

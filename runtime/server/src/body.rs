@@ -139,6 +139,16 @@ fn scalar_json(raw: &str, kind: Scalar) -> Option<serde_json::Value> {
     }
 }
 
+/// A value of the right kind that does not deserialize: for enums, serde's message lists
+/// the allowed values.
+fn invalid_value(what: &str, name: &str, kind: Scalar, e: &serde_json::Error) -> ApiError {
+    let mut error = invalid_param(what, name, kind);
+    if kind == Scalar::Enum {
+        error.message = format!("the {what} `{name}` has an {e}");
+    }
+    error
+}
+
 fn invalid_param(what: &str, name: &str, kind: Scalar) -> ApiError {
     let expected = match kind {
         Scalar::String => "text",
@@ -181,7 +191,7 @@ impl Query {
         let value = scalar_json(raw, kind).ok_or_else(|| invalid_param("query", name, kind))?;
         serde_json::from_value(value)
             .map(Some)
-            .map_err(|_| invalid_param("query", name, kind))
+            .map_err(|e| invalid_value("query", name, kind, &e))
     }
 
     /// A repeated parameter (`?tag=a&tag=b`): every value, in order.
@@ -189,7 +199,7 @@ impl Query {
         let mut out = Vec::new();
         for (_, raw) in self.0.iter().filter(|(k, _)| k == name) {
             let value = scalar_json(raw, kind).ok_or_else(|| invalid_param("query", name, kind))?;
-            out.push(serde_json::from_value(value).map_err(|_| invalid_param("query", name, kind))?);
+            out.push(serde_json::from_value(value).map_err(|e| invalid_value("query", name, kind, &e))?);
         }
         Ok(if out.is_empty() { None } else { Some(out) })
     }
@@ -216,7 +226,7 @@ pub fn header_value<T: DeserializeOwned>(headers: &HeaderMap, name: &str, kind: 
     let json = scalar_json(raw, kind).ok_or_else(|| invalid_param("header", name, kind))?;
     serde_json::from_value(json)
         .map(Some)
-        .map_err(|_| invalid_param("header", name, kind))
+        .map_err(|e| invalid_value("header", name, kind, &e))
 }
 
 #[cfg(test)]
@@ -259,6 +269,27 @@ mod tests {
                 .contains("needs a JSON body")
         );
         assert!(parse_json::<Order>(br#"{"lines":[]} x"#).is_err());
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    enum Tone {
+        #[serde(rename = "friendly")]
+        Friendly,
+        #[serde(rename = "arr")]
+        Pirate,
+    }
+
+    #[test]
+    fn enum_parameters_name_their_values() {
+        let q = Query::parse(Some("tone=arr&bad=loud"));
+        assert_eq!(q.one::<Tone>("tone", Scalar::Enum).unwrap(), Some(Tone::Pirate));
+        let e = q.one::<Tone>("bad", Scalar::Enum).unwrap_err();
+        assert!(
+            e.message
+                .contains("unknown variant `loud`, expected `friendly` or `arr`"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -1,0 +1,243 @@
+//! `svc build`: emit the crate, run cargo, and copy out one binary.
+//!
+//! cargo runs with `--message-format=json-render-diagnostics`; its stream is read with
+//! cargo_metadata to show progress (a bar on a terminal, plain lines otherwise) and to
+//! print rustc's diagnostics with paths in the user's node crate shown relative to the
+//! project. The target directory (`DIR/.svc/target`, or `CARGO_TARGET_DIR`) persists
+//! between builds, so changing one flow recompiles one small crate.
+
+use cargo_metadata::Message;
+use std::io::{BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+pub struct BuildOptions {
+    pub release: bool,
+    pub output: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+pub struct Built {
+    pub binary: PathBuf,
+    pub seconds: f64,
+}
+
+/// The git commit of the project, with `-dirty` when it has uncommitted changes.
+pub fn git_sha(dir: &Path) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let dirty = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--untracked-files=no", "--", "."])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .is_some_and(|o| !o.stdout.is_empty());
+    Some(if dirty { format!("{sha}-dirty") } else { sha })
+}
+
+/// The target directory builds of this project use.
+pub fn target_dir(dir: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join(".svc").join("target"))
+}
+
+/// Builds the crate generated at `crate_dir` (already emitted) for the project at `dir`.
+pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOptions) -> Result<Built, String> {
+    let started = Instant::now();
+    let target = target_dir(dir);
+    let total = estimate_units(crate_dir);
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.arg("build")
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--manifest-path")
+        .arg(crate_dir.join("Cargo.toml"));
+    if opts.release {
+        cmd.arg("--release");
+    }
+    cmd.env("CARGO_TARGET_DIR", &target)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(sha) = git_sha(dir) {
+        cmd.env("SVC_GIT_SHA", sha);
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    // cargo's own messages (errors resolving dependencies, …) on stderr.
+    let stderr_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut text);
+        text
+    });
+    let mut progress = Progress::new(total, opts.quiet);
+    let mut executable: Option<PathBuf> = None;
+    let mut errors = 0usize;
+    let project_abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    for message in Message::parse_stream(BufReader::new(stdout)) {
+        let Ok(message) = message else { continue };
+        match message {
+            Message::CompilerArtifact(a) => {
+                progress.unit(&a.target.name, a.fresh);
+                if let Some(exe) = a.executable {
+                    if a.target.name == project {
+                        executable = Some(exe.into_std_path_buf());
+                    }
+                }
+            }
+            Message::CompilerMessage(m) => {
+                let level = m.message.level;
+                if matches!(
+                    level,
+                    cargo_metadata::diagnostic::DiagnosticLevel::Error
+                        | cargo_metadata::diagnostic::DiagnosticLevel::Ice
+                ) {
+                    errors += 1;
+                }
+                // Warnings from dependencies are not the user's to act on.
+                let local = m.message.spans.iter().any(|s| {
+                    Path::new(&s.file_name).is_relative() || Path::new(&s.file_name).starts_with(&project_abs)
+                });
+                if errors > 0 || local || matches!(level, cargo_metadata::diagnostic::DiagnosticLevel::Error) {
+                    if let Some(rendered) = &m.message.rendered {
+                        progress.clear();
+                        eprint!("{}", relativize(rendered, &project_abs, crate_dir));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    progress.clear();
+    let status = child.wait().map_err(|e| format!("cargo failed: {e}"))?;
+    let cargo_stderr = stderr_reader.join().unwrap_or_default();
+    if !status.success() {
+        if errors == 0 {
+            eprint!("{cargo_stderr}");
+        }
+        return Err(format!(
+            "the build failed{}",
+            if errors > 0 {
+                format!(" with {errors} error{}", if errors == 1 { "" } else { "s" })
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let built = executable.ok_or("cargo built no binary")?;
+    let dest = opts.output.clone().unwrap_or_else(|| dir.join("dist").join(project));
+    if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    }
+    // Copy to a temporary name and rename: a running server keeps its old binary intact.
+    let tmp = dest.with_extension("partial");
+    std::fs::copy(&built, &tmp).map_err(|e| format!("cannot copy the binary to `{}`: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))?;
+    Ok(Built {
+        binary: dest,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Paths in rustc's rendered diagnostics, relative to the project when they are in it:
+/// errors in node code point at the user's own files. Paths into the generated crate say so.
+fn relativize(rendered: &str, project: &Path, crate_dir: &Path) -> String {
+    let project_prefix = format!("{}/", project.display());
+    let crate_abs = crate_dir.canonicalize().unwrap_or_else(|_| crate_dir.to_path_buf());
+    let generated_prefix = format!("{}/", crate_abs.display());
+    rendered
+        .replace(&generated_prefix, "(generated) ")
+        .replace(&project_prefix, "")
+}
+
+/// The number of compilation units, roughly: packages in the dependency graph, plus build
+/// scripts. Used only for the progress bar.
+fn estimate_units(crate_dir: &Path) -> usize {
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .manifest_path(crate_dir.join("Cargo.toml"))
+        .exec();
+    match metadata {
+        Ok(m) => {
+            let build_scripts = m
+                .packages
+                .iter()
+                .filter(|p| p.targets.iter().any(|t| t.is_custom_build()))
+                .count();
+            m.resolve.map(|r| r.nodes.len()).unwrap_or(m.packages.len()) + build_scripts
+        }
+        Err(_) => 0,
+    }
+}
+
+struct Progress {
+    total: usize,
+    done: usize,
+    compiled: usize,
+    tty: bool,
+    quiet: bool,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(total: usize, quiet: bool) -> Self {
+        Progress {
+            total,
+            done: 0,
+            compiled: 0,
+            tty: std::io::stderr().is_terminal(),
+            quiet,
+            started: Instant::now(),
+        }
+    }
+
+    fn unit(&mut self, name: &str, fresh: bool) {
+        self.done += 1;
+        if !fresh {
+            self.compiled += 1;
+        }
+        if self.quiet {
+            return;
+        }
+        let total = self.total.max(self.done);
+        if self.tty {
+            let width = 30;
+            let filled = width * self.done / total;
+            eprint!(
+                "\r\x1b[2K   Building [{}{}] {}/{} {}",
+                "=".repeat(filled),
+                " ".repeat(width - filled),
+                self.done,
+                total,
+                name
+            );
+            let _ = std::io::stderr().flush();
+        } else if !fresh && (self.compiled % 25 == 0 || name.ends_with("-server")) {
+            eprintln!(
+                "   compiled {} crates ({}/{} units, {:.0}s), now {name}",
+                self.compiled,
+                self.done,
+                total,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    fn clear(&self) {
+        if self.tty && !self.quiet {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! `svc build [DIR] [--release] [-o PATH]`
+
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The project directory (default: the current directory).
+    dir: Option<PathBuf>,
+    /// Build with optimisations (slower to build, faster to run).
+    #[arg(long)]
+    release: bool,
+    /// Where to put the binary (default: DIR/dist/<project_name>).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> i32 {
+    let dir = super::project_dir(args.dir);
+    let crate_dir = super::emit::default_out(&dir);
+    let project = match super::emit::emit_project(&dir, &crate_dir, true) {
+        Ok(Some(report)) => report.project,
+        Ok(None) => return 1,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    eprintln!(
+        "   Building `{project}` ({})",
+        if args.release { "release" } else { "debug" }
+    );
+    let opts = crate::build::BuildOptions {
+        release: args.release,
+        output: args.output,
+        quiet: false,
+    };
+    match crate::build::cargo_build(&dir, &crate_dir, &project, &opts) {
+        Ok(built) => {
+            let size = std::fs::metadata(&built.binary).map(|m| m.len()).unwrap_or(0);
+            eprintln!(
+                "   Finished {} ({:.1} MB) in {:.1}s",
+                built.binary.display(),
+                size as f64 / 1e6,
+                built.seconds
+            );
+            eprintln!("   Run it with `{} serve`", built.binary.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
