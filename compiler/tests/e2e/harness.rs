@@ -1,0 +1,179 @@
+//! Building example servers and running them on free loopback ports.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::store::{SqliteStore, WorkspaceStore};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Builds `snapshots/<example>` once per test run and returns its binary.
+pub fn binary(example: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| Mutex::new(BTreeMap::new()));
+    let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(b) = built.get(example) {
+        return b.clone();
+    }
+    let target = repo().join("target");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(repo().join("snapshots").join(example).join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("SVC_GIT_SHA", "e2e-test")
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "building the generated `{example}` server failed");
+    let bin = target.join("debug").join(example);
+    built.insert(example.to_string(), bin.clone());
+    bin
+}
+
+/// A running example server; killed when dropped.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub store_path: PathBuf,
+    dir: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What a test puts in the store before the server starts.
+pub struct Setup<'a> {
+    pub store: &'a SqliteStore,
+}
+
+impl Setup<'_> {
+    /// Creates an API key and returns it.
+    pub fn key(&self, name: &str, owner: &str) -> String {
+        let key = format::generate();
+        self.store
+            .insert_key(&KeyRecord {
+                id: format::new_id(),
+                name: name.into(),
+                owner: owner.into(),
+                prefix: format::display_prefix(&key),
+                hash: format::hash(&key),
+                created_at: unix_now(),
+                expires_at: None,
+                revoked_at: None,
+            })
+            .unwrap();
+        key
+    }
+
+    pub fn secret(&self, name: &str, value: &str) {
+        self.store.set_secret(name, value, unix_now()).unwrap();
+    }
+}
+
+fn scratch(example: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("svc-e2e-{example}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Starts `example` with a fresh store prepared by `setup`.
+pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -> T) -> (Server, T) {
+    let bin = binary(example);
+    let dir = scratch(example);
+    let store_path = dir.join("workspace.db");
+    let value = {
+        let store = SqliteStore::open(&store_path).unwrap();
+        setup(&Setup { store: &store })
+    };
+    let mut child = Command::new(&bin)
+        .args(["serve", "--port", "0", "--store"])
+        .arg(&store_path)
+        .args(extra_args)
+        .env("SVC_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                let _ = tx.send(url.to_string());
+            }
+        }
+    });
+    let base = match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(url) => url,
+        Err(_) => {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    };
+    (
+        Server {
+            child,
+            base,
+            store_path,
+            dir,
+        },
+        value,
+    )
+}
+
+/// Runs the server binary to completion (for start-up failures).
+pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {
+    let bin = binary(example);
+    let dir = scratch(example);
+    let store_path = dir.join("workspace.db");
+    setup(&Setup {
+        store: &SqliteStore::open(&store_path).unwrap(),
+    });
+    let started = Instant::now();
+    let out = Command::new(&bin)
+        .args(["serve", "--port", "0", "--store"])
+        .arg(&store_path)
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// The JSON error of a response, checked for the one error shape.
+pub async fn error(r: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = r.status().as_u16();
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let id = r.headers()["x-request-id"].to_str().unwrap().to_string();
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["status"], status, "{body}");
+    assert_eq!(body["error"]["request_id"], id, "{body}");
+    (status, body)
+}

@@ -1,0 +1,143 @@
+//! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
+
+use crate::harness::{binary, client, error, start};
+
+#[tokio::test]
+async fn greets_with_typed_query_parameters_and_enum_round_trips() {
+    let (server, _) = start("hello", &[], |_| ());
+    let c = client();
+    let r = c.get(server.url("/demo/hello/greeting")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["ratelimit-policy"], "\"limit\";q=60;w=60");
+    assert!(
+        r.headers()["ratelimit"]
+            .to_str()
+            .unwrap()
+            .starts_with("\"limit\";r=59;")
+    );
+    assert_eq!(
+        r.json::<serde_json::Value>().await.unwrap(),
+        serde_json::json!({"message": "Hello, world!", "tone": "friendly"})
+    );
+    // The enum's wire value `arr` (key `pirate`) goes in and comes back out.
+    let body: serde_json::Value = c
+        .get(server.url("/demo/hello/greeting?name=Ada&tone=arr"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body, serde_json::json!({"message": "Ahoy, Ada!", "tone": "arr"}));
+    let body: serde_json::Value = c
+        .get(server.url("/demo/hello/greeting?tone=formal&name=Grace"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["message"], "Good day, Grace.");
+    // HEAD is answered for GET routes.
+    assert_eq!(
+        c.head(server.url("/demo/hello/greeting"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_get_json_4xx() {
+    let (server, _) = start("hello", &[], |_| ());
+    let c = client();
+    let (s, body) = error(
+        c.get(server.url("/demo/hello/greeting?tone=loud"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert_eq!(body["error"]["field"], "query.tone");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected one of `friendly`, `formal`, `arr`"),
+        "{body}"
+    );
+    let (s, _) = error(
+        c.get(server.url("/demo/hello/greeting?name=a&name=b"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 400);
+    let r = c.post(server.url("/demo/hello/greeting")).send().await.unwrap();
+    assert_eq!(r.headers()["allow"], "GET, HEAD");
+    let (s, _) = error(r).await;
+    assert_eq!(s, 405);
+    let (s, _) = error(c.get(server.url("/demo/hello/nope")).send().await.unwrap()).await;
+    assert_eq!(s, 404);
+    let (s, _) = error(c.get(server.url("/other/hello/greeting")).send().await.unwrap()).await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn ctx_fail_is_a_structured_500() {
+    let (server, _) = start("hello", &[], |_| ());
+    let long = "x".repeat(101);
+    let (s, body) = error(
+        client()
+            .get(server.url(&format!("/demo/hello/greeting?name={long}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 500);
+    assert_eq!(body["error"]["code"], "NAME_TOO_LONG");
+    assert_eq!(body["error"]["node"], "hello.greet");
+    assert_eq!(body["error"]["message"], "the name is longer than 100 characters");
+}
+
+#[tokio::test]
+async fn rate_limit_both_outputs() {
+    let (server, _) = start("hello", &[], |_| ());
+    let c = client();
+    for i in 0..60 {
+        assert_eq!(
+            c.get(server.url("/demo/hello/greeting")).send().await.unwrap().status(),
+            200,
+            "request {i}"
+        );
+    }
+    let r = c.get(server.url("/demo/hello/greeting")).send().await.unwrap();
+    assert_eq!(r.headers()["retry-after"], "1");
+    assert!(r.headers()["ratelimit"].to_str().unwrap().starts_with("\"limit\";r=0;"));
+    let (s, body) = error(r).await;
+    assert_eq!(s, 429);
+    assert_eq!(body["error"]["code"], "rate_limited");
+}
+
+#[test]
+fn version_and_routes() {
+    let bin = binary("hello");
+    let out = std::process::Command::new(&bin).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "hello 0.1.0 (git e2e-test)"
+    );
+    let out = std::process::Command::new(&bin).arg("routes").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("GET") && text.contains("/demo/hello/greeting"), "{text}");
+    assert!(
+        text.contains("rate-limit limit (60/60s by ip) → code greet (hello.greet) → return-json ok (200)"),
+        "{text}"
+    );
+    assert!(text.contains("flows/greeting.yaml"), "{text}");
+}

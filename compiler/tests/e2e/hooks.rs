@@ -1,0 +1,165 @@
+//! `examples/hooks`: several routes, code nodes that read secrets, path and query
+//! parameters, a body given as fields, key locations other than `X-API-Key`.
+
+use crate::harness::{client, error, run_to_exit, start};
+use serde_json::json;
+
+const SIGNING_KEY: &str = "whsec-e2e-0123456789abcdef";
+
+#[tokio::test]
+async fn sign_then_verify_with_secrets() {
+    let (server, (sign_key, verify_key)) = start("hooks", &[], |s| {
+        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+        (s.key("signer", "carol"), s.key("verifier", "dave"))
+    });
+    let c = client();
+    let event = json!({"type": "order.created", "data": {"id": "o1", "total": 12.5}});
+    let r = c
+        .post(server.url("/acme/hooks/events/sign"))
+        .bearer_auth(&sign_key)
+        .json(&event)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let signed: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(signed["signedBy"], "carol");
+    assert_eq!(signed["signature"]["algorithm"], "hmac-sha256");
+    assert_eq!(signed["signature"]["keyId"].as_str().unwrap().len(), 16);
+    let body = json!({"event": event, "signature": signed["signature"]});
+    let verify = |body: serde_json::Value| {
+        c.post(server.url("/acme/hooks/events/verify"))
+            .header("x-hooks-key", &verify_key)
+            .json(&body)
+            .send()
+    };
+    let r: serde_json::Value = verify(body.clone()).await.unwrap().json().await.unwrap();
+    assert_eq!(r, json!({"valid": true, "matchedKey": signed["signature"]["keyId"]}));
+    let mut tampered = body.clone();
+    tampered["event"]["data"]["total"] = json!(1000);
+    let r: serde_json::Value = verify(tampered).await.unwrap().json().await.unwrap();
+    assert_eq!(r, json!({"valid": false, "matchedKey": null}));
+    // ctx.fail routed by on_fail to a 400.
+    let mut bad = body.clone();
+    bad["signature"]["timestamp"] = json!(1.5);
+    let r = verify(bad).await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["code"], "BAD_TIMESTAMP");
+    // The wrong location for this route's key: 401 with a challenge naming the header.
+    let r = c
+        .post(server.url("/acme/hooks/events/verify"))
+        .header("x-api-key", &verify_key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.headers()["www-authenticate"],
+        "ApiKey realm=\"acme/hooks\", header=\"x-hooks-key\""
+    );
+    assert_eq!(error(r).await.0, 401);
+    let r = c
+        .post(server.url("/acme/hooks/events/sign"))
+        .json(&event)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["www-authenticate"], "Bearer realm=\"acme/hooks\"");
+}
+
+#[tokio::test]
+async fn public_status_and_path_parameters() {
+    let (server, key) = start("hooks", &[], |s| {
+        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+        s.secret("PREVIOUS_SIGNING_KEY", "whsec-old-key-0000");
+        s.key("ci", "erin")
+    });
+    let c = client();
+    let r = c.get(server.url("/acme/hooks/status")).send().await.unwrap();
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["algorithm"], "hmac-sha256");
+    assert_eq!(body["rotated"], true);
+    let text = body.to_string();
+    assert!(
+        !text.contains(SIGNING_KEY) && !text.contains("whsec-old-key"),
+        "a secret value in a response"
+    );
+    let r = c
+        .get(server.url("/acme/hooks/events/order.created/preview?sample=true"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(
+        body["event"],
+        json!({"type": "order.created", "data": {"amount": 42, "id": "evt_123"}})
+    );
+    // A path parameter the node refuses: no on_fail, so the default 500.
+    let (s, body) = error(
+        c.get(server.url("/acme/hooks/events/bad%20type/preview"))
+            .header("x-api-key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (s, body["error"]["code"].as_str(), body["error"]["node"].as_str()),
+        (500, Some("BAD_EVENT_TYPE"), Some("hooks.sample-event"))
+    );
+    let (s, body) = error(
+        c.get(server.url("/acme/hooks/events/x/preview?sample=maybe"))
+            .header("x-api-key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((s, body["error"]["field"].as_str()), (400, Some("query.sample")));
+}
+
+#[tokio::test]
+async fn rate_limit_by_user() {
+    let (server, (k1, k2)) = start("hooks", &[], |s| {
+        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+        // Two keys of the same owner share the owner's quota.
+        (s.key("one", "frank"), s.key("two", "frank"))
+    });
+    let c = client();
+    let event = json!({"type": "t", "data": {}});
+    for i in 0..30 {
+        let k = if i % 2 == 0 { &k1 } else { &k2 };
+        assert_eq!(
+            c.post(server.url("/acme/hooks/events/sign"))
+                .bearer_auth(k)
+                .json(&event)
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+    }
+    let r = c
+        .post(server.url("/acme/hooks/events/sign"))
+        .bearer_auth(&k2)
+        .json(&event)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error(r).await.0, 429);
+}
+
+#[test]
+fn a_server_without_a_required_secret_refuses_to_start() {
+    let (code, stderr) = run_to_exit("hooks", |_| ());
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("required secrets have no value: WEBHOOK_SIGNING_KEY"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("svc secrets set"), "{stderr}");
+}

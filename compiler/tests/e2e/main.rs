@@ -1,0 +1,9 @@
+//! End to end: each example's generated crate (its committed snapshot) is built once per
+//! run, in the workspace's target directory, and its binary is driven over real HTTP:
+//! every output of every protection node, code node outputs, structure and enum round
+//! trips, `ctx.fail`, secrets, 400, 404 and 405.
+
+mod harness;
+mod hello;
+mod hooks;
+mod shop;

@@ -1,0 +1,180 @@
+//! `examples/shop`: a write route behind Check Origin, Check API Key and Rate Limit by API
+//! key, with code nodes that take and return structures, enums and arrays of structures.
+
+use crate::harness::{client, error, start};
+use serde_json::json;
+
+const ORDERS: &str = "/acme/shop/orders";
+
+fn order(coupon: Option<&str>, quantity: f64, price: f64) -> serde_json::Value {
+    let mut o = json!({
+        "customerEmail": "ada@example.com",
+        "currency": "EUR",
+        "lines": [
+            { "sku": "A1", "quantity": quantity, "unitPrice": price, "tags": ["new"] },
+            { "sku": "B2", "quantity": 1, "unitPrice": 5.5 }
+        ]
+    });
+    if let Some(c) = coupon {
+        o["couponCode"] = json!(c);
+    }
+    o
+}
+
+#[tokio::test]
+async fn every_output_of_every_protection_and_the_code_nodes() {
+    let (server, key) = start("shop", &[], |s| s.key("ci", "alice"));
+    let c = client();
+    let post = |origin: Option<&str>, key: Option<&str>, body: serde_json::Value| {
+        let mut r = c.post(server.url(ORDERS)).json(&body);
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        if let Some(k) = key {
+            r = r.header("x-api-key", k);
+        }
+        r.send()
+    };
+
+    // allowed → valid → sequence-ok → price → decide → created
+    let r = post(
+        Some("https://eu.shop.example.com"),
+        Some(&key),
+        order(Some("WELCOME10"), 2.0, 10.0),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201);
+    assert_eq!(
+        r.headers()["access-control-allow-origin"],
+        "https://eu.shop.example.com"
+    );
+    assert_eq!(r.headers()["vary"], "Origin");
+    assert_eq!(r.headers()["x-quote-status"], "accepted");
+    assert_eq!(r.headers()["ratelimit-policy"], "\"limit\";q=100;w=60");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "status": "accepted",
+            "customer": "alice",
+            "quote": {
+                "currency": "EUR",
+                "lines": [{ "sku": "A1", "quantity": 2, "lineTotal": 20 }, { "sku": "B2", "quantity": 1, "lineTotal": 5.5 }],
+                "subtotal": 25.5, "discount": 2.55, "total": 22.95
+            },
+            "lineCount": 2
+        })
+    );
+    // An enum value whose key differs from its wire value comes back as the wire value.
+    let body: serde_json::Value = post(None, Some(&key), order(None, 100.0, 20.0))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["status"], "needs-review");
+
+    // blocked
+    let (s, body) = error(
+        post(
+            Some("https://shop.example.com.evil.com"),
+            Some(&key),
+            order(None, 1.0, 1.0),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!((s, body["error"]["code"].as_str()), (403, Some("forbidden")));
+    // invalid: missing, malformed, unknown
+    for k in [
+        None,
+        Some("svck_typo"),
+        Some("svck_000000000000000000000000000000000000"),
+    ] {
+        let r = post(None, k, order(None, 1.0, 1.0)).await.unwrap();
+        assert_eq!(
+            r.headers()["www-authenticate"],
+            "ApiKey realm=\"acme/shop\", header=\"X-API-Key\""
+        );
+        let (s, _) = error(r).await;
+        assert_eq!(s, 401);
+    }
+    // on_fail: the node's failure is routed to a 422 carrying its code and message.
+    let r = post(None, Some(&key), order(Some("FREE"), 1.0, 1.0)).await.unwrap();
+    assert_eq!(r.status(), 422);
+    assert_eq!(
+        r.json::<serde_json::Value>().await.unwrap(),
+        json!({"error": {"code": "UNKNOWN_COUPON", "message": "unknown coupon `FREE`"}})
+    );
+}
+
+#[tokio::test]
+async fn typed_bodies_reject_what_does_not_fit() {
+    let (server, key) = start("shop", &[], |s| s.key("ci", "alice"));
+    let c = client();
+    let send = |body: serde_json::Value| c.post(server.url(ORDERS)).header("x-api-key", &key).json(&body).send();
+    let mut bad = order(None, 1.0, 1.0);
+    bad["lines"][1]["quantity"] = json!("two");
+    let (s, body) = error(send(bad).await.unwrap()).await;
+    assert_eq!((s, body["error"]["field"].as_str()), (400, Some("lines[1].quantity")));
+    let mut bad = order(None, 1.0, 1.0);
+    bad["currency"] = json!("XXX");
+    let (s, body) = error(send(bad).await.unwrap()).await;
+    assert_eq!((s, body["error"]["field"].as_str()), (400, Some("currency")));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown variant `XXX`")
+    );
+    let mut bad = order(None, 1.0, 1.0);
+    bad["admin"] = json!(true);
+    let (s, _) = error(send(bad).await.unwrap()).await;
+    assert_eq!(s, 400);
+    // A protection fails before the body is read: no key, bad body → 401, not 400.
+    let (s, _) = error(c.post(server.url(ORDERS)).body("{not json").send().await.unwrap()).await;
+    assert_eq!(s, 401);
+    let r = c.get(server.url(ORDERS)).send().await.unwrap();
+    assert_eq!(r.headers()["allow"], "POST, OPTIONS");
+    assert_eq!(error(r).await.0, 405);
+}
+
+#[tokio::test]
+async fn preflights() {
+    let (server, _) = start("shop", &[], |_| ());
+    let c = client();
+    let preflight = |origin: &str| {
+        c.request(reqwest::Method::OPTIONS, server.url(ORDERS))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type, x-api-key")
+            .send()
+    };
+    let r = preflight("http://localhost:5173").await.unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(r.headers()["access-control-allow-methods"], "POST, OPTIONS");
+    assert_eq!(r.headers()["access-control-allow-headers"], "content-type, x-api-key");
+    assert_eq!(r.headers()["access-control-max-age"], "600");
+    assert_eq!(preflight("https://evil.example").await.unwrap().status(), 403);
+}
+
+#[tokio::test]
+async fn rate_limit_by_api_key_is_per_key() {
+    let (server, (a, b)) = start("shop", &[], |s| (s.key("a", "alice"), s.key("b", "bob")));
+    let c = client();
+    let send = |k: &str| {
+        c.post(server.url(ORDERS))
+            .header("x-api-key", k)
+            .json(&order(None, 1.0, 1.0))
+            .send()
+    };
+    for _ in 0..100 {
+        assert_eq!(send(&a).await.unwrap().status(), 201);
+    }
+    let r = send(&a).await.unwrap();
+    assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(error(r).await.0, 429);
+    assert_eq!(send(&b).await.unwrap().status(), 201, "another key has its own quota");
+}
