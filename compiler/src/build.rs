@@ -1,6 +1,6 @@
 //! `svc build`: emit the crate, run cargo, and copy out one binary.
 //!
-//! cargo runs with `--message-format=json-render-diagnostics`; its stream is read with
+//! cargo runs with `--message-format=json` (rendered with colours on a terminal); its stream is read with
 //! cargo_metadata to show progress (a bar on a terminal, plain lines otherwise) and to
 //! print rustc's diagnostics with paths in the user's node crate shown relative to the
 //! project. The target directory (`DIR/.svc/target`, or `CARGO_TARGET_DIR`) persists
@@ -21,6 +21,10 @@ pub struct BuildOptions {
 pub struct Built {
     pub binary: PathBuf,
     pub seconds: f64,
+    /// Compilation units cargo compiled (not fresh) in this build.
+    pub compiled: usize,
+    /// Compilation units in the build.
+    pub units: usize,
 }
 
 /// The git commit of the project, with `-dirty` when it has uncommitted changes.
@@ -61,7 +65,11 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
     let total = estimate_units(crate_dir);
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.arg("build")
-        .arg("--message-format=json-render-diagnostics")
+        .arg(if std::io::stderr().is_terminal() {
+            "--message-format=json-diagnostic-rendered-ansi"
+        } else {
+            "--message-format=json"
+        })
         .arg("--manifest-path")
         .arg(crate_dir.join("Cargo.toml"));
     if opts.release {
@@ -148,6 +156,8 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
     Ok(Built {
         binary: dest,
         seconds: started.elapsed().as_secs_f64(),
+        compiled: progress.compiled,
+        units: progress.done,
     })
 }
 
