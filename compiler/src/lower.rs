@@ -165,6 +165,8 @@ pub enum NodeIr {
         key: String,
         /// Whether the request inputs are parsed before this node.
         parse_request: bool,
+        /// Whether the node may read `ctx.request` (else it is not built for it).
+        with_request: bool,
         inputs: Vec<(String, InputIr)>,
         binds: bool,
         next: Cont,
@@ -724,6 +726,7 @@ impl FlowLowerer<'_> {
                     index: i,
                     key: c.node_key.value.clone(),
                     parse_request,
+                    with_request: info.uses_request,
                     inputs,
                     binds,
                     next: self.cont(next),

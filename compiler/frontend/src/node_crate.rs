@@ -22,6 +22,10 @@ pub struct NodeInfo {
     pub manifest: NodeManifest,
     pub spans: NodeSourceSpans,
     pub file: FileId,
+    /// Whether the node may read `ctx.request` (conservatively: any `.request` in its
+    /// module, or `ctx` handed to another function). When not, generated code does not
+    /// build the request metadata for it.
+    pub uses_request: bool,
     /// The module path from the crate root: `["nodes", "price_order"]`.
     pub module_path: Vec<String>,
 }
@@ -330,7 +334,7 @@ impl Walker<'_> {
                 );
                 continue;
             }
-            self.definition(m, file, &module_path, public);
+            self.definition(m, file, &module_path, public, items_read_request(items));
         }
         for item in items {
             let syn::Item::Mod(m) = item else { continue };
@@ -368,7 +372,14 @@ impl Walker<'_> {
         }
     }
 
-    fn definition(&mut self, m: &syn::ItemMacro, file: FileId, module_path: &[String], public: bool) {
+    fn definition(
+        &mut self,
+        m: &syn::ItemMacro,
+        file: FileId,
+        module_path: &[String],
+        public: bool,
+        uses_request: bool,
+    ) {
         match node_def::parse_definition(&m.mac) {
             Ok(def) => {
                 if !public {
@@ -380,6 +391,7 @@ impl Walker<'_> {
                 }
                 self.krate.nodes.push(NodeInfo {
                     spans: NodeSourceSpans::new(file, &def),
+                    uses_request: uses_request || may_read_request(&m.mac),
                     manifest: def.manifest,
                     file,
                     module_path: module_path.to_vec(),
@@ -398,6 +410,98 @@ impl Walker<'_> {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Whether the run closure of a node definition may read `ctx.request`: a `.request`
+/// field access in it, or the context handed to another function (which might read it).
+fn may_read_request(mac: &syn::Macro) -> bool {
+    let Ok(def) = mac.parse_body::<node_def::NodeDefSyntax>() else {
+        return true;
+    };
+    let Some(run) = &def.run else { return false };
+    let ctx_name = match run {
+        syn::Expr::Closure(c) => match c.inputs.first() {
+            Some(syn::Pat::Ident(p)) => Some(p.ident.to_string()),
+            Some(syn::Pat::Type(t)) => match &*t.pat {
+                syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        },
+        // `run: some_fn`: the function's body is checked with the module's other items.
+        _ => return false,
+    };
+    let mut v = RequestReads {
+        found: false,
+        ctx: ctx_name,
+    };
+    v.visit_expr(run);
+    v.found
+}
+
+/// Whether items other than node definitions read a `.request` field (helper functions
+/// that take the run context).
+fn items_read_request(items: &[syn::Item]) -> bool {
+    let mut v = RequestReads {
+        found: false,
+        ctx: None,
+    };
+    for item in items {
+        if !matches!(item, syn::Item::Macro(_)) {
+            v.visit_item(item);
+        }
+    }
+    v.found
+}
+
+struct RequestReads {
+    found: bool,
+    /// The run closure's context parameter: passing it to a call counts as a read.
+    ctx: Option<String>,
+}
+
+impl RequestReads {
+    fn is_ctx(&self, e: &syn::Expr) -> bool {
+        let e = match e {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        matches!((e, &self.ctx), (syn::Expr::Path(p), Some(name)) if p.path.is_ident(name.as_str()))
+    }
+}
+
+impl<'ast> Visit<'ast> for RequestReads {
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        if matches!(&f.member, syn::Member::Named(n) if n == "request") {
+            self.found = true;
+        }
+        syn::visit::visit_expr_field(self, f);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if c.args.iter().any(|a| self.is_ctx(a)) {
+            self.found = true;
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
+        if c.args.iter().any(|a| self.is_ctx(a)) {
+            self.found = true;
+        }
+        syn::visit::visit_expr_method_call(self, c);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if let Ok(args) = m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        {
+            for a in &args {
+                self.visit_expr(a);
+            }
+        } else if m.tokens.to_string().contains("request") {
+            self.found = true;
         }
     }
 }

@@ -527,6 +527,7 @@ impl<'a> RouteEmitter<'a> {
                 index,
                 key,
                 parse_request,
+                with_request,
                 inputs,
                 binds,
                 next,
@@ -572,7 +573,7 @@ impl<'a> RouteEmitter<'a> {
                     svc_comment!(#comment);
                     #parse
                     let inputs = #path::Inputs { #(#fields,)* };
-                    #binding match ex.run_node::<#path::Node>(#id, inputs).await {
+                    #binding match ex.run_node::<#path::Node>(#id, inputs, #with_request).await {
                         #ok_arm
                         #err_arm
                     };
@@ -590,16 +591,34 @@ impl<'a> RouteEmitter<'a> {
                 let status_tokens = status_expr(*status);
                 let pushes: Vec<TokenStream> = headers
                     .iter()
-                    .map(|(name, h)| match h {
-                        HeaderIr::Literal(text) => quote!(headers.push((#name, String::from(#text)));),
-                        HeaderIr::Value(v) => {
-                            let a = access(v, &self.names);
-                            let is_option = a.is_option();
-                            let expr = a.expr;
-                            if is_option {
-                                quote!(if let Some(v) = #expr { headers.push((#name, v.to_string())); })
-                            } else {
-                                quote!(headers.push((#name, #expr.to_string()));)
+                    .map(|(name, h)| {
+                        let name_tokens = quote!(::svc_runtime::__private::http::HeaderName::from_static(#name));
+                        match h {
+                            HeaderIr::Literal(text) if header_safe(text) => {
+                                quote!(headers.push((#name_tokens, ::svc_runtime::__private::http::HeaderValue::from_static(#text)));)
+                            }
+                            HeaderIr::Literal(text) => quote! {
+                                if let Some(v) = ::svc_runtime::exchange::header_text(#name, String::from(#text)) { headers.push((#name_tokens, v)); }
+                            },
+                            HeaderIr::Value(v) => {
+                                // Enum values known to be header-safe are static strings.
+                                let static_enum = matches!(&v.ty, TypeRef::Enum(e) if self.assets.enum_named(e).is_some_and(|def| def.values.iter().all(|x| header_safe(x.value()))));
+                                let a = access(v, &self.names);
+                                let is_option = a.is_option();
+                                let expr = a.expr;
+                                let value = |x: TokenStream| {
+                                    if static_enum {
+                                        quote!(headers.push((#name_tokens, ::svc_runtime::__private::http::HeaderValue::from_static(#x.value())));)
+                                    } else {
+                                        quote!(if let Some(v) = ::svc_runtime::exchange::header_text(#name, #x.to_string()) { headers.push((#name_tokens, v)); })
+                                    }
+                                };
+                                if is_option {
+                                    let push = value(quote!(v));
+                                    quote!(if let Some(v) = #expr { #push })
+                                } else {
+                                    value(expr)
+                                }
                             }
                         }
                     })
@@ -611,7 +630,7 @@ impl<'a> RouteEmitter<'a> {
                     let n = pushes.len();
                     (
                         quote! {
-                            let mut headers: Vec<(&'static str, String)> = Vec::with_capacity(#n);
+                            let mut headers = Vec::with_capacity(#n);
                             #(#pushes)*
                         },
                         quote!(headers),
@@ -706,6 +725,11 @@ fn param_parse(
     } else {
         (quote!(Option<#full>), read)
     }
+}
+
+/// Whether text can be a header value as is (visible ASCII, spaces and tabs).
+fn header_safe(text: &str) -> bool {
+    text.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
 fn location_expr(loc: &KeyLocation) -> TokenStream {

@@ -116,9 +116,10 @@ pub fn access(v: &ValueIr, names: &dyn Names) -> Access {
             (quote!(#local.code()), Kind::OptRef)
         }
         RootIr::Identity { node, field } => {
+            // Identities hold shared `Arc<str>`s: read them as `&str`.
             let local = names.identity(*node);
             let f = ident(field);
-            (quote!(#local.#f), Kind::Place)
+            (quote!(&*#local.#f), Kind::Ref)
         }
     };
     for step in &v.steps {

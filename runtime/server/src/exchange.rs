@@ -80,6 +80,21 @@ impl NodeError {
     }
 }
 
+/// A header value from text, without copying it; `None` (logged) when the text cannot be
+/// sent in a header (a line break, …): generated code then leaves the header out.
+pub fn header_text(name: &'static str, text: String) -> Option<HeaderValue> {
+    match HeaderValue::from_maybe_shared(axum::body::Bytes::from(text)) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            tracing::warn!(
+                header = name,
+                "dropped a response header whose value cannot be sent in HTTP"
+            );
+            None
+        }
+    }
+}
+
 /// The request id, put in the request's extensions by the server's middleware.
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
@@ -95,7 +110,7 @@ pub struct Exchange {
     started: Instant,
     response_headers: HeaderMap,
     challenge: Option<HeaderValue>,
-    credential_headers: Vec<String>,
+    credential_headers: Vec<&'static str>,
     credential_query: Option<&'static str>,
     steps: Vec<Step>,
     logs: Vec<NodeLog>,
@@ -137,8 +152,15 @@ impl Exchange {
         &self.steps
     }
 
+    /// Whether this request is traced for `svc dev` (steps and node logs are kept only then).
+    fn tracing_steps(&self) -> bool {
+        self.rt.dev_trace.is_some()
+    }
+
     fn step(&mut self, node: &'static str, check: &'static str, outcome: &'static str) {
-        self.steps.push(Step { node, outcome });
+        if self.tracing_steps() {
+            self.steps.push(Step { node, outcome });
+        }
         self.rt.metrics.protection(self.route, node, check, outcome);
     }
 
@@ -190,7 +212,7 @@ impl Exchange {
     /// carries a `WWW-Authenticate` challenge for this location).
     pub fn check_api_key(&mut self, node: &'static str, location: &KeyLocation) -> Option<Identity> {
         if let Some(h) = location.header_name() {
-            self.credential_headers.push(h.to_string());
+            self.credential_headers.push(h);
         }
         if let KeyLocation::Query(q) = location {
             self.credential_query = Some(q);
@@ -219,7 +241,7 @@ impl Exchange {
         let mut headers: BTreeMap<String, String> = BTreeMap::new();
         for (name, value) in &self.headers {
             let name = name.as_str();
-            if CREDENTIALS.contains(&name) || self.credential_headers.iter().any(|h| h == name) {
+            if CREDENTIALS.contains(&name) || self.credential_headers.contains(&name) {
                 continue;
             }
             if let Ok(v) = value.to_str() {
@@ -261,24 +283,25 @@ impl Exchange {
     /// Runs a code node. Its `ctx.log` lines are collected (with known secret values
     /// redacted) and emitted through `tracing`; a failure or a panic is an `Err`, and the
     /// server keeps serving either way.
+    ///
+    /// `with_request`: whether to give the node `ctx.request`. The compiler passes `false`
+    /// for nodes whose code cannot read it, which saves building it (the spec makes
+    /// `ctx.request` optional).
     pub async fn run_node<N: CodeFunctionNode>(
         &mut self,
         node: &'static str,
         inputs: N::Inputs,
+        with_request: bool,
     ) -> Result<N::Outputs, NodeError> {
-        let meta = self.request_meta();
-        let ctx = RunContext::new(
-            N::NODE_KEY,
-            inputs,
-            Some(meta),
-            self.rt.env.clone(),
-            self.rt.host.clone(),
-        );
+        let meta = if with_request { Some(self.request_meta()) } else { None };
+        let ctx = RunContext::new(N::NODE_KEY, inputs, meta, self.rt.env.clone(), self.rt.host.clone());
         let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
         for line in ctx.take_logs() {
             let message = self.rt.redactor.redact(&line.message);
             tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "{message}");
-            self.logs.push(NodeLog { node, message });
+            if self.rt.dev_trace.is_some() {
+                self.logs.push(NodeLog { node, message });
+            }
         }
         let (outcome, result) = match result {
             Ok(Ok(outputs)) => ("ok", Ok(outputs)),
@@ -301,10 +324,12 @@ impl Exchange {
                 ("panicked", Err(NodeError::Panicked { node_key: N::NODE_KEY }))
             }
         };
-        self.steps.push(Step {
-            node,
-            outcome: if outcome == "ok" { "next" } else { "on_fail" },
-        });
+        if self.tracing_steps() {
+            self.steps.push(Step {
+                node,
+                outcome: if outcome == "ok" { "next" } else { "on_fail" },
+            });
+        }
         self.rt.metrics.node(self.route, node, outcome);
         result
     }
@@ -316,7 +341,7 @@ impl Exchange {
         self,
         status: StatusCode,
         body: Vec<u8>,
-        headers: impl IntoIterator<Item = (&'static str, String)>,
+        headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
         let mut response = (status, body).into_response();
         response
@@ -331,7 +356,7 @@ impl Exchange {
         self,
         status: StatusCode,
         body: &'static str,
-        headers: impl IntoIterator<Item = (&'static str, String)>,
+        headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
         let mut response = (status, axum::body::Bytes::from_static(body.as_bytes())).into_response();
         response
@@ -345,7 +370,7 @@ impl Exchange {
     pub fn status_with_headers(
         self,
         status: StatusCode,
-        headers: impl IntoIterator<Item = (&'static str, String)>,
+        headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
         let mut response = ApiError::for_status(status)
             .request_id(self.request_id.clone())
@@ -354,22 +379,15 @@ impl Exchange {
         self.finish(response)
     }
 
-    fn append_headers(&self, response: &mut Response, headers: impl IntoIterator<Item = (&'static str, String)>) {
+    fn append_headers(&self, response: &mut Response, headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>) {
         for (name, value) in headers {
-            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
-                (Ok(n), Ok(v)) => {
-                    response.headers_mut().append(n, v);
-                }
-                _ => {
-                    tracing::warn!(request_id = %self.request_id, route = self.route, header = name, "dropped a response header that is not valid in HTTP")
-                }
-            }
+            response.headers_mut().append(name, value);
         }
     }
 
     /// A JSON response from a Return JSON node.
     pub fn json<T: Serialize + ?Sized>(self, status: StatusCode, body: &T) -> Response {
-        self.json_with_headers(status, body, std::iter::empty())
+        self.json_with_headers(status, body, [])
     }
 
     /// A JSON response with the node's extra headers. A header value that is not valid
@@ -378,7 +396,7 @@ impl Exchange {
         self,
         status: StatusCode,
         body: &T,
-        headers: impl IntoIterator<Item = (&'static str, String)>,
+        headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
         match crate::json::to_vec(body) {
             Ok(bytes) => self.json_bytes(status, bytes, headers),
@@ -433,7 +451,7 @@ impl Exchange {
                 headers.insert(header::WWW_AUTHENTICATE, challenge.clone());
             }
         }
-        if let Ok(id) = HeaderValue::from_str(&self.request_id) {
+        if let Ok(id) = HeaderValue::from_maybe_shared(axum::body::Bytes::copy_from_slice(self.request_id.as_bytes())) {
             headers.insert(request_id::HEADER, id);
         }
         let duration = self.started.elapsed();

@@ -29,7 +29,7 @@ fn routes() -> Router<Arc<Runtime>> {
                     let (parts, _) = req.into_parts();
                     let mut ex = Exchange::new(rt, "greet", parts, peer);
                     match ex
-                        .run_node::<nodes::greet::Node>("greet", nodes::greet::Inputs { name: "Ada".into() })
+                        .run_node::<nodes::greet::Node>("greet", nodes::greet::Inputs { name: "Ada".into() }, true)
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &serde_json::json!({"greeting": out.greeting})),
@@ -51,6 +51,7 @@ fn routes() -> Router<Arc<Runtime>> {
                             nodes::fail::Inputs {
                                 code: Some("NO_PRICE".into()),
                             },
+                            true,
                         )
                         .await
                     {
@@ -71,7 +72,10 @@ fn routes() -> Router<Arc<Runtime>> {
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
                     let mut ex = Exchange::new(rt, "panic", parts, peer);
-                    match ex.run_node::<nodes::panic::Node>("boom", nodes::panic::Inputs {}).await {
+                    match ex
+                        .run_node::<nodes::panic::Node>("boom", nodes::panic::Inputs {}, true)
+                        .await
+                    {
                         Ok(out) => ex.json(StatusCode::OK, &out),
                         Err(e) => ex.node_error(e),
                     }
@@ -85,7 +89,7 @@ fn routes() -> Router<Arc<Runtime>> {
                     let (parts, _) = req.into_parts();
                     let mut ex = Exchange::new(rt, "leaky", parts, peer);
                     match ex
-                        .run_node::<nodes::leaky::Node>("leaky", nodes::leaky::Inputs {})
+                        .run_node::<nodes::leaky::Node>("leaky", nodes::leaky::Inputs {}, true)
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &out),
@@ -104,7 +108,7 @@ fn routes() -> Router<Arc<Runtime>> {
                         return ex.status(StatusCode::UNAUTHORIZED);
                     }
                     match ex
-                        .run_node::<nodes::context::Node>("ctx", nodes::context::Inputs {})
+                        .run_node::<nodes::context::Node>("ctx", nodes::context::Inputs {}, true)
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &out),

@@ -267,7 +267,7 @@ fn key_routes(location: KeyLocation) -> Router<Arc<Runtime>> {
                     match ex.check_api_key("auth", &location) {
                         Some(id) => ex.json(
                             StatusCode::OK,
-                            &serde_json::json!({"user": id.user, "key_name": id.key_name, "key_id": id.key_id}),
+                            &serde_json::json!({"user": &*id.user, "key_name": &*id.key_name, "key_id": &*id.key_id}),
                         ),
                         None => ex.status(StatusCode::UNAUTHORIZED),
                     }

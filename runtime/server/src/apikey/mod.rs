@@ -9,6 +9,7 @@ pub mod format;
 
 use http::HeaderMap;
 use parking_lot::RwLock;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
@@ -28,7 +29,7 @@ pub enum KeyLocation {
 
 impl KeyLocation {
     /// The key presented by a request, if exactly one is present.
-    pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<String> {
+    pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, str>> {
         let one_header = |name: &str| -> Option<&'a str> {
             let mut values = headers.get_all(name).iter();
             let first = values.next()?;
@@ -38,12 +39,14 @@ impl KeyLocation {
             first.to_str().ok()
         };
         match self {
-            KeyLocation::HeaderXApiKey => one_header("x-api-key").map(|v| v.trim().to_string()),
-            KeyLocation::Header(name) => one_header(name).map(|v| v.trim().to_string()),
+            KeyLocation::HeaderXApiKey => one_header("x-api-key").map(|v| Cow::Borrowed(v.trim())),
+            KeyLocation::Header(name) => one_header(name).map(|v| Cow::Borrowed(v.trim())),
             KeyLocation::AuthorizationBearer => {
                 let v = one_header("authorization")?;
                 let (scheme, token) = v.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
+                scheme
+                    .eq_ignore_ascii_case("bearer")
+                    .then(|| Cow::Borrowed(token.trim()))
             }
             KeyLocation::Query(name) => {
                 let mut found = None;
@@ -52,7 +55,7 @@ impl KeyLocation {
                         if found.is_some() {
                             return None;
                         }
-                        found = Some(v.into_owned());
+                        found = Some(Cow::Owned(v.into_owned()));
                     }
                 }
                 found
@@ -71,7 +74,7 @@ impl KeyLocation {
     }
 
     /// Names to strip from `ctx.request` so node code never sees the key.
-    pub fn header_name(&self) -> Option<&str> {
+    pub fn header_name(&self) -> Option<&'static str> {
         match self {
             KeyLocation::HeaderXApiKey => Some("x-api-key"),
             KeyLocation::AuthorizationBearer => Some("authorization"),
@@ -128,10 +131,12 @@ impl KeyStatus {
 
 /// Who a valid key belongs to: the outputs of Check API Key's `valid` path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// The strings are shared with the key index: verifying a key allocates nothing.
 pub struct Identity {
-    pub key_id: String,
-    pub key_name: String,
-    pub user: String,
+    pub key_id: Arc<str>,
+    pub key_name: Arc<str>,
+    pub user: Arc<str>,
 }
 
 /// Why a key was refused (logged; the response says only "invalid").
@@ -159,7 +164,13 @@ impl Rejection {
 /// The in-memory index of keys a server verifies against.
 #[derive(Default)]
 pub struct KeyIndex {
-    by_hash: RwLock<Arc<HashMap<[u8; 32], Arc<KeyRecord>>>>,
+    by_hash: RwLock<Arc<HashMap<[u8; 32], Indexed>>>,
+}
+
+/// A record and the identity it establishes, built once per reload.
+struct Indexed {
+    record: KeyRecord,
+    identity: Identity,
 }
 
 impl KeyIndex {
@@ -171,7 +182,17 @@ impl KeyIndex {
 
     /// Replaces every key (after a reload).
     pub fn replace(&self, records: Vec<KeyRecord>) {
-        let map = records.into_iter().map(|r| (r.hash, Arc::new(r))).collect();
+        let map = records
+            .into_iter()
+            .map(|r| {
+                let identity = Identity {
+                    key_id: Arc::from(r.id.as_str()),
+                    key_name: Arc::from(r.name.as_str()),
+                    user: Arc::from(r.owner.as_str()),
+                };
+                (r.hash, Indexed { record: r, identity })
+            })
+            .collect();
         *self.by_hash.write() = Arc::new(map);
     }
 
@@ -196,18 +217,14 @@ impl KeyIndex {
         }
         let digest = format::hash(presented);
         let map = self.by_hash.read().clone();
-        let record = map.get(&digest).ok_or(Rejection::Unknown)?;
-        if !bool::from(record.hash.ct_eq(&digest)) {
+        let entry = map.get(&digest).ok_or(Rejection::Unknown)?;
+        if !bool::from(entry.record.hash.ct_eq(&digest)) {
             return Err(Rejection::Unknown);
         }
-        match record.status(now) {
+        match entry.record.status(now) {
             KeyStatus::Revoked => Err(Rejection::Revoked),
             KeyStatus::Expired => Err(Rejection::Expired),
-            KeyStatus::Active => Ok(Identity {
-                key_id: record.id.clone(),
-                key_name: record.name.clone(),
-                user: record.owner.clone(),
-            }),
+            KeyStatus::Active => Ok(entry.identity.clone()),
         }
     }
 }
@@ -241,7 +258,7 @@ mod tests {
     fn verification_outcomes() {
         let good = format::generate();
         let index = KeyIndex::new(vec![record(&good, None, None)]);
-        assert_eq!(index.verify(Some(&good), 100).unwrap().user, "alice");
+        assert_eq!(&*index.verify(Some(&good), 100).unwrap().user, "alice");
         assert_eq!(index.verify(None, 100), Err(Rejection::Missing));
         assert_eq!(index.verify(Some("nope"), 100), Err(Rejection::Malformed));
         assert_eq!(index.verify(Some(&format::generate()), 100), Err(Rejection::Unknown));
@@ -249,7 +266,10 @@ mod tests {
         let revoked = format::generate();
         index.replace(vec![record(&expired, Some(50), None), record(&revoked, None, Some(10))]);
         assert_eq!(index.verify(Some(&expired), 100), Err(Rejection::Expired));
-        assert_eq!(index.verify(Some(&expired), 49).map(|i| i.user), Ok("alice".into()));
+        assert_eq!(
+            index.verify(Some(&expired), 49).map(|i| i.user.to_string()),
+            Ok("alice".to_string())
+        );
         assert_eq!(index.verify(Some(&revoked), 100), Err(Rejection::Revoked));
         assert_eq!(index.verify(Some(&good), 100), Err(Rejection::Unknown));
     }

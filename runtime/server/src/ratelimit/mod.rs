@@ -21,9 +21,9 @@ use std::time::Instant;
 pub enum LimitKey {
     Ip(IpAddr),
     /// The owner of a verified API key.
-    User(String),
+    User(std::sync::Arc<str>),
     /// A verified API key, by id.
-    KeyId(String),
+    KeyId(std::sync::Arc<str>),
     /// An API key not verified yet, by the SHA-256 of what was presented (never the key).
     PresentedKey([u8; 32]),
     Text(String),
@@ -103,7 +103,7 @@ impl<S: RateLimitStore> RateLimiter<S> {
         headers.append("ratelimit-policy", self.policy_header.clone());
         let reset = decision.reset.as_secs_f64().ceil() as u64;
         let value = format!("\"{}\";r={};t={}", self.name, decision.remaining, reset);
-        if let Ok(v) = HeaderValue::from_str(&value) {
+        if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(value)) {
             headers.append("ratelimit", v);
         }
         if !decision.allowed {

@@ -85,7 +85,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| crate::assets::Tone::Friendly),
     };
     let out_greet = match ex
-        .run_node::<crate::nodes::hello_greet::Node>("greet", inputs)
+        .run_node::<crate::nodes::hello_greet::Node>("greet", inputs, false)
         .await
     {
         Ok(outputs) => outputs,

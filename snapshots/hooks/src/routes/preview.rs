@@ -69,7 +69,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| false),
     };
     let out_build = match ex
-        .run_node::<crate::nodes::hooks_sample_event::Node>("build", inputs)
+        .run_node::<crate::nodes::hooks_sample_event::Node>("build", inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -80,7 +80,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         event: out_build.event.to_owned(),
     };
     let out_sign = match ex
-        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs)
+        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs, false)
         .await
     {
         Ok(outputs) => outputs,

@@ -82,7 +82,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         event: req.body.to_owned(),
     };
     let out_sign = match ex
-        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs)
+        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -94,7 +94,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     w.key("\"signature\"");
     w.value(&out_sign.signature);
     w.key("\"signedBy\"");
-    w.value(&key_auth.user);
+    w.value(&*key_auth.user);
     w.end_object();
     ex.json_bytes(StatusCode::OK, w.finish(), [])
 }

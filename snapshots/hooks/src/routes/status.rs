@@ -52,15 +52,19 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let inputs = crate::nodes::hooks_key_status::Inputs {
     };
     let out_status = match ex
-        .run_node::<crate::nodes::hooks_key_status::Node>("status", inputs)
+        .run_node::<crate::nodes::hooks_key_status::Node>("status", inputs, false)
         .await
     {
         Ok(outputs) => outputs,
         Err(failure) => return ex.node_error(failure),
     };
     // Return JSON `ok`: 200
-    let mut headers: Vec<(&'static str, String)> = Vec::with_capacity(1usize);
-    headers.push(("cache-control", String::from("no-store")));
+    let mut headers = Vec::with_capacity(1usize);
+    headers
+        .push((
+            ::svc_runtime::__private::http::HeaderName::from_static("cache-control"),
+            ::svc_runtime::__private::http::HeaderValue::from_static("no-store"),
+        ));
     let mut w = JsonWriter::with_capacity(256);
     w.begin_object();
     w.key("\"algorithm\"");

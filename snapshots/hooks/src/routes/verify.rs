@@ -88,7 +88,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| 300f64),
     };
     let out_verify = match ex
-        .run_node::<crate::nodes::hooks_verify::Node>("verify", inputs)
+        .run_node::<crate::nodes::hooks_verify::Node>("verify", inputs, false)
         .await
     {
         Ok(outputs) => outputs,

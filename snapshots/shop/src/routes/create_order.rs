@@ -105,7 +105,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         max_lines: 50f64,
     };
     let out_price = match ex
-        .run_node::<crate::nodes::shop_price_order::Node>("price", inputs)
+        .run_node::<crate::nodes::shop_price_order::Node>("price", inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -133,21 +133,27 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         review_above: 1000f64,
     };
     let out_decide = match ex
-        .run_node::<crate::nodes::shop_decide_status::Node>("decide", inputs)
+        .run_node::<crate::nodes::shop_decide_status::Node>("decide", inputs, false)
         .await
     {
         Ok(outputs) => outputs,
         Err(failure) => return ex.node_error(failure),
     };
     // Return JSON `created`: 201
-    let mut headers: Vec<(&'static str, String)> = Vec::with_capacity(1usize);
-    headers.push(("x-quote-status", out_decide.status.to_string()));
+    let mut headers = Vec::with_capacity(1usize);
+    headers
+        .push((
+            ::svc_runtime::__private::http::HeaderName::from_static("x-quote-status"),
+            ::svc_runtime::__private::http::HeaderValue::from_static(
+                out_decide.status.value(),
+            ),
+        ));
     let mut w = JsonWriter::with_capacity(256);
     w.begin_object();
     w.key("\"status\"");
     w.value(&out_decide.status);
     w.key("\"customer\"");
-    w.value(&key_auth.user);
+    w.value(&*key_auth.user);
     w.key("\"quote\"");
     w.value(&out_price.quote);
     w.key("\"lineCount\"");
