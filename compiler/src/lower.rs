@@ -67,6 +67,46 @@ pub struct RouteIr {
     pub blocks: Vec<BlockIr>,
 }
 
+impl RouteIr {
+    /// Calls `f` on every node of the route: the entry's tree, then each block's.
+    pub fn for_each_node(&self, f: &mut dyn FnMut(&NodeIr)) {
+        walk(&self.entry, f);
+        for b in &self.blocks {
+            walk(&b.body, f);
+        }
+    }
+}
+
+fn walk(n: &NodeIr, f: &mut dyn FnMut(&NodeIr)) {
+    f(n);
+    let mut go = |c: &Cont| {
+        if let Cont::Inline(inner) = c {
+            walk(inner, f);
+        }
+    };
+    match n {
+        NodeIr::CheckOrigin { allowed, blocked, .. } => {
+            go(allowed);
+            go(blocked);
+        }
+        NodeIr::RateLimit { ok, limited, .. } => {
+            go(ok);
+            go(limited);
+        }
+        NodeIr::CheckApiKey { valid, invalid, .. } => {
+            go(valid);
+            go(invalid);
+        }
+        NodeIr::Code { next, on_fail, .. } => {
+            go(next);
+            if let Some((c, _)) = on_fail {
+                go(c);
+            }
+        }
+        NodeIr::Return { .. } => {}
+    }
+}
+
 /// The route's typed request inputs.
 #[derive(Default)]
 pub struct RequestIr {

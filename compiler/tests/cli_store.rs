@@ -66,7 +66,7 @@ fn keys_are_printed_once_and_stored_as_hashes() {
     let records = SqliteStore::open(&store).unwrap().list_keys().unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(
-        KeyIndex::new(records).verify(Some(&key), unix_now()).unwrap().user,
+        &*KeyIndex::new(records).verify(Some(&key), unix_now()).unwrap().user,
         "alice"
     );
     // Listing shows a prefix, never the key.
@@ -93,7 +93,7 @@ fn revoke_and_rotate() {
         "the old key is revoked"
     );
     assert_eq!(
-        index.verify(Some(new_key.trim()), unix_now()).unwrap().user,
+        &*index.verify(Some(new_key.trim()), unix_now()).unwrap().user,
         "alice",
         "same owner"
     );

@@ -200,10 +200,7 @@ fn route_code_keys(route: &RouteIr) -> BTreeMap<usize, String> {
             out.insert(*index, key.clone());
         }
     };
-    walk(&route.entry, &mut visit);
-    for b in &route.blocks {
-        walk(&b.body, &mut visit);
-    }
+    route.for_each_node(&mut visit);
     out
 }
 
@@ -216,44 +213,10 @@ fn route_ids(route: &RouteIr) -> Vec<(usize, String)> {
         }
         _ => {}
     };
-    walk(&route.entry, &mut visit);
-    for b in &route.blocks {
-        walk(&b.body, &mut visit);
-    }
+    route.for_each_node(&mut visit);
     out.sort();
     out.dedup();
     out
-}
-
-fn walk(n: &crate::lower::NodeIr, f: &mut dyn FnMut(&crate::lower::NodeIr)) {
-    use crate::lower::{Cont, NodeIr};
-    f(n);
-    let mut go = |c: &Cont| {
-        if let Cont::Inline(inner) = c {
-            walk(inner, f);
-        }
-    };
-    match n {
-        NodeIr::CheckOrigin { allowed, blocked, .. } => {
-            go(allowed);
-            go(blocked);
-        }
-        NodeIr::RateLimit { ok, limited, .. } => {
-            go(ok);
-            go(limited);
-        }
-        NodeIr::CheckApiKey { valid, invalid, .. } => {
-            go(valid);
-            go(invalid);
-        }
-        NodeIr::Code { next, on_fail, .. } => {
-            go(next);
-            if let Some((c, _)) = on_fail {
-                go(c);
-            }
-        }
-        NodeIr::Return { .. } => {}
-    }
 }
 
 fn assets(ir: &ProjectIr) -> TokenStream {

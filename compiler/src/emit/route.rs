@@ -6,7 +6,7 @@ use super::values::{self, Names, access, header_field, literal, param_field, que
 use crate::lower::{BodyIr, Cont, HeaderIr, InputIr, LimitKeyIr, Local, NodeIr, ParamIr, RouteIr, TemplateIr};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use svc_frontend::flow::KeyLocation;
 use svc_frontend::rust_types::{ident, rust_type};
 use svc_types::{Assets, TypeRef};
@@ -171,10 +171,41 @@ impl<'a> RouteEmitter<'a> {
         }
     }
 
+    /// Every node of the route with the kind its counters take, and every status the
+    /// route can answer with (its Return JSON nodes, plus what the runtime answers: 400
+    /// for bad input, 413 for a body over the limit, 500 for a node failure).
+    fn inventory(&self) -> (Vec<(String, TokenStream)>, BTreeSet<u16>) {
+        let mut nodes = BTreeMap::new();
+        let mut statuses = BTreeSet::from([400, 500]);
+        if matches!(self.route.request.body, Some(_)) {
+            statuses.insert(413);
+        }
+        self.route.for_each_node(&mut |n| {
+            let (id, kind) = match n {
+                NodeIr::CheckOrigin { id, .. } => (id, quote!(CheckOrigin)),
+                NodeIr::RateLimit { id, .. } => (id, quote!(RateLimit)),
+                NodeIr::CheckApiKey { id, .. } => (id, quote!(CheckApiKey)),
+                NodeIr::Code { id, .. } => (id, quote!(Code)),
+                NodeIr::Return { status, .. } => {
+                    statuses.insert(*status);
+                    return;
+                }
+            };
+            nodes.insert(id.clone(), kind);
+        });
+        (nodes.into_iter().collect(), statuses)
+    }
+
     fn state(&self) -> TokenStream {
         let r = self.route;
         let mut fields = Vec::new();
         let mut inits = Vec::new();
+        let (nodes, statuses) = self.inventory();
+        for (id, kind) in &nodes {
+            let f = field_ident("node", id);
+            fields.push(quote!(#f: ::svc_runtime::metrics::NodeCounters));
+            inits.push(quote!(#f: metrics.node(#id, ::svc_runtime::metrics::NodeKind::#kind)));
+        }
         for o in &r.origins {
             let f = field_ident("origin", &o.node);
             let origins = &o.allowed_origins;
@@ -216,15 +247,19 @@ impl<'a> RouteEmitter<'a> {
                 )
             });
         }
+        let methods: Vec<&str> = r.methods.iter().map(|m| m.as_str()).collect();
+        let statuses = statuses.iter().map(|s| unsuffixed(*s));
         quote! {
-            /// Per-node configuration, built once at start-up.
+            /// Per-node configuration and metric series, built once at start-up.
             pub struct State {
+                metrics: ::svc_runtime::metrics::RouteMetrics,
                 #(#fields,)*
             }
 
             impl State {
                 pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
-                    State { #(#inits,)* }
+                    let metrics = config.metrics.route(ROUTE, &[#(#methods),*], &[#(#statuses),*]);
+                    State { #(#inits,)* metrics }
                 }
             }
         }
@@ -327,7 +362,7 @@ impl<'a> RouteEmitter<'a> {
             impl RequestInputs for Req {
                 const HAS_BODY: bool = #has_body;
 
-                fn parse(ex: &Exchange, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError> {
+                fn parse(ex: &Exchange<'_>, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError> {
                     #query
                     Ok(Req { #(#parses,)* })
                 }
@@ -346,10 +381,10 @@ impl<'a> RouteEmitter<'a> {
             /// Runs the flow for one request.
             pub async fn handle(state: Arc<State>, call: Call) -> Response {
                 let Call { rt, peer, params, request } = call;
-                let (parts, body) = request.into_parts();
-                let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-                #request
                 let state: &State = &state;
+                let (parts, body) = request.into_parts();
+                let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+                #request
                 #body
             }
         }
@@ -399,7 +434,7 @@ impl<'a> RouteEmitter<'a> {
         let doc = format!(" The flow from node `{}`, which several paths reach.", b.node_id);
         quote! {
             #[doc = #doc]
-            async fn #name(mut ex: Exchange, state: &State, #(#params),*) -> Response {
+            async fn #name(mut ex: Exchange<'_>, state: &State, #(#params),*) -> Response {
                 #body
             }
         }
@@ -452,12 +487,13 @@ impl<'a> RouteEmitter<'a> {
         match node {
             NodeIr::CheckOrigin { id, allowed, blocked } => {
                 let f = field_ident("origin", id);
+                let counters = field_ident("node", id);
                 let allowed = self.tail(allowed, req_bound);
                 let blocked = self.cont(blocked, req_bound);
                 let comment = format!("Check Origin `{id}`");
                 quote! {
                     svc_comment!(#comment);
-                    if !ex.check_origin(#id, &state.#f) {
+                    if !ex.check_origin(&state.#counters, &state.#f) {
                         return #blocked;
                     }
                     #allowed
@@ -465,6 +501,7 @@ impl<'a> RouteEmitter<'a> {
             }
             NodeIr::RateLimit { id, key, ok, limited } => {
                 let f = field_ident("limiter", id);
+                let counters = field_ident("node", id);
                 let key = match key {
                     LimitKeyIr::Ip => quote!(ex.ip_key()),
                     LimitKeyIr::User(n) => {
@@ -486,7 +523,7 @@ impl<'a> RouteEmitter<'a> {
                 quote! {
                     svc_comment!(#comment);
                     let limit_key = #key;
-                    if !ex.rate_limit(#id, &state.#f, limit_key).await {
+                    if !ex.rate_limit(&state.#counters, &state.#f, limit_key).await {
                         return #limited;
                     }
                     #ok
@@ -500,6 +537,7 @@ impl<'a> RouteEmitter<'a> {
                 invalid,
             } => {
                 let loc = self.key_location_ident(id);
+                let counters = field_ident("node", id);
                 let valid = self.tail(valid, req_bound);
                 let invalid = self.cont(invalid, req_bound);
                 let comment = format!("Check API Key `{id}`");
@@ -507,7 +545,7 @@ impl<'a> RouteEmitter<'a> {
                     let k = self.names.identity(*index);
                     quote! {
                         svc_comment!(#comment);
-                        let Some(#k) = ex.check_api_key(#id, &#loc) else {
+                        let Some(#k) = ex.check_api_key(&state.#counters, &#loc) else {
                             return #invalid;
                         };
                         #valid
@@ -515,7 +553,7 @@ impl<'a> RouteEmitter<'a> {
                 } else {
                     quote! {
                         svc_comment!(#comment);
-                        if ex.check_api_key(#id, &#loc).is_none() {
+                        if ex.check_api_key(&state.#counters, &#loc).is_none() {
                             return #invalid;
                         }
                         #valid
@@ -534,6 +572,7 @@ impl<'a> RouteEmitter<'a> {
                 on_fail,
             } => {
                 let path = self.node_path(*index);
+                let counters = field_ident("node", id);
                 let parse = self.parse_request(*parse_request && !req_bound);
                 let bound = req_bound || *parse_request;
                 let fields = inputs.iter().map(|(pin, input)| {
@@ -573,7 +612,7 @@ impl<'a> RouteEmitter<'a> {
                     svc_comment!(#comment);
                     #parse
                     let inputs = #path::Inputs { #(#fields,)* };
-                    #binding match ex.run_node::<#path::Node>(#id, inputs, #with_request).await {
+                    #binding match ex.run_node::<#path::Node>(&state.#counters, inputs, #with_request).await {
                         #ok_arm
                         #err_arm
                     };
@@ -696,7 +735,7 @@ impl<'a> RouteEmitter<'a> {
             #[doc = #doc]
             pub async fn preflight(state: Arc<State>, call: Call) -> Response {
                 let id = ::svc_runtime::call::request_id(&call.request);
-                state.#f.preflight(call.request.headers(), &id)
+                state.#f.preflight(call.request.headers(), id.as_str())
             }
         }
     }

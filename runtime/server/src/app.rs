@@ -38,14 +38,18 @@ pub struct RouteInfo {
 
 /// Configuration the routes are built with.
 #[derive(Debug, Clone, Copy)]
-pub struct RouteConfig {
+pub struct RouteConfig<'a> {
     pub rate_limit_max_keys: usize,
+    /// Where routes resolve their metric series, once.
+    pub metrics: &'a crate::metrics::Metrics,
 }
 
-impl Default for RouteConfig {
-    fn default() -> Self {
+impl<'a> RouteConfig<'a> {
+    /// The defaults, with series in `metrics`.
+    pub fn new(metrics: &'a crate::metrics::Metrics) -> Self {
         RouteConfig {
             rate_limit_max_keys: crate::ratelimit::memory::DEFAULT_MAX_KEYS,
+            metrics,
         }
     }
 }
@@ -214,6 +218,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     let rt = Arc::new(rt);
     let routes = (app.router)(&RouteConfig {
         rate_limit_max_keys: args.rate_limit_max_keys,
+        metrics: &rt.metrics,
     });
     let service = crate::server::app(rt, routes);
 

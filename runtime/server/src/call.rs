@@ -54,7 +54,7 @@ use axum::extract::FromRequestParts;
 pub trait RequestInputs: Sized + Send + Sync + 'static {
     /// Whether the route declares a body (otherwise the body is not read).
     const HAS_BODY: bool;
-    fn parse(ex: &Exchange, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError>;
+    fn parse(ex: &Exchange<'_>, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError>;
 }
 
 /// Request inputs that are parsed when first needed: after the protection checks (a
@@ -74,7 +74,7 @@ impl<T: RequestInputs> Lazy<T> {
     }
 
     /// The parsed inputs, or the 4xx to answer.
-    pub async fn get(&mut self, ex: &Exchange) -> Result<Arc<T>, ApiError> {
+    pub async fn get(&mut self, ex: &Exchange<'_>) -> Result<Arc<T>, ApiError> {
         match self {
             Lazy::Ready(v) => return Ok(v.clone()),
             Lazy::Failed(e) => return Err(e.clone()),
@@ -110,12 +110,8 @@ impl<T: RequestInputs> Lazy<T> {
 }
 
 /// The request id the server's middleware assigned (or a new one).
-pub fn request_id(request: &Request) -> String {
-    request
-        .extensions()
-        .get::<crate::exchange::RequestId>()
-        .map(|r| r.0.clone())
-        .unwrap_or_else(crate::request_id::generate)
+pub fn request_id(request: &Request) -> crate::request_id::RequestId {
+    crate::request_id::RequestId::of(request.headers())
 }
 
 /// A path parameter by name (present whenever the route matched).

@@ -9,8 +9,10 @@
 use crate::apikey::{Identity, KeyLocation, unix_now};
 use crate::cors::{OriginDecision, OriginPolicy};
 use crate::error::ApiError;
+use crate::metrics::{NodeCounters, RouteMetrics};
 use crate::ratelimit::{LimitKey, RateLimitStore, RateLimiter};
 use crate::request_id;
+pub use crate::request_id::RequestId;
 use crate::runtime::Runtime;
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
@@ -40,7 +42,7 @@ pub struct NodeLog {
 /// Everything about a finished request, for `svc dev`'s per-request output.
 #[derive(Debug, Clone)]
 pub struct Trace {
-    pub request_id: String,
+    pub request_id: RequestId,
     pub method: Method,
     pub path: String,
     pub route: &'static str,
@@ -95,13 +97,13 @@ pub fn header_text(name: &'static str, text: String) -> Option<HeaderValue> {
     }
 }
 
-/// The request id, put in the request's extensions by the server's middleware.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
+/// Request headers that never reach `ctx.request.headers` (credentials of any kind).
+const ALWAYS_HIDDEN: &[&str] = &["authorization", "proxy-authorization", "cookie", "x-api-key"];
 
-pub struct Exchange {
+pub struct Exchange<'r> {
     rt: Arc<Runtime>,
-    pub request_id: String,
+    metrics: &'r RouteMetrics,
+    pub request_id: RequestId,
     pub route: &'static str,
     pub method: Method,
     pub uri: Uri,
@@ -117,18 +119,22 @@ pub struct Exchange {
     meta: Option<Arc<RequestMeta>>,
 }
 
-impl Exchange {
-    /// Starts handling a request of `route` (the flow's route, e.g. `orders/{id}`).
-    pub fn new(rt: Arc<Runtime>, route: &'static str, parts: http::request::Parts, peer: SocketAddr) -> Exchange {
-        let request_id = match parts.extensions.get::<RequestId>() {
-            Some(id) => id.0.clone(),
-            None => request_id::from_header(parts.headers.get(request_id::HEADER)),
-        };
+impl<'r> Exchange<'r> {
+    /// Starts handling a request of the route whose series are `metrics` (built once per
+    /// route with [`crate::metrics::Metrics::route`]).
+    pub fn new(
+        rt: Arc<Runtime>,
+        metrics: &'r RouteMetrics,
+        parts: http::request::Parts,
+        peer: SocketAddr,
+    ) -> Exchange<'r> {
+        let request_id = RequestId::of(&parts.headers);
         let client_ip = rt.trusted_proxies.client_ip(peer.ip(), &parts.headers);
         Exchange {
             rt,
+            metrics,
             request_id,
-            route,
+            route: metrics.route(),
             method: parts.method,
             uri: parts.uri,
             headers: parts.headers,
@@ -157,40 +163,45 @@ impl Exchange {
         self.rt.dev_trace.is_some()
     }
 
-    fn step(&mut self, node: &'static str, check: &'static str, outcome: &'static str) {
-        if self.tracing_steps() {
-            self.steps.push(Step { node, outcome });
+    /// Records which way a check went: its counter, and the dev trace's step.
+    fn step(&mut self, node: &NodeCounters, passed: bool, outcome: &'static str) {
+        if passed {
+            node.passed();
+        } else {
+            node.failed();
         }
-        self.rt.metrics.protection(self.route, node, check, outcome);
+        if self.tracing_steps() {
+            self.steps.push(Step {
+                node: node.node(),
+                outcome,
+            });
+        }
     }
 
     /// Check Origin: records the CORS headers; true for `allowed`.
-    pub fn check_origin(&mut self, node: &'static str, policy: &OriginPolicy) -> bool {
+    pub fn check_origin(&mut self, node: &NodeCounters, policy: &OriginPolicy) -> bool {
         let decision = policy.check(&self.headers);
         policy.decorate(&decision, &mut self.response_headers);
         let allowed = matches!(decision, OriginDecision::Allowed { .. });
-        self.step(node, "check_origin", if allowed { "allowed" } else { "blocked" });
+        self.step(node, allowed, if allowed { "allowed" } else { "blocked" });
         allowed
     }
 
     /// Rate Limit: records the RateLimit headers; true for `sequence-ok`.
     pub async fn rate_limit<S: RateLimitStore>(
         &mut self,
-        node: &'static str,
+        node: &NodeCounters,
         limiter: &RateLimiter<S>,
         key: LimitKey,
     ) -> bool {
         let decision = limiter.check(&key).await;
         limiter.decorate(&decision, &mut self.response_headers);
-        self.step(
-            node,
-            "rate_limit",
-            if decision.allowed {
-                "sequence-ok"
-            } else {
-                "sequence-limited"
-            },
-        );
+        let outcome = if decision.allowed {
+            "sequence-ok"
+        } else {
+            "sequence-limited"
+        };
+        self.step(node, decision.allowed, outcome);
         decision.allowed
     }
 
@@ -210,9 +221,11 @@ impl Exchange {
 
     /// Check API Key: the identity for `valid`, or `None` for `invalid` (a later 401 then
     /// carries a `WWW-Authenticate` challenge for this location).
-    pub fn check_api_key(&mut self, node: &'static str, location: &KeyLocation) -> Option<Identity> {
+    pub fn check_api_key(&mut self, node: &NodeCounters, location: &KeyLocation) -> Option<Identity> {
         if let Some(h) = location.header_name() {
-            self.credential_headers.push(h);
+            if !ALWAYS_HIDDEN.contains(&h) {
+                self.credential_headers.push(h);
+            }
         }
         if let KeyLocation::Query(q) = location {
             self.credential_query = Some(q);
@@ -220,13 +233,13 @@ impl Exchange {
         let presented = location.extract(&self.headers, self.uri.query());
         match self.rt.keys.verify(presented.as_deref(), unix_now()) {
             Ok(identity) => {
-                self.step(node, "check_api_key", "valid");
+                self.step(node, true, "valid");
                 Some(identity)
             }
             Err(reason) => {
-                tracing::info!(request_id = %self.request_id, route = self.route, node, reason = reason.as_str(), "API key rejected");
+                tracing::info!(request_id = %self.request_id, route = self.route, node = node.node(), reason = reason.as_str(), "API key rejected");
                 self.challenge = HeaderValue::from_str(&location.challenge(&self.rt.realm)).ok();
-                self.step(node, "check_api_key", "invalid");
+                self.step(node, false, "invalid");
                 None
             }
         }
@@ -237,11 +250,10 @@ impl Exchange {
         if let Some(m) = &self.meta {
             return m.clone();
         }
-        const CREDENTIALS: &[&str] = &["authorization", "proxy-authorization", "cookie", "x-api-key"];
         let mut headers: BTreeMap<String, String> = BTreeMap::new();
         for (name, value) in &self.headers {
             let name = name.as_str();
-            if CREDENTIALS.contains(&name) || self.credential_headers.contains(&name) {
+            if ALWAYS_HIDDEN.contains(&name) || self.credential_headers.contains(&name) {
                 continue;
             }
             if let Ok(v) = value.to_str() {
@@ -289,7 +301,7 @@ impl Exchange {
     /// `ctx.request` optional).
     pub async fn run_node<N: CodeFunctionNode>(
         &mut self,
-        node: &'static str,
+        node: &NodeCounters,
         inputs: N::Inputs,
         with_request: bool,
     ) -> Result<N::Outputs, NodeError> {
@@ -300,7 +312,10 @@ impl Exchange {
             let message = self.rt.redactor.redact(&line.message);
             tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "{message}");
             if self.rt.dev_trace.is_some() {
-                self.logs.push(NodeLog { node, message });
+                self.logs.push(NodeLog {
+                    node: node.node(),
+                    message,
+                });
             }
         }
         let (outcome, result) = match result {
@@ -324,13 +339,17 @@ impl Exchange {
                 ("panicked", Err(NodeError::Panicked { node_key: N::NODE_KEY }))
             }
         };
+        match outcome {
+            "ok" => node.passed(),
+            "failed" => node.failed(),
+            _ => node.panicked(),
+        }
         if self.tracing_steps() {
             self.steps.push(Step {
-                node,
+                node: node.node(),
                 outcome: if outcome == "ok" { "next" } else { "on_fail" },
             });
         }
-        self.rt.metrics.node(self.route, node, outcome);
         result
     }
 
@@ -373,7 +392,7 @@ impl Exchange {
         headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
         let mut response = ApiError::for_status(status)
-            .request_id(self.request_id.clone())
+            .request_id(&self.request_id)
             .into_response();
         self.append_headers(&mut response, headers);
         self.finish(response)
@@ -415,7 +434,7 @@ impl Exchange {
 
     /// An error response.
     pub fn error(self, error: ApiError) -> Response {
-        let response = error.request_id(self.request_id.clone()).into_response();
+        let response = error.request_id(&self.request_id).into_response();
         self.finish(response)
     }
 
@@ -451,13 +470,10 @@ impl Exchange {
                 headers.insert(header::WWW_AUTHENTICATE, challenge.clone());
             }
         }
-        if let Ok(id) = HeaderValue::from_maybe_shared(axum::body::Bytes::copy_from_slice(self.request_id.as_bytes())) {
-            headers.insert(request_id::HEADER, id);
-        }
+        headers.insert(request_id::HEADER, self.request_id.header_value());
         let duration = self.started.elapsed();
-        self.rt
-            .metrics
-            .request(self.route, &self.method, status.as_u16(), duration.as_secs_f64());
+        self.metrics
+            .request(&self.method, status.as_u16(), duration.as_secs_f64());
         tracing::info!(
             target: "svc::access",
             request_id = %self.request_id,

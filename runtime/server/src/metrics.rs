@@ -9,6 +9,11 @@
 //!
 //! `route` is the flow's route (`orders/{id}`), never the raw path, so the number of
 //! series stays bounded whatever clients send; unmatched requests count as `route="-"`.
+//!
+//! Generated routes resolve their series once, at start-up ([`Metrics::route`],
+//! [`RouteMetrics::node`]): counting on the request path is then an atomic add, with no
+//! label hashing or map lookup, and every series a route can produce is exported (at 0)
+//! before its first request, so alerts on `rate()` work from the start.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -49,6 +54,12 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
     protections: Family<ProtectionLabels, Counter>,
     nodes: Family<NodeLabels, Counter>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
 }
 
 fn latency_histogram() -> Histogram {
@@ -105,7 +116,155 @@ pub fn method_label(m: &http::Method) -> &'static str {
     }
 }
 
+/// Which kind of node a [`NodeCounters`] counts, which fixes its outcomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    CheckOrigin,
+    RateLimit,
+    CheckApiKey,
+    /// A code node: `ok`, `failed`, `panicked`.
+    Code,
+}
+
+impl NodeKind {
+    /// The `check` label and the two outcomes of a protection (pass, fail).
+    fn check(self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self {
+            NodeKind::CheckOrigin => Some(("check_origin", "allowed", "blocked")),
+            NodeKind::RateLimit => Some(("rate_limit", "sequence-ok", "sequence-limited")),
+            NodeKind::CheckApiKey => Some(("check_api_key", "valid", "invalid")),
+            NodeKind::Code => None,
+        }
+    }
+}
+
+/// The series of one route, resolved once.
+#[derive(Clone)]
+pub struct RouteMetrics {
+    route: &'static str,
+    latency: Histogram,
+    /// `(method, status)` pairs the route is expected to answer, resolved in advance.
+    expected: Box<[(&'static str, u16, Counter)]>,
+    requests: Family<RequestLabels, Counter>,
+    protections: Family<ProtectionLabels, Counter>,
+    nodes: Family<NodeLabels, Counter>,
+}
+
+impl RouteMetrics {
+    /// The flow's route (`orders/{id}`).
+    pub fn route(&self) -> &'static str {
+        self.route
+    }
+
+    /// Counts one answered request.
+    pub fn request(&self, method: &http::Method, status: u16, seconds: f64) {
+        let method = method_label(method);
+        match self.expected.iter().find(|(m, s, _)| *s == status && *m == method) {
+            Some((_, _, counter)) => {
+                counter.inc();
+            }
+            None => {
+                self.requests
+                    .get_or_create(&RequestLabels {
+                        route: self.route,
+                        method,
+                        status,
+                    })
+                    .inc();
+            }
+        }
+        self.latency.observe(seconds);
+    }
+
+    /// The counters of node `node` of this route.
+    pub fn node(&self, node: &'static str, kind: NodeKind) -> NodeCounters {
+        let route = self.route;
+        let (pass, fail, panicked) = match kind.check() {
+            Some((check, pass, fail)) => {
+                let counter = |outcome| {
+                    self.protections
+                        .get_or_create(&ProtectionLabels {
+                            route,
+                            node,
+                            check,
+                            outcome,
+                        })
+                        .clone()
+                };
+                (counter(pass), counter(fail), None)
+            }
+            None => {
+                let counter = |outcome| self.nodes.get_or_create(&NodeLabels { route, node, outcome }).clone();
+                (counter("ok"), counter("failed"), Some(counter("panicked")))
+            }
+        };
+        NodeCounters {
+            node,
+            pass,
+            fail,
+            panicked,
+        }
+    }
+}
+
+/// The outcome counters of one node of one route.
+#[derive(Clone, Debug)]
+pub struct NodeCounters {
+    node: &'static str,
+    pass: Counter,
+    fail: Counter,
+    panicked: Option<Counter>,
+}
+
+impl NodeCounters {
+    /// The node's id in the flow.
+    pub fn node(&self) -> &'static str {
+        self.node
+    }
+
+    /// The check passed (`allowed`, `sequence-ok`, `valid`) or the code node returned.
+    pub fn passed(&self) {
+        self.pass.inc();
+    }
+
+    /// The check failed (`blocked`, `sequence-limited`, `invalid`) or the code node failed.
+    pub fn failed(&self) {
+        self.fail.inc();
+    }
+
+    /// The code node panicked.
+    pub fn panicked(&self) {
+        match &self.panicked {
+            Some(c) => c.inc(),
+            None => self.fail.inc(),
+        };
+    }
+}
+
 impl Metrics {
+    /// The series of `route`, expected to answer `methods` with `statuses`.
+    pub fn route(&self, route: &'static str, methods: &[&'static str], statuses: &[u16]) -> RouteMetrics {
+        let mut expected = Vec::new();
+        for &method in methods {
+            for &status in statuses {
+                let counter = self
+                    .requests
+                    .get_or_create(&RequestLabels { route, method, status })
+                    .clone();
+                expected.push((method, status, counter));
+            }
+        }
+        RouteMetrics {
+            route,
+            latency: self.latency.get_or_create(&RouteLabels { route }).clone(),
+            expected: expected.into_boxed_slice(),
+            requests: self.requests.clone(),
+            protections: self.protections.clone(),
+            nodes: self.nodes.clone(),
+        }
+    }
+
+    /// Counts a request no route answered (a panic outside a route, a timeout).
     pub fn request(&self, route: &'static str, method: &http::Method, status: u16, seconds: f64) {
         self.requests
             .get_or_create(&RequestLabels {
@@ -117,25 +276,62 @@ impl Metrics {
         self.latency.get_or_create(&RouteLabels { route }).observe(seconds);
     }
 
-    pub fn protection(&self, route: &'static str, node: &'static str, check: &'static str, outcome: &'static str) {
-        self.protections
-            .get_or_create(&ProtectionLabels {
-                route,
-                node,
-                check,
-                outcome,
-            })
-            .inc();
-    }
-
-    pub fn node(&self, route: &'static str, node: &'static str, outcome: &'static str) {
-        self.nodes.get_or_create(&NodeLabels { route, node, outcome }).inc();
-    }
-
     /// The text exposition format.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolved_series_are_exported_at_zero_and_count_into_the_families() {
+        let metrics = Metrics::default();
+        let route = metrics.route("orders", &["POST"], &[201, 429]);
+        let limit = route.node("limit", NodeKind::RateLimit);
+        let price = route.node("price", NodeKind::Code);
+        let text = metrics.render();
+        assert!(
+            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="201"} 0"#),
+            "{text}"
+        );
+        assert!(text.contains(r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 0"#), "{text}");
+        assert!(
+            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 0"#),
+            "{text}"
+        );
+
+        route.request(&http::Method::POST, 201, 0.001);
+        // A status the route did not announce still counts, through the family.
+        route.request(&http::Method::POST, 418, 0.001);
+        limit.failed();
+        price.passed();
+        price.panicked();
+        let text = metrics.render();
+        assert!(
+            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="201"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="418"} 1"#),
+            "{text}"
+        );
+        assert!(text.contains(r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 1"#), "{text}");
+        assert!(
+            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="ok"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"svc_http_request_duration_seconds_count{route="orders"} 2"#),
+            "{text}"
+        );
     }
 }

@@ -6,21 +6,22 @@
 
 use crate::apikey::KeyIndex;
 use crate::error::ApiError;
-use crate::exchange::RequestId;
-use crate::request_id;
+use crate::request_id::{self, RequestId};
 use crate::runtime::Runtime;
 use crate::store::WorkspaceStore;
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use futures_util::FutureExt;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderValue, Method, StatusCode, header};
+use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 /// The complete application: `routes` plus `/healthz`, `/metrics`, the 404 fallback and
 /// the middleware every request goes through.
@@ -29,7 +30,7 @@ pub fn app(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(rt.clone(), guard))
+        .layer(GuardLayer { rt: rt.clone() })
         .with_state(rt)
 }
 
@@ -50,11 +51,7 @@ async fn metrics(State(rt): State<Arc<Runtime>>) -> Response {
 }
 
 async fn not_found(req: Request) -> Response {
-    let id = req
-        .extensions()
-        .get::<RequestId>()
-        .map(|r| r.0.clone())
-        .unwrap_or_else(request_id::generate);
+    let id = RequestId::of(req.headers());
     let mut e = ApiError::for_status(StatusCode::NOT_FOUND).request_id(id);
     e.message = format!("no route matches {} {}", req.method(), req.uri().path());
     e.into_response()
@@ -62,11 +59,7 @@ async fn not_found(req: Request) -> Response {
 
 /// The answer for a known path and a method it does not accept: 405 with `Allow`.
 pub fn method_not_allowed(req: &Request, allow: &'static str) -> Response {
-    let id = req
-        .extensions()
-        .get::<RequestId>()
-        .map(|r| r.0.clone())
-        .unwrap_or_else(request_id::generate);
+    let id = RequestId::of(req.headers());
     let mut e = ApiError::for_status(StatusCode::METHOD_NOT_ALLOWED).request_id(id);
     e.message = format!("this route accepts {allow}, not {}", req.method());
     let mut r = e.into_response();
@@ -77,38 +70,116 @@ pub fn method_not_allowed(req: &Request, allow: &'static str) -> Response {
 /// Every request: a request id (kept from a well-formed `X-Request-Id`, else generated),
 /// the timeout, and a guard that turns a panic outside node code into a 500 instead of a
 /// dropped connection.
-async fn guard(State(rt): State<Arc<Runtime>>, mut req: Request, next: Next) -> Response {
-    let id = request_id::from_header(req.headers().get(request_id::HEADER));
-    req.extensions_mut().insert(RequestId(id.clone()));
-    let method = req.method().clone();
-    let started = std::time::Instant::now();
-    let outcome = tokio::time::timeout(rt.limits.timeout, AssertUnwindSafe(next.run(req)).catch_unwind()).await;
-    let mut response = match outcome {
-        Ok(Ok(response)) => response,
-        Ok(Err(_)) => {
-            tracing::error!(request_id = %id, "a request handler panicked");
-            rt.metrics.request("-", &method, 500, started.elapsed().as_secs_f64());
-            ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR)
-                .request_id(id.clone())
-                .into_response()
-        }
-        Err(_) => {
-            tracing::warn!(request_id = %id, timeout_ms = rt.limits.timeout.as_millis() as u64, "request timed out");
-            rt.metrics.request("-", &method, 408, started.elapsed().as_secs_f64());
-            let mut r = ApiError::for_status(StatusCode::REQUEST_TIMEOUT)
-                .request_id(id.clone())
-                .into_response();
-            r.headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            r
-        }
-    };
-    if !response.headers().contains_key(request_id::HEADER) {
-        if let Ok(v) = HeaderValue::from_str(&id) {
-            response.headers_mut().insert(request_id::HEADER, v);
+///
+/// A hand-written service rather than `axum::middleware::from_fn`: no boxed future per
+/// request, and the timeout's timer is only armed when the route has to wait (most
+/// requests finish in their first poll and never touch the timer wheel).
+#[derive(Clone)]
+struct GuardLayer {
+    rt: Arc<Runtime>,
+}
+
+impl<S> tower::Layer<S> for GuardLayer {
+    type Service = Guard<S>;
+
+    fn layer(&self, inner: S) -> Guard<S> {
+        Guard {
+            inner,
+            rt: self.rt.clone(),
         }
     }
-    response
+}
+
+#[derive(Clone)]
+struct Guard<S> {
+    inner: S,
+    rt: Arc<Runtime>,
+}
+
+impl<S> tower::Service<Request> for Guard<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = GuardFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request) -> Self::Future {
+        let id = RequestId::assign(req.headers_mut());
+        let method = req.method().clone();
+        GuardFuture {
+            inner: self.inner.call(req),
+            timer: None,
+            started: Instant::now(),
+            id,
+            method,
+            rt: self.rt.clone(),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    struct GuardFuture<F> {
+        #[pin]
+        inner: F,
+        // Armed on the first `Pending`, at `started + timeout`.
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+        started: Instant,
+        id: RequestId,
+        method: Method,
+        rt: Arc<Runtime>,
+    }
+}
+
+impl<F: Future<Output = Result<Response, Infallible>>> Future for GuardFuture<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let inner = this.inner;
+        let mut response = match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(Ok(response))) => response,
+            Ok(Poll::Ready(Err(never))) => match never {},
+            Ok(Poll::Pending) => {
+                let deadline = *this.started + this.rt.limits.timeout;
+                let timer = this
+                    .timer
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
+                if timer.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                tracing::warn!(request_id = %this.id, timeout_ms = this.rt.limits.timeout.as_millis() as u64, "request timed out");
+                this.rt
+                    .metrics
+                    .request("-", this.method, 408, this.started.elapsed().as_secs_f64());
+                let mut r = ApiError::for_status(StatusCode::REQUEST_TIMEOUT)
+                    .request_id(&*this.id)
+                    .into_response();
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                r
+            }
+            Err(_) => {
+                tracing::error!(request_id = %this.id, "a request handler panicked");
+                this.rt
+                    .metrics
+                    .request("-", this.method, 500, this.started.elapsed().as_secs_f64());
+                ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR)
+                    .request_id(&*this.id)
+                    .into_response()
+            }
+        };
+        if !response.headers().contains_key(request_id::HEADER) {
+            response
+                .headers_mut()
+                .insert(request_id::HEADER, this.id.header_value());
+        }
+        Poll::Ready(Ok(response))
+    }
 }
 
 /// Replaces the default panic hook (which prints the raw panic message to stderr) with one

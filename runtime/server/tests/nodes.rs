@@ -12,6 +12,7 @@ use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
+use svc_runtime::metrics::NodeKind;
 use svc_runtime::secrets::{LoadError, Requirement, SecretSource, Secrets};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 use svc_runtime::{Exchange, Runtime};
@@ -27,9 +28,14 @@ fn routes() -> Router<Arc<Runtime>> {
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "greet", parts, peer);
+                    let route = rt.metrics.route("greet", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     match ex
-                        .run_node::<nodes::greet::Node>("greet", nodes::greet::Inputs { name: "Ada".into() }, true)
+                        .run_node::<nodes::greet::Node>(
+                            &route.node("greet", NodeKind::Code),
+                            nodes::greet::Inputs { name: "Ada".into() },
+                            true,
+                        )
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &serde_json::json!({"greeting": out.greeting})),
@@ -44,10 +50,11 @@ fn routes() -> Router<Arc<Runtime>> {
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let routed = req.uri().query() == Some("routed");
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "fail", parts, peer);
+                    let route = rt.metrics.route("fail", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     match ex
                         .run_node::<nodes::fail::Node>(
-                            "price",
+                            &route.node("price", NodeKind::Code),
                             nodes::fail::Inputs {
                                 code: Some("NO_PRICE".into()),
                             },
@@ -71,9 +78,14 @@ fn routes() -> Router<Arc<Runtime>> {
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "panic", parts, peer);
+                    let route = rt.metrics.route("panic", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     match ex
-                        .run_node::<nodes::panic::Node>("boom", nodes::panic::Inputs {}, true)
+                        .run_node::<nodes::panic::Node>(
+                            &route.node("boom", NodeKind::Code),
+                            nodes::panic::Inputs {},
+                            true,
+                        )
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &out),
@@ -87,9 +99,14 @@ fn routes() -> Router<Arc<Runtime>> {
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "leaky", parts, peer);
+                    let route = rt.metrics.route("leaky", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     match ex
-                        .run_node::<nodes::leaky::Node>("leaky", nodes::leaky::Inputs {}, true)
+                        .run_node::<nodes::leaky::Node>(
+                            &route.node("leaky", NodeKind::Code),
+                            nodes::leaky::Inputs {},
+                            true,
+                        )
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &out),
@@ -103,12 +120,20 @@ fn routes() -> Router<Arc<Runtime>> {
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "context", parts, peer);
-                    if ex.check_api_key("auth", &KeyLocation::HeaderXApiKey).is_none() {
+                    let route = rt.metrics.route("context", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
+                    if ex
+                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &KeyLocation::HeaderXApiKey)
+                        .is_none()
+                    {
                         return ex.status(StatusCode::UNAUTHORIZED);
                     }
                     match ex
-                        .run_node::<nodes::context::Node>("ctx", nodes::context::Inputs {}, true)
+                        .run_node::<nodes::context::Node>(
+                            &route.node("ctx", NodeKind::Code),
+                            nodes::context::Inputs {},
+                            true,
+                        )
                         .await
                     {
                         Ok(out) => ex.json(StatusCode::OK, &out),

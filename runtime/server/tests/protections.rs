@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
 use svc_runtime::cors::{OriginConfig, OriginPolicy};
+use svc_runtime::metrics::NodeKind;
 use svc_runtime::ratelimit::{Quota, RateLimiter};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 use svc_runtime::{Exchange, Runtime};
@@ -42,8 +43,9 @@ fn origin_routes() -> Router<Arc<Runtime>> {
                     if OriginPolicy::is_preflight(&parts.method, &parts.headers) {
                         return policy.preflight(&parts.headers, "preflight");
                     }
-                    let mut ex = Exchange::new(rt, "origin", parts, peer);
-                    if !ex.check_origin("origin", &policy) {
+                    let route = rt.metrics.route("origin", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
+                    if !ex.check_origin(&route.node("origin", NodeKind::CheckOrigin), &policy) {
                         return ex.status(StatusCode::FORBIDDEN);
                     }
                     ex.json(StatusCode::OK, &serde_json::json!({"ok": true}))
@@ -149,9 +151,13 @@ fn limited_routes(limiter: Arc<RateLimiter>) -> Router<Arc<Runtime>> {
                 let limiter = limiter.clone();
                 async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "limited", parts, peer);
+                    let route = rt.metrics.route("limited", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     let key = ex.ip_key();
-                    if !ex.rate_limit("limit", &limiter, key).await {
+                    if !ex
+                        .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
+                        .await
+                    {
                         return ex.status(StatusCode::TOO_MANY_REQUESTS);
                     }
                     ex.json(StatusCode::OK, &serde_json::json!({"ok": true}))
@@ -263,8 +269,9 @@ fn key_routes(location: KeyLocation) -> Router<Arc<Runtime>> {
                 let location = location.clone();
                 async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "whoami", parts, peer);
-                    match ex.check_api_key("auth", &location) {
+                    let route = rt.metrics.route("whoami", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
+                    match ex.check_api_key(&route.node("auth", NodeKind::CheckApiKey), &location) {
                         Some(id) => ex.json(
                             StatusCode::OK,
                             &serde_json::json!({"user": &*id.user, "key_name": &*id.key_name, "key_id": &*id.key_id}),

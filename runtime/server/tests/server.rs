@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use svc_runtime::client_ip::TrustedProxies;
+use svc_runtime::metrics::NodeKind;
 use svc_runtime::ratelimit::{Quota, RateLimiter};
 use svc_runtime::{Exchange, Runtime, body};
 
@@ -36,7 +37,8 @@ fn routes() -> Router<Arc<Runtime>> {
             post(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, body) = req.into_parts();
-                    let ex = Exchange::new(rt.clone(), "orders", parts, peer);
+                    let route = rt.metrics.route("orders", &[], &[]);
+                    let ex = Exchange::new(rt.clone(), &route, parts, peer);
                     let order: Order = match body::read_json(&ex.headers, body, rt.limits.body_bytes).await {
                         Ok(o) => o,
                         Err(e) => return ex.error(e),
@@ -57,7 +59,8 @@ fn routes() -> Router<Arc<Runtime>> {
                         .and_then(|v| v.parse().ok())
                         .unwrap_or(300);
                     let (parts, _) = req.into_parts();
-                    let ex = Exchange::new(rt, "slow", parts, peer);
+                    let route = rt.metrics.route("slow", &[], &[]);
+                    let ex = Exchange::new(rt, &route, parts, peer);
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     ex.json(StatusCode::OK, &serde_json::json!({"slept": ms}))
                 },
@@ -77,7 +80,8 @@ fn routes() -> Router<Arc<Runtime>> {
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
                     let (parts, _) = req.into_parts();
-                    let ex = Exchange::new(rt, "ip", parts, peer);
+                    let route = rt.metrics.route("ip", &[], &[]);
+                    let ex = Exchange::new(rt, &route, parts, peer);
                     let ip = ex.client_ip.to_string();
                     ex.json(StatusCode::OK, &serde_json::json!({"ip": ip}))
                 },
@@ -216,9 +220,13 @@ async fn health_and_metrics() {
                 let limiter = limiter.clone();
                 async move {
                     let (parts, _) = req.into_parts();
-                    let mut ex = Exchange::new(rt, "limited", parts, peer);
+                    let route = rt.metrics.route("limited", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
                     let key = ex.ip_key();
-                    if !ex.rate_limit("limit", &limiter, key).await {
+                    if !ex
+                        .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
+                        .await
+                    {
                         return ex.status(StatusCode::TOO_MANY_REQUESTS);
                     }
                     ex.json(StatusCode::OK, &true)

@@ -13,13 +13,20 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "greeting";
 /// The path it is served at.
 pub const PATH: &str = "/demo/hello/greeting";
-/// Per-node configuration, built once at start-up.
+/// Per-node configuration and metric series, built once at start-up.
 pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_greet: ::svc_runtime::metrics::NodeCounters,
+    node_limit: ::svc_runtime::metrics::NodeCounters,
     limiter_limit: ::svc_runtime::ratelimit::RateLimiter,
 }
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
+        let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 429, 500]);
         State {
+            node_greet: metrics.node("greet", ::svc_runtime::metrics::NodeKind::Code),
+            node_limit: metrics
+                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
             limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
                 "limit",
                 ::svc_runtime::ratelimit::Quota::per(
@@ -30,6 +37,7 @@ impl State {
                     config.rate_limit_max_keys,
                 ),
             ),
+            metrics,
         }
     }
 }
@@ -41,7 +49,7 @@ pub struct Req {
 impl RequestInputs for Req {
     const HAS_BODY: bool = false;
     fn parse(
-        ex: &Exchange,
+        ex: &Exchange<'_>,
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
@@ -55,13 +63,13 @@ impl RequestInputs for Req {
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let mut request = Lazy::<Req>::new(body, params);
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
-    if !ex.rate_limit("limit", &state.limiter_limit, limit_key).await {
+    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429
             ex.status(StatusCode::TOO_MANY_REQUESTS)
@@ -85,7 +93,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| crate::assets::Tone::Friendly),
     };
     let out_greet = match ex
-        .run_node::<crate::nodes::hello_greet::Node>("greet", inputs, false)
+        .run_node::<crate::nodes::hello_greet::Node>(&state.node_greet, inputs, false)
         .await
     {
         Ok(outputs) => outputs,

@@ -13,11 +13,23 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "events/{event_type}/preview";
 /// The path it is served at.
 pub const PATH: &str = "/acme/hooks/events/{event_type}/preview";
-/// Per-node configuration, built once at start-up.
-pub struct State {}
+/// Per-node configuration and metric series, built once at start-up.
+pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_auth: ::svc_runtime::metrics::NodeCounters,
+    node_build: ::svc_runtime::metrics::NodeCounters,
+    node_sign: ::svc_runtime::metrics::NodeCounters,
+}
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
-        State {}
+        let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 401, 500]);
+        State {
+            node_auth: metrics
+                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
+            node_build: metrics.node("build", ::svc_runtime::metrics::NodeKind::Code),
+            node_sign: metrics.node("sign", ::svc_runtime::metrics::NodeKind::Code),
+            metrics,
+        }
     }
 }
 /// Where Check API Key `auth` reads the key.
@@ -30,7 +42,7 @@ pub struct Req {
 impl RequestInputs for Req {
     const HAS_BODY: bool = false;
     fn parse(
-        ex: &Exchange,
+        ex: &Exchange<'_>,
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
@@ -44,12 +56,12 @@ impl RequestInputs for Req {
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let mut request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
-    if ex.check_api_key("auth", &KEY_AUTH).is_none() {
+    if ex.check_api_key(&state.node_auth, &KEY_AUTH).is_none() {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)
@@ -69,7 +81,9 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| false),
     };
     let out_build = match ex
-        .run_node::<crate::nodes::hooks_sample_event::Node>("build", inputs, false)
+        .run_node::<
+            crate::nodes::hooks_sample_event::Node,
+        >(&state.node_build, inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -80,7 +94,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         event: out_build.event.to_owned(),
     };
     let out_sign = match ex
-        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs, false)
+        .run_node::<crate::nodes::hooks_sign::Node>(&state.node_sign, inputs, false)
         .await
     {
         Ok(outputs) => outputs,

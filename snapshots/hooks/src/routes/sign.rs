@@ -13,13 +13,25 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "events/sign";
 /// The path it is served at.
 pub const PATH: &str = "/acme/hooks/events/sign";
-/// Per-node configuration, built once at start-up.
+/// Per-node configuration and metric series, built once at start-up.
 pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_auth: ::svc_runtime::metrics::NodeCounters,
+    node_limit: ::svc_runtime::metrics::NodeCounters,
+    node_sign: ::svc_runtime::metrics::NodeCounters,
     limiter_limit: ::svc_runtime::ratelimit::RateLimiter,
 }
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
+        let metrics = config
+            .metrics
+            .route(ROUTE, &["POST"], &[200, 400, 401, 413, 429, 500]);
         State {
+            node_auth: metrics
+                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
+            node_limit: metrics
+                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
+            node_sign: metrics.node("sign", ::svc_runtime::metrics::NodeKind::Code),
             limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
                 "limit",
                 ::svc_runtime::ratelimit::Quota::per(
@@ -30,6 +42,7 @@ impl State {
                     config.rate_limit_max_keys,
                 ),
             ),
+            metrics,
         }
     }
 }
@@ -42,7 +55,7 @@ pub struct Req {
 impl RequestInputs for Req {
     const HAS_BODY: bool = true;
     fn parse(
-        ex: &Exchange,
+        ex: &Exchange<'_>,
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
@@ -54,12 +67,12 @@ impl RequestInputs for Req {
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let mut request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
-    let Some(key_auth) = ex.check_api_key("auth", &KEY_AUTH) else {
+    let Some(key_auth) = ex.check_api_key(&state.node_auth, &KEY_AUTH) else {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)
@@ -67,7 +80,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     };
     // Rate Limit `limit`
     let limit_key = LimitKey::User(key_auth.user.clone());
-    if !ex.rate_limit("limit", &state.limiter_limit, limit_key).await {
+    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429
             ex.status(StatusCode::TOO_MANY_REQUESTS)
@@ -82,7 +95,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         event: req.body.to_owned(),
     };
     let out_sign = match ex
-        .run_node::<crate::nodes::hooks_sign::Node>("sign", inputs, false)
+        .run_node::<crate::nodes::hooks_sign::Node>(&state.node_sign, inputs, false)
         .await
     {
         Ok(outputs) => outputs,

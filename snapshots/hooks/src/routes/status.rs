@@ -13,13 +13,20 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "status";
 /// The path it is served at.
 pub const PATH: &str = "/acme/hooks/status";
-/// Per-node configuration, built once at start-up.
+/// Per-node configuration and metric series, built once at start-up.
 pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_limit: ::svc_runtime::metrics::NodeCounters,
+    node_status: ::svc_runtime::metrics::NodeCounters,
     limiter_limit: ::svc_runtime::ratelimit::RateLimiter,
 }
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
+        let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 429, 500]);
         State {
+            node_limit: metrics
+                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
+            node_status: metrics.node("status", ::svc_runtime::metrics::NodeKind::Code),
             limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
                 "limit",
                 ::svc_runtime::ratelimit::Quota::per(
@@ -30,19 +37,20 @@ impl State {
                     config.rate_limit_max_keys,
                 ),
             ),
+            metrics,
         }
     }
 }
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let _ = (body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let _ = (body, params);
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
-    if !ex.rate_limit("limit", &state.limiter_limit, limit_key).await {
+    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429
             ex.status(StatusCode::TOO_MANY_REQUESTS)
@@ -52,7 +60,9 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let inputs = crate::nodes::hooks_key_status::Inputs {
     };
     let out_status = match ex
-        .run_node::<crate::nodes::hooks_key_status::Node>("status", inputs, false)
+        .run_node::<
+            crate::nodes::hooks_key_status::Node,
+        >(&state.node_status, inputs, false)
         .await
     {
         Ok(outputs) => outputs,

@@ -13,11 +13,21 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "events/verify";
 /// The path it is served at.
 pub const PATH: &str = "/acme/hooks/events/verify";
-/// Per-node configuration, built once at start-up.
-pub struct State {}
+/// Per-node configuration and metric series, built once at start-up.
+pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_auth: ::svc_runtime::metrics::NodeCounters,
+    node_verify: ::svc_runtime::metrics::NodeCounters,
+}
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
-        State {}
+        let metrics = config.metrics.route(ROUTE, &["POST"], &[200, 400, 401, 413, 500]);
+        State {
+            node_auth: metrics
+                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
+            node_verify: metrics.node("verify", ::svc_runtime::metrics::NodeKind::Code),
+            metrics,
+        }
     }
 }
 /// Where Check API Key `auth` reads the key.
@@ -49,7 +59,7 @@ pub struct Req {
 impl RequestInputs for Req {
     const HAS_BODY: bool = true;
     fn parse(
-        ex: &Exchange,
+        ex: &Exchange<'_>,
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
@@ -61,12 +71,12 @@ impl RequestInputs for Req {
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let mut request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
-    if ex.check_api_key("auth", &KEY_AUTH).is_none() {
+    if ex.check_api_key(&state.node_auth, &KEY_AUTH).is_none() {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)
@@ -88,7 +98,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
             .unwrap_or_else(|| 300f64),
     };
     let out_verify = match ex
-        .run_node::<crate::nodes::hooks_verify::Node>("verify", inputs, false)
+        .run_node::<crate::nodes::hooks_verify::Node>(&state.node_verify, inputs, false)
         .await
     {
         Ok(outputs) => outputs,

@@ -13,14 +13,31 @@ use ::svc_runtime::{ApiError, Exchange};
 pub const ROUTE: &str = "orders";
 /// The path it is served at.
 pub const PATH: &str = "/acme/shop/orders";
-/// Per-node configuration, built once at start-up.
+/// Per-node configuration and metric series, built once at start-up.
 pub struct State {
+    metrics: ::svc_runtime::metrics::RouteMetrics,
+    node_auth: ::svc_runtime::metrics::NodeCounters,
+    node_decide: ::svc_runtime::metrics::NodeCounters,
+    node_limit: ::svc_runtime::metrics::NodeCounters,
+    node_origin: ::svc_runtime::metrics::NodeCounters,
+    node_price: ::svc_runtime::metrics::NodeCounters,
     origin_origin: ::svc_runtime::cors::OriginPolicy,
     limiter_limit: ::svc_runtime::ratelimit::RateLimiter,
 }
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
+        let metrics = config
+            .metrics
+            .route(ROUTE, &["POST"], &[201, 400, 401, 403, 413, 422, 429, 500]);
         State {
+            node_auth: metrics
+                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
+            node_decide: metrics.node("decide", ::svc_runtime::metrics::NodeKind::Code),
+            node_limit: metrics
+                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
+            node_origin: metrics
+                .node("origin", ::svc_runtime::metrics::NodeKind::CheckOrigin),
+            node_price: metrics.node("price", ::svc_runtime::metrics::NodeKind::Code),
             origin_origin: ::svc_runtime::cors::OriginPolicy::new(::svc_runtime::cors::OriginConfig {
                     allowed_origins: &[
                         "https://shop.example.com",
@@ -45,6 +62,7 @@ impl State {
                     config.rate_limit_max_keys,
                 ),
             ),
+            metrics,
         }
     }
 }
@@ -57,7 +75,7 @@ pub struct Req {
 impl RequestInputs for Req {
     const HAS_BODY: bool = true;
     fn parse(
-        ex: &Exchange,
+        ex: &Exchange<'_>,
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
@@ -69,19 +87,19 @@ impl RequestInputs for Req {
 /// Runs the flow for one request.
 pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let Call { rt, peer, params, request } = call;
-    let (parts, body) = request.into_parts();
-    let mut ex = Exchange::new(rt, ROUTE, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
     let state: &State = &state;
+    let (parts, body) = request.into_parts();
+    let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    let mut request = Lazy::<Req>::new(body, params);
     // Check Origin `origin`
-    if !ex.check_origin("origin", &state.origin_origin) {
+    if !ex.check_origin(&state.node_origin, &state.origin_origin) {
         return {
             // Return JSON `forbidden`: 403
             ex.status(StatusCode::FORBIDDEN)
         };
     }
     // Check API Key `auth`
-    let Some(key_auth) = ex.check_api_key("auth", &KEY_AUTH) else {
+    let Some(key_auth) = ex.check_api_key(&state.node_auth, &KEY_AUTH) else {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)
@@ -89,7 +107,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     };
     // Rate Limit `limit`
     let limit_key = LimitKey::KeyId(key_auth.key_id.clone());
-    if !ex.rate_limit("limit", &state.limiter_limit, limit_key).await {
+    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429
             ex.status(StatusCode::TOO_MANY_REQUESTS)
@@ -105,7 +123,9 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         max_lines: 50f64,
     };
     let out_price = match ex
-        .run_node::<crate::nodes::shop_price_order::Node>("price", inputs, false)
+        .run_node::<
+            crate::nodes::shop_price_order::Node,
+        >(&state.node_price, inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -133,7 +153,9 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         review_above: 1000f64,
     };
     let out_decide = match ex
-        .run_node::<crate::nodes::shop_decide_status::Node>("decide", inputs, false)
+        .run_node::<
+            crate::nodes::shop_decide_status::Node,
+        >(&state.node_decide, inputs, false)
         .await
     {
         Ok(outputs) => outputs,
@@ -164,5 +186,5 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
 /// Answers a CORS preflight with the policy of Check Origin `origin`.
 pub async fn preflight(state: Arc<State>, call: Call) -> Response {
     let id = ::svc_runtime::call::request_id(&call.request);
-    state.origin_origin.preflight(call.request.headers(), &id)
+    state.origin_origin.preflight(call.request.headers(), id.as_str())
 }
