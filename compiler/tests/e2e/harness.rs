@@ -39,7 +39,6 @@ pub fn binary(example: &str) -> PathBuf {
 pub struct Server {
     child: Child,
     pub base: String,
-    pub store_path: PathBuf,
     dir: PathBuf,
 }
 
@@ -128,7 +127,6 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
         Server {
             child,
             base,
-            store_path,
             dir,
         },
         value,
