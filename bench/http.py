@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated server versus hand-written baseline, under the same load generator.
 
-    python3 bench/http.py [--seconds 10] [--rounds 3] [--connections 32]
+    python3 bench/http.py [--seconds 3] [--rounds 8] [--connections 32]
 
 Builds (release) the generated server of bench/project and bench/baseline, creates an
 API key in a fresh store, then runs wrk against:
@@ -126,8 +126,8 @@ def measure(proc, url, key, expected, seconds, connections):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--connections", type=int, default=32)
     args = ap.parse_args()
     for tool in ("wrk", "taskset"):
@@ -152,10 +152,14 @@ def main():
         for _ in range(args.rounds):
             runs["generated"].append(measure(gen_proc, gen_url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
             runs["baseline"].append(measure(base_proc, base_url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
-        ladder = []
-        for name, path in [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"), ("+ Rate Limit (full chain)", "ladder/chain")]:
-            rps = [measure(gen_proc, f"{gen_url}/acme/shop/{path}", key, 200, args.seconds, args.connections)["rps"] for _ in range(args.rounds)]
-            ladder.append((name, statistics.median(rps)))
+        # The ladder, interleaved too: each round runs every step once, so that a burst of
+        # noise from another tenant hits all steps alike.
+        steps = [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"), ("+ Rate Limit (full chain)", "ladder/chain")]
+        ladder_runs = {name: [] for name, _ in steps}
+        for _ in range(args.rounds):
+            for name, path in steps:
+                ladder_runs[name].append(measure(gen_proc, f"{gen_url}/acme/shop/{path}", key, 200, args.seconds, args.connections)["rps"])
+        ladder = [(name, statistics.median(ladder_runs[name])) for name, _ in steps]
         peak = {"generated": rss_kb(gen_proc.pid, "VmHWM"), "baseline": rss_kb(base_proc.pid, "VmHWM")}
     finally:
         gen_proc.kill()
@@ -176,10 +180,16 @@ def main():
     ]
     for name, g, b, fmt in rows:
         print(f"{name:28}{fmt.format(g):>14}{fmt.format(b):>14}{g / b:>9.3f}")
+    # Each generated run is paired with the baseline run right after it, under the same
+    # conditions; the median of the paired ratios is the most noise-resistant figure.
+    for k, label in (("rps", "throughput"), ("cpu_us_per_request", "CPU per request")):
+        paired = [g[k] / b[k] for g, b in zip(runs["generated"], runs["baseline"])]
+        print(f"{label} ratio, paired by round: median {statistics.median(paired):.3f} ({' '.join(f'{r:.3f}' for r in paired)})")
     print(f"\nCost ladder on the generated server (median req/s, relative to the bare route)")
     bare = ladder[0][1]
     for name, rps in ladder:
-        print(f"{name:28}{rps:>14.0f}{rps / bare:>9.3f}")
+        spread = " ".join(f"{r:.0f}" for r in ladder_runs[name])
+        print(f"{name:28}{rps:>14.0f}{rps / bare:>9.3f}   ({spread})")
     print(f"\nOverhead of the full protection chain: {100 * (1 - ladder[-1][1] / bare):.1f}% of throughput")
 
 

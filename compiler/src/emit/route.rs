@@ -631,10 +631,11 @@ impl<'a> RouteEmitter<'a> {
                 let pushes: Vec<TokenStream> = headers
                     .iter()
                     .map(|(name, h)| {
-                        let name_tokens = quote!(::svc_runtime::__private::http::HeaderName::from_static(#name));
+                        // Checked and built at compile time, not per request.
+                        let name_tokens = quote!(const { ::svc_runtime::__private::http::HeaderName::from_static(#name) });
                         match h {
                             HeaderIr::Literal(text) if header_safe(text) => {
-                                quote!(headers.push((#name_tokens, ::svc_runtime::__private::http::HeaderValue::from_static(#text)));)
+                                quote!(headers.push((#name_tokens, const { ::svc_runtime::__private::http::HeaderValue::from_static(#text) }));)
                             }
                             HeaderIr::Literal(text) => quote! {
                                 if let Some(v) = ::svc_runtime::exchange::header_text(#name, String::from(#text)) { headers.push((#name_tokens, v)); }

@@ -123,14 +123,7 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
             panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
         }
     };
-    (
-        Server {
-            child,
-            base,
-            dir,
-        },
-        value,
-    )
+    (Server { child, base, dir }, value)
 }
 
 /// Runs the server binary to completion (for start-up failures).

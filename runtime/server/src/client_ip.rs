@@ -113,7 +113,7 @@ impl TrustedProxies {
                 .collect()
         } else {
             headers
-                .get_all("x-forwarded-for")
+                .get_all(http::HeaderName::from_static("x-forwarded-for"))
                 .iter()
                 .filter_map(|v| v.to_str().ok())
                 .flat_map(|v| v.split(','))

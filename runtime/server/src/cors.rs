@@ -12,7 +12,7 @@
 use crate::error::ApiError;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
-use svc_types::origin::{Origin, OriginPattern};
+use svc_types::origin::{OriginPattern, OriginRef};
 
 /// What Check Origin does with a request that has no `Origin` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,10 +111,10 @@ impl OriginPolicy {
         if values.next().is_some() {
             return OriginDecision::Blocked;
         }
-        let Some(origin) = first.to_str().ok().and_then(|s| Origin::parse(s).ok()) else {
+        let Some(origin) = first.to_str().ok().and_then(OriginRef::parse) else {
             return OriginDecision::Blocked;
         };
-        if self.patterns.iter().any(|p| p.matches(&origin)) {
+        if self.patterns.iter().any(|p| p.matches_ref(&origin)) {
             OriginDecision::Allowed {
                 echo: Some(first.clone()),
             }

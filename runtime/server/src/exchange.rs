@@ -140,7 +140,9 @@ impl<'r> Exchange<'r> {
             headers: parts.headers,
             client_ip,
             started: Instant::now(),
-            response_headers: HeaderMap::new(),
+            // Room for the headers of a full chain (CORS, RateLimit, content type, request
+            // id, a few of the route's own) without growing.
+            response_headers: HeaderMap::with_capacity(12),
             challenge: None,
             credential_headers: Vec::new(),
             credential_query: None,
@@ -308,7 +310,10 @@ impl<'r> Exchange<'r> {
         let meta = if with_request { Some(self.request_meta()) } else { None };
         let ctx = RunContext::new(N::NODE_KEY, inputs, meta, self.rt.env.clone(), self.rt.host.clone());
         let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
-        for line in ctx.take_logs() {
+        // Lines go to the log and to the dev trace; when neither wants them, they are dropped
+        // without being redacted.
+        let wanted = self.rt.dev_trace.is_some() || tracing::enabled!(target: "svc::node", tracing::Level::INFO);
+        for line in ctx.take_logs().into_iter().filter(|_| wanted) {
             let message = self.rt.redactor.redact(&line.message);
             tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "{message}");
             if self.rt.dev_trace.is_some() {
@@ -362,11 +367,24 @@ impl<'r> Exchange<'r> {
         body: Vec<u8>,
         headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
-        let mut response = (status, body).into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        self.append_headers(&mut response, headers);
+        self.json_body(status, axum::body::Body::from(body), headers)
+    }
+
+    /// A JSON response: its headers go straight into the map the protections filled, which
+    /// then becomes the response's (no copying of headers from map to map).
+    fn json_body(
+        mut self,
+        status: StatusCode,
+        body: axum::body::Body,
+        headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
+    ) -> Response {
+        const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
+        let mut response = Response::new(body);
+        *response.status_mut() = status;
+        self.response_headers.insert(header::CONTENT_TYPE, APPLICATION_JSON);
+        for (name, value) in headers {
+            self.response_headers.append(name, value);
+        }
         self.finish(response)
     }
 
@@ -377,12 +395,11 @@ impl<'r> Exchange<'r> {
         body: &'static str,
         headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>,
     ) -> Response {
-        let mut response = (status, axum::body::Bytes::from_static(body.as_bytes())).into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        self.append_headers(&mut response, headers);
-        self.finish(response)
+        self.json_body(
+            status,
+            axum::body::Body::from(axum::body::Bytes::from_static(body.as_bytes())),
+            headers,
+        )
     }
 
     /// The standard error body for `status`, with the node's extra headers.
@@ -459,12 +476,21 @@ impl<'r> Exchange<'r> {
     }
 
     /// Adds what the protections decided, the request id, metrics and logs.
-    pub fn finish(self, mut response: Response) -> Response {
+    pub fn finish(mut self, mut response: Response) -> Response {
         let status = response.status();
-        let headers = response.headers_mut();
-        for (name, value) in &self.response_headers {
-            headers.append(name.clone(), value.clone());
+        // The protections' headers first, then the response's own, moved in.
+        let own = std::mem::take(response.headers_mut());
+        let mut last = None;
+        for (name, value) in own {
+            let name = match name {
+                Some(name) => last.insert(name).clone(),
+                // The iterator gives a name once for all of its values.
+                None => last.clone().expect("a header value follows its name"),
+            };
+            self.response_headers.append(name, value);
         }
+        *response.headers_mut() = std::mem::take(&mut self.response_headers);
+        let headers = response.headers_mut();
         if status == StatusCode::UNAUTHORIZED {
             if let Some(challenge) = &self.challenge {
                 headers.insert(header::WWW_AUTHENTICATE, challenge.clone());

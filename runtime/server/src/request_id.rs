@@ -6,11 +6,11 @@
 //! and 405 answers, `ctx.request.headers` of nodes) reads it: one source of truth, and no
 //! per-request allocation beyond the header value itself.
 
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub const HEADER: &str = "x-request-id";
+pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

@@ -56,60 +56,109 @@ fn valid_host(host: &str) -> bool {
     !host.is_empty()
         && host.len() <= 253
         && host.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
+            let bytes = label.as_bytes();
+            !bytes.is_empty()
+                && bytes.len() <= 63
+                && bytes.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+                && bytes[0] != b'-'
+                && bytes[bytes.len() - 1] != b'-'
         })
 }
 
-/// Splits `scheme://host[:port]` into parts, strictly: no path, query, user info or
-/// trailing slash. IPv6 hosts are written in brackets.
-fn split(text: &str) -> Result<(String, String, u16), OriginError> {
-    let err = |message: String| {
-        Err(OriginError {
-            message,
-            hint: "an origin is `scheme://host` or `scheme://host:port`, without a path or trailing slash, for example `https://app.example.com`".into(),
-        })
+/// An origin borrowed from the text it was parsed from: what the server matches per
+/// request without allocating. The host keeps its original case (compare it with
+/// [`str::eq_ignore_ascii_case`]); an IPv6 host keeps its brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OriginRef<'a> {
+    Null,
+    Tuple {
+        scheme: &'static str,
+        host: &'a str,
+        port: u16,
+    },
+}
+
+/// Why [`split_parts`] rejected a text.
+enum SplitError<'a> {
+    NoScheme,
+    Scheme(&'a str),
+    NotBare,
+    UnclosedBracket,
+    AfterIpv6,
+    Ipv6,
+    Port,
+}
+
+/// Splits `scheme://host[:port]` into borrowed parts, strictly: no path, query, user
+/// info or trailing slash. IPv6 hosts are written in brackets.
+fn split_parts(text: &str) -> Result<(&'static str, &str, u16), SplitError<'_>> {
+    let (scheme, rest) = text.split_once("://").ok_or(SplitError::NoScheme)?;
+    let scheme = if scheme.eq_ignore_ascii_case("https") {
+        "https"
+    } else if scheme.eq_ignore_ascii_case("http") {
+        "http"
+    } else {
+        return Err(SplitError::Scheme(scheme));
     };
-    let Some((scheme, rest)) = text.split_once("://") else {
-        return err(format!("`{text}` has no scheme"));
-    };
-    let scheme = scheme.to_ascii_lowercase();
-    let Some(default) = default_port(&scheme) else {
-        return err(format!("`{text}`: the scheme `{scheme}` is not http or https"));
-    };
-    if rest.contains(['/', '?', '#', '@']) {
-        return err(format!("`{text}` is not a bare origin"));
+    let default = default_port(scheme).unwrap_or(443);
+    if rest.bytes().any(|b| matches!(b, b'/' | b'?' | b'#' | b'@')) {
+        return Err(SplitError::NotBare);
     }
     let (host, port) = if let Some(stripped) = rest.strip_prefix('[') {
-        let Some((h, after)) = stripped.split_once(']') else {
-            return err(format!("`{text}` has an unclosed `[`"));
-        };
+        let (h, after) = stripped.split_once(']').ok_or(SplitError::UnclosedBracket)?;
         let port = match after.strip_prefix(':') {
             Some(p) => Some(p),
             None if after.is_empty() => None,
-            None => return err(format!("`{text}` has text after the IPv6 address")),
+            None => return Err(SplitError::AfterIpv6),
         };
-        if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.') {
-            return err(format!("`{text}` has an invalid IPv6 address"));
+        if h.is_empty() || !h.bytes().all(|c| c.is_ascii_hexdigit() || c == b':' || c == b'.') {
+            return Err(SplitError::Ipv6);
         }
-        (format!("[{}]", h.to_ascii_lowercase()), port)
+        (&rest[..h.len() + 2], port)
     } else {
         match rest.rsplit_once(':') {
-            Some((h, p)) => (h.to_ascii_lowercase(), Some(p)),
-            None => (rest.to_ascii_lowercase(), None),
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
         }
     };
     let port = match port {
         None => default,
         Some(p) => match p.parse::<u16>() {
-            Ok(n) if n > 0 && p.chars().all(|c| c.is_ascii_digit()) => n,
-            _ => return err(format!("`{text}` has an invalid port")),
+            Ok(n) if n > 0 && p.bytes().all(|c| c.is_ascii_digit()) => n,
+            _ => return Err(SplitError::Port),
         },
     };
     Ok((scheme, host, port))
+}
+
+/// [`split_parts`], owned and lowercased, with a message for each error.
+fn split(text: &str) -> Result<(String, String, u16), OriginError> {
+    let message = match split_parts(text) {
+        Ok((scheme, host, port)) => return Ok((scheme.to_string(), host.to_ascii_lowercase(), port)),
+        Err(SplitError::NoScheme) => format!("`{text}` has no scheme"),
+        Err(SplitError::Scheme(s)) => format!("`{text}`: the scheme `{}` is not http or https", s.to_ascii_lowercase()),
+        Err(SplitError::NotBare) => format!("`{text}` is not a bare origin"),
+        Err(SplitError::UnclosedBracket) => format!("`{text}` has an unclosed `[`"),
+        Err(SplitError::AfterIpv6) => format!("`{text}` has text after the IPv6 address"),
+        Err(SplitError::Ipv6) => format!("`{text}` has an invalid IPv6 address"),
+        Err(SplitError::Port) => format!("`{text}` has an invalid port"),
+    };
+    Err(OriginError {
+        message,
+        hint: "an origin is `scheme://host` or `scheme://host:port`, without a path or trailing slash, for example `https://app.example.com`".into(),
+    })
+}
+
+impl<'a> OriginRef<'a> {
+    /// Parses the value of an `Origin` header without allocating; `None` when it is not
+    /// a well-formed origin.
+    pub fn parse(text: &'a str) -> Option<OriginRef<'a>> {
+        if text == "null" {
+            return Some(OriginRef::Null);
+        }
+        let (scheme, host, port) = split_parts(text).ok()?;
+        (host.starts_with('[') || valid_host(host)).then_some(OriginRef::Tuple { scheme, host, port })
+    }
 }
 
 impl Origin {
@@ -180,6 +229,38 @@ impl OriginPattern {
         Origin::parse(text).map(OriginPattern::Exact)
     }
 
+    /// Whether `origin`, borrowed from a request, is allowed by this pattern: the same
+    /// answer as [`OriginPattern::matches`] on the parsed origin, without allocating.
+    pub fn matches_ref(&self, origin: &OriginRef<'_>) -> bool {
+        match (self, origin) {
+            (OriginPattern::Exact(Origin::Null), OriginRef::Null) => true,
+            (
+                OriginPattern::Exact(Origin::Tuple { scheme, host, port }),
+                OriginRef::Tuple {
+                    scheme: s,
+                    host: h,
+                    port: p,
+                },
+            ) => scheme == s && port == p && host.eq_ignore_ascii_case(h),
+            (
+                OriginPattern::Subdomains { scheme, suffix, port },
+                OriginRef::Tuple {
+                    scheme: s,
+                    host,
+                    port: p,
+                },
+            ) => {
+                let host = host.as_bytes();
+                scheme == s
+                    && port == p
+                    && host.len() > suffix.len() + 1
+                    && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+                    && host[host.len() - suffix.len() - 1] == b'.'
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `origin` is allowed by this pattern.
     pub fn matches(&self, origin: &Origin) -> bool {
         match (self, origin) {
@@ -207,11 +288,55 @@ impl OriginPattern {
 mod tests {
     use super::*;
 
+    /// Whether `pattern` allows `origin`, asserting that the owned and the borrowed
+    /// (per-request) matchers agree.
     fn allowed(pattern: &str, origin: &str) -> bool {
         let p = OriginPattern::parse(pattern).unwrap();
-        match Origin::parse(origin) {
+        let owned = match Origin::parse(origin) {
             Ok(o) => p.matches(&o),
             Err(_) => false,
+        };
+        let borrowed = OriginRef::parse(origin).is_some_and(|o| p.matches_ref(&o));
+        assert_eq!(owned, borrowed, "{pattern} / {origin}");
+        owned
+    }
+
+    #[test]
+    fn borrowed_and_owned_matching_agree_on_every_pair() {
+        let texts = [
+            "null",
+            "https://example.com",
+            "https://EXAMPLE.com:443",
+            "http://example.com",
+            "https://example.com:8443",
+            "https://a.example.com",
+            "https://A.B.Example.Com",
+            "https://example.com.evil.com",
+            "https://evilexample.com",
+            "http://localhost:5173",
+            "https://[::1]:8080",
+            "https://[::1]",
+            "https://user@example.com",
+            "https://example.com/",
+            "ftp://example.com",
+            "https://-bad-.com",
+            "https://exa mple.com",
+            "https://example.com:",
+            "https://example.com:0",
+        ];
+        let patterns = [
+            "null",
+            "https://example.com",
+            "http://example.com:80",
+            "https://*.example.com",
+            "https://*.example.com:8443",
+            "http://localhost:5173",
+            "https://[::1]:8080",
+        ];
+        for p in patterns {
+            for t in texts {
+                allowed(p, t);
+            }
         }
     }
 

@@ -20,13 +20,13 @@ const CHECKSUM_LEN: usize = 6;
 pub const KEY_LEN: usize = PREFIX.len() + RANDOM_LEN + CHECKSUM_LEN;
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-fn base62_fixed(mut n: u64, len: usize) -> String {
-    let mut out = vec![b'0'; len];
+fn base62_fixed<const N: usize>(mut n: u64) -> [u8; N] {
+    let mut out = [b'0'; N];
     for slot in out.iter_mut().rev() {
         *slot = ALPHABET[(n % 62) as usize];
         n /= 62;
     }
-    String::from_utf8(out).expect("ASCII")
+    out
 }
 
 /// Uniform random base62 characters (rejection sampling keeps every character equally likely).
@@ -49,15 +49,16 @@ pub fn new_id() -> String {
     format!("key_{}", random_base62(10))
 }
 
-fn checksum(body: &str) -> String {
-    base62_fixed(u64::from(crc32fast::hash(body.as_bytes())), CHECKSUM_LEN)
+fn checksum(body: &str) -> [u8; CHECKSUM_LEN] {
+    base62_fixed(u64::from(crc32fast::hash(body.as_bytes())))
 }
 
 /// A new random key.
 pub fn generate() -> String {
-    let body = format!("{PREFIX}{}", random_base62(RANDOM_LEN));
-    let sum = checksum(&body);
-    format!("{body}{sum}")
+    let mut key = format!("{PREFIX}{}", random_base62(RANDOM_LEN));
+    let sum = checksum(&key);
+    key.push_str(std::str::from_utf8(&sum).expect("base62 is ASCII"));
+    key
 }
 
 /// Whether `key` has the format and a correct checksum.
@@ -65,7 +66,7 @@ pub fn is_well_formed(key: &str) -> bool {
     key.len() == KEY_LEN
         && key.starts_with(PREFIX)
         && key.bytes().skip(PREFIX.len()).all(|b| b.is_ascii_alphanumeric())
-        && checksum(&key[..KEY_LEN - CHECKSUM_LEN]) == key[KEY_LEN - CHECKSUM_LEN..]
+        && checksum(&key[..KEY_LEN - CHECKSUM_LEN]) == key.as_bytes()[KEY_LEN - CHECKSUM_LEN..]
 }
 
 /// The stored form of a key.

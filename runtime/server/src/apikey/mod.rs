@@ -11,6 +11,7 @@ use http::HeaderMap;
 use parking_lot::RwLock;
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
@@ -30,19 +31,20 @@ pub enum KeyLocation {
 impl KeyLocation {
     /// The key presented by a request, if exactly one is present.
     pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, str>> {
-        let one_header = |name: &str| -> Option<&'a str> {
+        const X_API_KEY: http::HeaderName = http::HeaderName::from_static("x-api-key");
+        fn one_header<'a>(headers: &'a HeaderMap, name: impl http::header::AsHeaderName) -> Option<&'a str> {
             let mut values = headers.get_all(name).iter();
             let first = values.next()?;
             if values.next().is_some() {
                 return None;
             }
             first.to_str().ok()
-        };
+        }
         match self {
-            KeyLocation::HeaderXApiKey => one_header("x-api-key").map(|v| Cow::Borrowed(v.trim())),
-            KeyLocation::Header(name) => one_header(name).map(|v| Cow::Borrowed(v.trim())),
+            KeyLocation::HeaderXApiKey => one_header(headers, X_API_KEY).map(|v| Cow::Borrowed(v.trim())),
+            KeyLocation::Header(name) => one_header(headers, *name).map(|v| Cow::Borrowed(v.trim())),
             KeyLocation::AuthorizationBearer => {
-                let v = one_header("authorization")?;
+                let v = one_header(headers, http::header::AUTHORIZATION)?;
                 let (scheme, token) = v.trim().split_once(' ')?;
                 scheme
                     .eq_ignore_ascii_case("bearer")
@@ -164,7 +166,27 @@ impl Rejection {
 /// The in-memory index of keys a server verifies against.
 #[derive(Default)]
 pub struct KeyIndex {
-    by_hash: RwLock<Arc<HashMap<[u8; 32], Indexed>>>,
+    by_hash: RwLock<HashMap<[u8; 32], Indexed, BuildHasherDefault<DigestHasher>>>,
+}
+
+/// Hashes a SHA-256 digest by folding its words: digests are already uniform, and no
+/// client can choose one (that would take a preimage), so a keyed hash would add a
+/// SipHash pass per request and no protection.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl std::hash::Hasher for DigestHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(17) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A record and the identity it establishes, built once per reload.
@@ -193,7 +215,7 @@ impl KeyIndex {
                 (r.hash, Indexed { record: r, identity })
             })
             .collect();
-        *self.by_hash.write() = Arc::new(map);
+        *self.by_hash.write() = map;
     }
 
     pub fn len(&self) -> usize {
@@ -216,7 +238,7 @@ impl KeyIndex {
             return Err(Rejection::Malformed);
         }
         let digest = format::hash(presented);
-        let map = self.by_hash.read().clone();
+        let map = self.by_hash.read();
         let entry = map.get(&digest).ok_or(Rejection::Unknown)?;
         if !bool::from(entry.record.hash.ct_eq(&digest)) {
             return Err(Rejection::Unknown);

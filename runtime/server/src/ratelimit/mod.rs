@@ -9,7 +9,7 @@ pub mod memory;
 pub use gcra::{Decision, Quota};
 pub use memory::MemoryStore;
 
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use std::future::Future;
 use std::hash::Hash;
 use std::net::IpAddr;
@@ -100,11 +100,21 @@ impl<S: RateLimitStore> RateLimiter<S> {
     /// Adds `RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers)
     /// for `decision`, and `Retry-After` for a rejection.
     pub fn decorate(&self, decision: &Decision, headers: &mut HeaderMap) {
-        headers.append("ratelimit-policy", self.policy_header.clone());
+        const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+        const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+        headers.append(RATELIMIT_POLICY, self.policy_header.clone());
+        // `"<name>";r=<remaining>;t=<reset>`, written without the formatting machinery.
         let reset = decision.reset.as_secs_f64().ceil() as u64;
-        let value = format!("\"{}\";r={};t={}", self.name, decision.remaining, reset);
+        let mut numbers = itoa::Buffer::new();
+        let mut value = Vec::with_capacity(self.name.len() + 32);
+        value.push(b'"');
+        value.extend_from_slice(self.name.as_bytes());
+        value.extend_from_slice(b"\";r=");
+        value.extend_from_slice(numbers.format(decision.remaining).as_bytes());
+        value.extend_from_slice(b";t=");
+        value.extend_from_slice(numbers.format(reset).as_bytes());
         if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(value)) {
-            headers.append("ratelimit", v);
+            headers.append(RATELIMIT, v);
         }
         if !decision.allowed {
             let retry = decision.retry_after.as_secs_f64().ceil().max(1.0) as u64;

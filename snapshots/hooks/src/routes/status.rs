@@ -72,8 +72,12 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let mut headers = Vec::with_capacity(1usize);
     headers
         .push((
-            ::svc_runtime::__private::http::HeaderName::from_static("cache-control"),
-            ::svc_runtime::__private::http::HeaderValue::from_static("no-store"),
+            const {
+                ::svc_runtime::__private::http::HeaderName::from_static("cache-control")
+            },
+            const {
+                ::svc_runtime::__private::http::HeaderValue::from_static("no-store")
+            },
         ));
     let mut w = JsonWriter::with_capacity(256);
     w.begin_object();

@@ -165,7 +165,9 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let mut headers = Vec::with_capacity(1usize);
     headers
         .push((
-            ::svc_runtime::__private::http::HeaderName::from_static("x-quote-status"),
+            const {
+                ::svc_runtime::__private::http::HeaderName::from_static("x-quote-status")
+            },
             ::svc_runtime::__private::http::HeaderValue::from_static(
                 out_decide.status.value(),
             ),
