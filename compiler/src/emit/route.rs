@@ -375,7 +375,11 @@ impl<'a> RouteEmitter<'a> {
         let request = if self.has_request() {
             quote!(let mut request = Lazy::<Req>::new(body, params);)
         } else {
-            quote!(let _ = (body, params);)
+            quote! {
+                // Read when the route is done, so that the connection stays open.
+                let _unread = ::svc_runtime::body::DrainOnDrop::new(body);
+                let _ = params;
+            }
         };
         quote! {
             /// Runs the flow for one request.

@@ -5,6 +5,53 @@ use crate::error::ApiError;
 use http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
 
+/// A request body that a route may leave unread (rejected by a protection, or a route
+/// without a body). hyper closes a connection whose request body was dropped before it
+/// arrived in full, and the client then pays a new TCP (and TLS) handshake; so when this
+/// is dropped with the body still arriving, a task reads and discards the rest, at most
+/// [`DRAIN_LIMIT`] bytes within [`DRAIN_TIME`], and the connection lives on. Beyond
+/// either bound the body is dropped and the connection closed, as before.
+pub struct DrainOnDrop(Option<axum::body::Body>);
+
+/// How much of an unread body is read to keep its connection alive.
+pub const DRAIN_LIMIT: usize = 64 * 1024;
+/// How long an unread body may take to arrive.
+pub const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl DrainOnDrop {
+    pub fn new(body: axum::body::Body) -> Self {
+        DrainOnDrop(Some(body))
+    }
+
+    /// The body, to be read after all.
+    pub fn take(mut self) -> axum::body::Body {
+        self.0.take().unwrap_or_default()
+    }
+}
+
+impl Drop for DrainOnDrop {
+    fn drop(&mut self) {
+        use http_body::Body as _;
+        use http_body_util::BodyExt;
+        let Some(mut body) = self.0.take() else { return };
+        if body.is_end_stream() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(tokio::time::timeout(DRAIN_TIME, async move {
+            let mut seen = 0;
+            while let Some(Ok(frame)) = body.frame().await {
+                seen += frame.data_ref().map_or(0, |d| d.len());
+                if seen > DRAIN_LIMIT {
+                    return;
+                }
+            }
+        }));
+    }
+}
+
 /// Reads a JSON body's bytes, at most `limit` (413 beyond; 415 for a non-JSON
 /// `Content-Type`).
 pub async fn read_bytes(
@@ -13,8 +60,10 @@ pub async fn read_bytes(
     limit: usize,
 ) -> Result<axum::body::Bytes, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
-        let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        if !(mime == "application/json" || mime.ends_with("+json")) {
+        let mime = ct.split(';').next().unwrap_or("").trim();
+        let json_suffix = mime.len() >= 5 && mime.as_bytes()[mime.len() - 5..].eq_ignore_ascii_case(b"+json");
+        if !(mime.eq_ignore_ascii_case("application/json") || json_suffix) {
+            let mime = mime.to_ascii_lowercase();
             return Err(ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",

@@ -61,7 +61,7 @@ pub trait RequestInputs: Sized + Send + Sync + 'static {
 /// rejected request never has its body read), at most once per request.
 pub enum Lazy<T> {
     Pending {
-        body: axum::body::Body,
+        body: crate::body::DrainOnDrop,
         params: Result<Vec<(String, String)>, ApiError>,
     },
     Ready(Arc<T>),
@@ -70,7 +70,10 @@ pub enum Lazy<T> {
 
 impl<T: RequestInputs> Lazy<T> {
     pub fn new(body: axum::body::Body, params: Result<Vec<(String, String)>, ApiError>) -> Self {
-        Lazy::Pending { body, params }
+        Lazy::Pending {
+            body: crate::body::DrainOnDrop::new(body),
+            params,
+        }
     }
 
     /// The parsed inputs, or the 4xx to answer.
@@ -88,7 +91,7 @@ impl<T: RequestInputs> Lazy<T> {
         let outcome = async {
             let params = params?;
             let bytes = if T::HAS_BODY {
-                crate::body::read_bytes(&ex.headers, body, ex.runtime().limits.body_bytes).await?
+                crate::body::read_bytes(&ex.headers, body.take(), ex.runtime().limits.body_bytes).await?
             } else {
                 axum::body::Bytes::new()
             };

@@ -347,3 +347,92 @@ async fn garbage_requests_get_4xx_not_crashes() {
     }
     assert_eq!(client().get(server.url("/healthz")).send().await.unwrap().status(), 200);
 }
+
+/// Sends `count` requests with `body` over one TCP connection, each after the previous
+/// answer, and returns the status of each (fewer when the server closed the connection).
+async fn statuses_on_one_connection(server: &TestServer, path: &str, body: &str, count: usize) -> Vec<u16> {
+    statuses_with_late_bodies(server, path, body, count, Duration::ZERO).await
+}
+
+/// Like [`statuses_on_one_connection`], with each body sent `late` after its headers (as
+/// clients that write headers and body separately do).
+async fn statuses_with_late_bodies(
+    server: &TestServer,
+    path: &str,
+    body: &str,
+    count: usize,
+    late: Duration,
+) -> Vec<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = server
+        .url("")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut statuses = Vec::new();
+    for _ in 0..count {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(late).await;
+        if stream.write_all(body.as_bytes()).await.is_err() {
+            break;
+        }
+        // Read one response: headers, then content-length bytes of body.
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let status = loop {
+            let n = match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await {
+                Ok(Ok(n)) if n > 0 => n,
+                _ => return statuses,
+            };
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).to_string();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length: usize = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                if buf.len() >= end + 4 + length {
+                    break text[9..12].parse::<u16>().unwrap();
+                }
+            }
+        };
+        statuses.push(status);
+    }
+    statuses
+}
+
+#[tokio::test]
+async fn unread_request_bodies_do_not_close_the_connection() {
+    // `/ws/api/ip` never reads its body: the route's unread body is drained when the
+    // route is done, so the next request can use the same connection.
+    let server = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
+    let routes_without_body_reading = Router::new().route(
+        "/ws/api/ignore",
+        post(|req: Request| async move {
+            let (_, body) = req.into_parts();
+            let _unread = body::DrainOnDrop::new(body);
+            "ok"
+        }),
+    );
+    let server2 = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes_without_body_reading).await;
+    let statuses = statuses_on_one_connection(&server2, "/ws/api/ignore", r#"{"a":1}"#, 3).await;
+    assert_eq!(statuses, [200, 200, 200]);
+    // The route answers before the body arrives; the body is read after the answer.
+    let statuses =
+        statuses_with_late_bodies(&server2, "/ws/api/ignore", r#"{"a":1}"#, 3, Duration::from_millis(50)).await;
+    assert_eq!(statuses, [200, 200, 200]);
+    // A body the route reads keeps the connection too, of course.
+    let statuses = statuses_on_one_connection(&server, "/ws/api/orders", r#"{"lines":[]}"#, 3).await;
+    assert_eq!(statuses, [201, 201, 201]);
+}

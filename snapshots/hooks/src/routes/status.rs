@@ -47,7 +47,8 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let _ = (body, params);
+    let _unread = ::svc_runtime::body::DrainOnDrop::new(body);
+    let _ = params;
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
     if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {

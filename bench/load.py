@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated server versus hand-written baseline, under the same load generator.
 
-    python3 bench/http.py [--seconds 3] [--rounds 8] [--connections 32]
+    python3 bench/load.py [--seconds 3] [--rounds 8] [--connections 32]
 
 Builds (release) the generated server of bench/project and bench/baseline, creates an
 API key in a fresh store, then runs wrk against:
