@@ -391,7 +391,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
     }
 }
 
-fn node_crate_version(dir: &std::path::Path) -> Option<String> {
+pub(crate) fn node_crate_version(dir: &std::path::Path) -> Option<String> {
     let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
     let table: toml_version::Table = text.parse().ok()?;
     table.get("package")?.get("version")?.as_str().map(str::to_string)

@@ -3,7 +3,7 @@
 use crate::check;
 use crate::project::Project;
 use std::path::{Path, PathBuf};
-use svc_frontend::{Diagnostics, SourceMap};
+use svc_frontend::Diagnostics;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,7 +25,7 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
     let mut diags = Diagnostics::new();
     let project = Project::load(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
-    print_diagnostics(diags, &project.sources);
+    super::print_diagnostics(diags, &project.sources, "nothing was generated");
     if checked.has_errors {
         return Ok(None);
     }
@@ -49,20 +49,6 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
         );
     }
     Ok(Some(report))
-}
-
-fn print_diagnostics(diags: Diagnostics, sources: &SourceMap) {
-    let color = super::color_stderr();
-    let errors = diags.error_count();
-    for d in diags.sorted(sources) {
-        eprintln!("{}", super::check::render(&d, sources, color));
-    }
-    if errors > 0 {
-        eprintln!(
-            "error: {errors} error{} in the project; nothing was generated",
-            if errors == 1 { "" } else { "s" }
-        );
-    }
 }
 
 pub fn run(args: Args) -> i32 {

@@ -1,15 +1,23 @@
 //! The `svc` command line. Each subcommand lives in its own module.
 
+mod assets;
 mod build;
 mod check;
 pub mod emit;
+mod graph;
+mod init;
 mod keys;
+mod manifest;
+mod openapi;
+mod run;
+mod schema;
 mod secrets;
 mod store;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use svc_frontend::{Diagnostics, SourceMap};
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +33,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Create a project: config, a flow with all three protections, a code node, its crate.
+    #[command(
+        after_help = "Examples:\n  svc init my-api              # a new directory\n  svc init                     # the current directory\n  svc init api --name billing  # a name other than the directory's\n\nNever overwrites a file: when any file it would write exists, it writes nothing."
+    )]
+    Init(init::Args),
     /// Check a project: config, flows and node code, without building anything.
     #[command(
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
@@ -48,23 +61,85 @@ enum Command {
     /// Set, list and unset secret values in the workspace store.
     #[command(after_help = "Examples:\n  printf %s \"$TOKEN\" | svc secrets set API_TOKEN\n  svc secrets list")]
     Secrets(secrets::Args),
+    /// Write the config's enums, structures, secret requirements and the node manifests to the workspace store.
+    #[command(
+        after_help = "Examples:\n  svc assets sync             # the project in the current directory\n  svc assets sync --dry-run   # show what would change\n\nIdempotent: a second sync of an unchanged project changes nothing."
+    )]
+    Assets(assets::Args),
+    /// Print the node manifests (build_manifest_from_node) as JSON.
+    #[command(
+        after_help = "Examples:\n  svc manifest examples/shop\n  svc manifest examples/shop --node shop.price-order"
+    )]
+    Manifest(manifest::Args),
+    /// Draw a flow as a Mermaid or Graphviz DOT graph.
+    #[command(
+        after_help = "Examples:\n  svc graph orders examples/shop                         # Mermaid, for Markdown\n  svc graph orders examples/shop --format dot | dot -Tsvg > orders.svg"
+    )]
+    Graph(graph::Args),
+    /// Write an OpenAPI 3.1 document of every route.
+    #[command(
+        after_help = "Examples:\n  svc openapi examples/shop > openapi.json\n  svc openapi examples/shop -o openapi.json"
+    )]
+    Openapi(openapi::Args),
+    /// Print the JSON Schemas of flow files and svc.config.yaml, for YAML editors.
+    #[command(
+        after_help = "Examples:\n  svc schema flow > flow.schema.json\n  svc schema --out schemas/    # both files\n\nPoint an editor at them with a first line such as\n  # yaml-language-server: $schema=./schemas/flow.schema.json"
+    )]
+    Schema(schema::Args),
+    /// Run one code node alone with JSON inputs, as `svc dev` would run it.
+    #[command(
+        after_help = "Examples:\n  svc run hello.greet examples/hello --input '{\"name\": \"Ada\", \"tone\": \"formal\"}'\n  svc run shop.decide-status examples/shop --input '{\"total\": 5000, \"currency\": \"EUR\"}'\n\nPrints the outputs as JSON on stdout and the node's logs on stderr. Secrets come from\nenvironment variables. Exit status: 0 on success, 1 when the node fails (ctx.fail),\n2 when the inputs do not fit its pins."
+    )]
+    Run(run::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.command {
+        Command::Init(args) => init::run(args),
         Command::Check(args) => check::run(args),
         Command::Emit(args) => emit::run(args),
         Command::Build(args) => build::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Secrets(args) => secrets::run(args),
+        Command::Assets(args) => assets::run(args),
+        Command::Manifest(args) => manifest::run(args),
+        Command::Graph(args) => graph::run(args),
+        Command::Openapi(args) => openapi::run(args),
+        Command::Schema(args) => schema::run(args),
+        Command::Run(args) => run::run(args),
     }
 }
 
 /// The project directory argument, defaulting to the current directory.
 pub(crate) fn project_dir(dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Prints a project's diagnostics on stderr; when there are errors, says that `outcome`.
+pub(crate) fn print_diagnostics(diags: Diagnostics, sources: &SourceMap, outcome: &str) {
+    let color = color_stderr();
+    let errors = diags.error_count();
+    for d in diags.sorted(sources) {
+        eprintln!("{}", check::render(&d, sources, color));
+    }
+    if errors > 0 {
+        eprintln!(
+            "error: {errors} error{} in the project; {outcome}",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+}
+
+/// Loads and checks the project in `dir`, prints its diagnostics, and calls `f` when it
+/// has no errors. `None` (after the diagnostics) when it has errors.
+pub(crate) fn with_checked<T>(dir: &Path, outcome: &str, f: impl FnOnce(&crate::check::Checked) -> T) -> Option<T> {
+    let mut diags = Diagnostics::new();
+    let project = crate::project::Project::load(dir, &mut diags);
+    let checked = crate::check::check(&project, &mut diags);
+    print_diagnostics(diags, &project.sources, outcome);
+    if checked.has_errors { None } else { Some(f(&checked)) }
 }
 
 /// Whether to colour output written to stderr.

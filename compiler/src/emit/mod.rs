@@ -46,19 +46,21 @@ pub struct File {
 
 #[derive(Template)]
 #[template(path = "Cargo.toml.askama", escape = "none")]
-struct CargoToml<'a> {
-    svc_version: &'a str,
-    project: &'a str,
-    package: String,
-    version: &'a str,
-    runtime_path: String,
-    sdk_path: String,
-    node_crate: Option<NodeDep>,
+pub(crate) struct CargoToml<'a> {
+    pub svc_version: &'a str,
+    pub project: &'a str,
+    /// The binary's name.
+    pub bin: &'a str,
+    pub package: String,
+    pub version: &'a str,
+    pub runtime_path: String,
+    pub sdk_path: String,
+    pub node_crate: Option<NodeDep>,
 }
 
-struct NodeDep {
-    package: String,
-    path: String,
+pub(crate) struct NodeDep {
+    pub package: String,
+    pub path: String,
 }
 
 #[derive(Template)]
@@ -88,7 +90,7 @@ pub fn relative_path(from: &Path, to: &Path) -> String {
     if parts.is_empty() { ".".into() } else { parts.join("/") }
 }
 
-fn absolute(p: &Path) -> PathBuf {
+pub(crate) fn absolute(p: &Path) -> PathBuf {
     let p = if p.is_absolute() {
         p.to_path_buf()
     } else {
@@ -132,6 +134,7 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
     let cargo = CargoToml {
         svc_version: SVC_VERSION,
         project: &ir.name,
+        bin: &ir.name,
         package: format!("{}-server", ir.name),
         version: &ir.version,
         runtime_path: relative_path(&out_abs, &runtime.join("server")),
@@ -410,7 +413,7 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
 
 /// A generated crate without a `Cargo.lock` starts from svc's own, so that it builds with
 /// the dependency versions svc is tested with (cargo drops what it does not use).
-fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
+pub(crate) fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
     let lock = out_dir.join("Cargo.lock");
     let ours = runtime_dir().join("../Cargo.lock");
     if !lock.exists() && ours.exists() {

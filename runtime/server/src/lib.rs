@@ -27,6 +27,7 @@ pub mod exchange;
 pub mod fetch;
 pub mod json;
 pub mod metrics;
+pub mod node_runner;
 pub mod ratelimit;
 pub mod request_id;
 pub mod runtime;

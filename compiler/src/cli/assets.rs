@@ -1,0 +1,207 @@
+//! `svc assets sync [DIR] [--dry-run]`: the config's enums, structures and secret
+//! requirements, and the node manifests, written to the workspace store.
+//!
+//! The store holds exactly what the project declares after a sync: assets that are new
+//! are added, those whose definition changed are replaced, and those the project no
+//! longer declares are removed. Each is compared by its JSON, so a second sync of an
+//! unchanged project changes nothing and says so.
+
+use super::store::StoreArgs;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use svc_runtime::store::{StoredAsset, WorkspaceStore};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Write the project's assets to the workspace store.
+    Sync(SyncArgs),
+}
+
+#[derive(clap::Args)]
+struct SyncArgs {
+    /// The project directory (default: the current directory).
+    dir: Option<PathBuf>,
+    /// Print what would change without writing anything.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// The assets a checked project declares, sorted by kind and name.
+pub fn project_assets(checked: &crate::check::Checked) -> Vec<StoredAsset> {
+    let json = |v: serde_json::Value| serde_json::to_string(&v).expect("assets serialize");
+    let mut out = Vec::new();
+    for e in &checked.assets.enums {
+        out.push(StoredAsset {
+            kind: "enum".into(),
+            name: e.name.clone(),
+            json: json(serde_json::json!(e)),
+        });
+    }
+    for s in &checked.assets.structures {
+        out.push(StoredAsset {
+            kind: "structure".into(),
+            name: s.name.clone(),
+            json: json(serde_json::json!(s)),
+        });
+    }
+    for s in &checked.assets.secrets {
+        out.push(StoredAsset {
+            kind: "secret".into(),
+            name: s.name.clone(),
+            json: json(serde_json::json!(s)),
+        });
+    }
+    for (key, info) in &checked.catalog.nodes {
+        out.push(StoredAsset {
+            kind: "node".into(),
+            name: key.to_string(),
+            json: json(serde_json::json!(info.manifest)),
+        });
+    }
+    out.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
+    out
+}
+
+/// What a sync changes.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub added: Vec<(String, String)>,
+    pub changed: Vec<(String, String)>,
+    pub removed: Vec<(String, String)>,
+}
+
+pub fn plan(stored: &[StoredAsset], wanted: &[StoredAsset]) -> Plan {
+    let before: BTreeMap<(&str, &str), &str> = stored
+        .iter()
+        .map(|a| ((a.kind.as_str(), a.name.as_str()), a.json.as_str()))
+        .collect();
+    let after: BTreeMap<(&str, &str), &str> = wanted
+        .iter()
+        .map(|a| ((a.kind.as_str(), a.name.as_str()), a.json.as_str()))
+        .collect();
+    let mut plan = Plan::default();
+    for (&(kind, name), json) in &after {
+        match before.get(&(kind, name)) {
+            None => plan.added.push((kind.into(), name.into())),
+            Some(old) if old != json => plan.changed.push((kind.into(), name.into())),
+            Some(_) => {}
+        }
+    }
+    for &(kind, name) in before.keys() {
+        if !after.contains_key(&(kind, name)) {
+            plan.removed.push((kind.into(), name.into()));
+        }
+    }
+    plan
+}
+
+pub fn run(args: Args) -> i32 {
+    let Command::Sync(args) = args.command;
+    let dir = super::project_dir(args.dir);
+    let Some(wanted) = super::with_checked(&dir, "nothing was synced", |c| {
+        let secrets: Vec<(String, bool)> = c.assets.secrets.iter().map(|s| (s.name.clone(), s.required)).collect();
+        (project_assets(c), secrets)
+    }) else {
+        return 1;
+    };
+    let (wanted, secrets) = wanted;
+    let store = match args.store.open() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let stored = match store.list_assets() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let plan = plan(&stored, &wanted);
+    let verb = |done: &str, would: &str| {
+        if args.dry_run {
+            would.to_string()
+        } else {
+            done.to_string()
+        }
+    };
+    for (sign, list, word) in [
+        ('+', &plan.added, verb("added", "would add")),
+        ('~', &plan.changed, verb("changed", "would change")),
+        ('-', &plan.removed, verb("removed", "would remove")),
+    ] {
+        for (kind, name) in list {
+            println!("{sign} {kind} {name} ({word})");
+        }
+    }
+    let changes = plan.added.len() + plan.changed.len() + plan.removed.len();
+    if changes == 0 {
+        println!(
+            "assets are up to date ({} in the store: {})",
+            wanted.len(),
+            args.store.path().display()
+        );
+    } else if args.dry_run {
+        println!("dry run: {changes} change(s) not written");
+    } else {
+        if let Err(e) = store.replace_assets(&wanted, svc_runtime::apikey::unix_now()) {
+            eprintln!("error: {e}");
+            return 1;
+        }
+        println!(
+            "synced {} assets to {}: {} added, {} changed, {} removed",
+            wanted.len(),
+            args.store.path().display(),
+            plan.added.len(),
+            plan.changed.len(),
+            plan.removed.len()
+        );
+    }
+    // Secret values are not assets: report the required ones that have none (names only).
+    let mut missing = Vec::new();
+    for (name, required) in secrets {
+        if required && matches!(store.secret(&name), Ok(None)) {
+            missing.push(name);
+        }
+    }
+    for name in &missing {
+        eprintln!(
+            "warning: required secret `{name}` has no value in the store; set it with `printf %s \"$VALUE\" | svc secrets set {name}`"
+        );
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(kind: &str, name: &str, json: &str) -> StoredAsset {
+        StoredAsset {
+            kind: kind.into(),
+            name: name.into(),
+            json: json.into(),
+        }
+    }
+
+    #[test]
+    fn a_plan_names_additions_changes_and_removals() {
+        let stored = [a("enum", "A", "1"), a("enum", "B", "1"), a("node", "x.y", "1")];
+        let wanted = [a("enum", "A", "1"), a("enum", "B", "2"), a("structure", "C", "1")];
+        let p = plan(&stored, &wanted);
+        assert_eq!(p.added, vec![("structure".into(), "C".into())]);
+        assert_eq!(p.changed, vec![("enum".into(), "B".into())]);
+        assert_eq!(p.removed, vec![("node".into(), "x.y".into())]);
+        assert_eq!(plan(&wanted, &wanted), Plan::default());
+    }
+}

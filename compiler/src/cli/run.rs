@@ -1,0 +1,66 @@
+//! `svc run NODE_KEY [DIR] --input JSON`: runs one code node alone.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The node key, such as `shop.price-order`.
+    pub node: String,
+    /// The project directory (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// The inputs: a JSON object with one value per input pin (pins with a default may be left out).
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub input: String,
+}
+
+pub fn run(args: Args) -> i32 {
+    let dir = super::project_dir(args.dir);
+    run_node(&dir, &args.node, &args.input)
+}
+
+/// Builds the node runner of the project in `dir` and runs node `key` with `input`.
+pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
+    let crate_dir = crate::runner::crate_dir(dir);
+    let emitted = super::with_checked(dir, "the node was not run", |checked| {
+        if checked.catalog.get(key).is_none() {
+            let keys: Vec<&str> = checked.catalog.nodes.keys().copied().collect();
+            let hint = match svc_types::assets::closest(key, keys.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None if keys.is_empty() => "the project has no code nodes".to_string(),
+                None => format!("the project's nodes are: {}", keys.join(", ")),
+            };
+            return Err(format!("no node has the key `{key}`\n  = help: {hint}"));
+        }
+        let files = crate::runner::emit(checked, &crate_dir)?;
+        crate::emit::write(&crate_dir, &files).map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
+        Ok(())
+    });
+    match emitted {
+        None => return 1,
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+        Some(Ok(())) => {}
+    }
+    let opts = crate::build::BuildOptions {
+        release: false,
+        output: Some(dir.join(".svc").join("bin").join(crate::runner::BIN)),
+        quiet: true,
+    };
+    let built = match crate::build::cargo_build(dir, &crate_dir, crate::runner::BIN, &opts) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    match Command::new(&built.binary).arg(key).arg(input).status() {
+        Ok(status) => status.code().unwrap_or(1),
+        Err(e) => {
+            eprintln!("error: cannot run `{}`: {e}", built.binary.display());
+            1
+        }
+    }
+}

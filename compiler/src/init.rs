@@ -1,0 +1,182 @@
+//! `svc init`: a new project that checks, builds and serves at once.
+//!
+//! The files come from askama templates in `compiler/templates/init/`. Nothing is ever
+//! overwritten: when any file svc would write exists already, nothing is written.
+
+use crate::emit::{absolute, relative_path, runtime_dir};
+use askama::Template;
+use std::path::{Path, PathBuf};
+
+#[derive(Template)]
+#[template(path = "init/svc.config.yaml.askama", escape = "none")]
+struct ConfigYaml<'a> {
+    name: &'a str,
+    workspace: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/greeting.yaml.askama", escape = "none")]
+struct GreetingFlow<'a> {
+    name: &'a str,
+    workspace: &'a str,
+    namespace: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/Cargo.toml.askama", escape = "none")]
+struct CargoToml<'a> {
+    name: &'a str,
+    sdk_path: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/lib.rs.askama", escape = "none")]
+struct LibRs<'a> {
+    name: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/nodes_mod.rs.askama", escape = "none")]
+struct NodesMod;
+
+#[derive(Template)]
+#[template(path = "init/greet.rs.askama", escape = "none")]
+struct GreetRs<'a> {
+    namespace: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/gitignore.askama", escape = "none")]
+struct GitIgnore;
+
+#[derive(Template)]
+#[template(path = "init/README.md.askama", escape = "none")]
+struct Readme<'a> {
+    name: &'a str,
+    workspace: &'a str,
+    namespace: &'a str,
+}
+
+/// A project name from a directory name: lowercase letters, digits and `-`, starting
+/// with a letter (`My API` → `my-api`).
+pub fn project_name(dir: &Path) -> String {
+    let raw = absolute(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut name = String::new();
+    for c in raw.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    let name = name.trim_end_matches('-').to_string();
+    match name.chars().next() {
+        Some(c) if c.is_ascii_lowercase() => name,
+        Some(_) => format!("api-{name}"),
+        None => "my-api".into(),
+    }
+}
+
+/// The files of a new project in `dir` named `name`: (path in the project, text).
+pub fn files(dir: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
+    let workspace = "local";
+    let namespace = name;
+    let sdk = runtime_dir().join("sdk");
+    let sdk_path = relative_path(&absolute(dir), &sdk);
+    let r = |t: Result<String, askama::Error>| t.map_err(|e| format!("a template of svc init failed: {e}"));
+    let mut out = vec![
+        (
+            PathBuf::from("svc.config.yaml"),
+            r(ConfigYaml { name, workspace }.render())?,
+        ),
+        (
+            PathBuf::from("flows/greeting.yaml"),
+            r(GreetingFlow {
+                name,
+                workspace,
+                namespace,
+            }
+            .render())?,
+        ),
+        (
+            PathBuf::from("Cargo.toml"),
+            r(CargoToml {
+                name,
+                sdk_path: &sdk_path,
+            }
+            .render())?,
+        ),
+        (PathBuf::from("src/lib.rs"), r(LibRs { name }.render())?),
+        (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
+        (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
+        (PathBuf::from(".gitignore"), r(GitIgnore.render())?),
+        (
+            PathBuf::from("README.md"),
+            r(Readme {
+                name,
+                workspace,
+                namespace,
+            }
+            .render())?,
+        ),
+        (
+            PathBuf::from("schemas").join(crate::schema::FLOW_FILE),
+            crate::schema::to_text(&crate::schema::flow()),
+        ),
+        (
+            PathBuf::from("schemas").join(crate::schema::CONFIG_FILE),
+            crate::schema::to_text(&crate::schema::config()),
+        ),
+    ];
+    for (_, text) in &mut out {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a new project into `dir`. Refuses, writing nothing, when any file exists.
+pub fn init(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
+    let files = files(dir, name)?;
+    let existing: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| dir.join(p).exists())
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if !existing.is_empty() {
+        return Err(format!(
+            "`{}` already has {}; svc init never overwrites files (choose an empty or new directory)",
+            dir.display(),
+            existing.join(", ")
+        ));
+    }
+    let mut written = Vec::new();
+    for (path, text) in &files {
+        let full = dir.join(path);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+        }
+        std::fs::write(&full, text).map_err(|e| format!("cannot write `{}`: {e}", full.display()))?;
+        written.push(path.clone());
+    }
+    // Start from the dependency versions svc is tested with (cargo drops what is unused).
+    let _ = crate::emit::seed_lockfile(dir);
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_directories() {
+        assert_eq!(project_name(Path::new("/tmp/My API")), "my-api");
+        assert_eq!(project_name(Path::new("/tmp/shop_v2")), "shop-v2");
+        assert_eq!(project_name(Path::new("/tmp/2fa")), "api-2fa");
+    }
+}

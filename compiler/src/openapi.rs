@@ -1,0 +1,410 @@
+//! `svc openapi`: an OpenAPI 3.1 document of every route of a checked project.
+//!
+//! - Structures and enums become `components/schemas` (enums by their wire values).
+//! - Each flow becomes one path item with one operation per method: path, query and
+//!   header parameters and the request body from the Start node's schema; one response
+//!   per Return JSON node the flow can reach, with a schema built from its body template
+//!   (wired values typed as the checker types them); the standard error answers the
+//!   server adds (400, 413, 500) and those of its protections (401 with
+//!   `WWW-Authenticate`, 403, 429 with `Retry-After`).
+//! - Check API Key nodes become security schemes (`apiKey` in a header or the query, or
+//!   HTTP bearer), required by the operations whose every successful path passes one.
+
+use crate::check::Checked;
+use crate::check::flow::FlowContext;
+use crate::check::types::ValueType;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use svc_frontend::Diagnostics;
+use svc_frontend::flow::{BodySchema, FieldSchema, Flow, KeyLocation, NodeKind, Template};
+use svc_types::{Assets, TypeRef};
+
+/// The OpenAPI schema of a svc type.
+pub fn type_schema(ty: &TypeRef) -> Value {
+    match ty {
+        TypeRef::String => json!({ "type": "string" }),
+        TypeRef::Number => json!({ "type": "number" }),
+        TypeRef::Boolean => json!({ "type": "boolean" }),
+        TypeRef::Any => json!({}),
+        TypeRef::Object => json!({ "type": "object" }),
+        TypeRef::Structure(name) | TypeRef::Enum(name) => json!({ "$ref": format!("#/components/schemas/{name}") }),
+        TypeRef::Array(inner) => json!({ "type": "array", "items": type_schema(inner) }),
+    }
+}
+
+fn assets_schemas(assets: &Assets) -> Map<String, Value> {
+    let mut schemas = Map::new();
+    for e in &assets.enums {
+        let mut s = json!({
+            "type": "string",
+            "enum": e.values.iter().map(|v| v.value()).collect::<Vec<_>>(),
+        });
+        if let Some(d) = &e.description {
+            s["description"] = json!(d);
+        }
+        schemas.insert(e.name.clone(), s);
+    }
+    for st in &assets.structures {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for f in &st.fields {
+            let mut p = f.type_ref().map(|t| type_schema(&t)).unwrap_or_else(|| json!({}));
+            if let Some(d) = &f.description {
+                // `$ref` siblings are allowed in 3.1 (JSON Schema 2020-12).
+                p["description"] = json!(d);
+            }
+            properties.insert(f.name.clone(), p);
+            if f.required {
+                required.push(json!(f.name));
+            }
+        }
+        let mut s = json!({ "type": "object", "properties": properties });
+        if !required.is_empty() {
+            s["required"] = Value::Array(required);
+        }
+        if let Some(d) = &st.description {
+            s["description"] = json!(d);
+        }
+        schemas.insert(st.name.clone(), s);
+    }
+    schemas.insert(
+        "Error".into(),
+        json!({
+            "type": "object",
+            "description": "The one error shape of svc servers (docs/runtime.md).",
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "required": ["status", "code", "message"],
+                    "properties": {
+                        "status": { "type": "integer" },
+                        "code": { "type": "string" },
+                        "message": { "type": "string" },
+                        "field": { "type": "string", "description": "The request field that did not fit (400)." },
+                        "node": { "type": "string", "description": "The node key of a failed code node." },
+                        "retry_after": { "type": "integer", "description": "Seconds until a retry can pass (429)." },
+                        "request_id": { "type": "string" }
+                    }
+                }
+            }
+        }),
+    );
+    schemas
+}
+
+fn fields_schema(fields: &[FieldSchema]) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for f in fields {
+        let mut p = type_schema(&f.type_ref.value);
+        if let Some(d) = &f.description {
+            p["description"] = json!(d);
+        }
+        properties.insert(f.name.value.clone(), p);
+        if f.required {
+            required.push(json!(f.name.value));
+        }
+    }
+    let mut s = json!({ "type": "object", "properties": properties, "additionalProperties": false });
+    if !required.is_empty() {
+        s["required"] = Value::Array(required);
+    }
+    s
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+    })
+}
+
+fn scheme_name(location: &KeyLocation) -> String {
+    match location {
+        KeyLocation::HeaderXApiKey => "apiKeyHeader".into(),
+        KeyLocation::AuthorizationBearer => "bearer".into(),
+        KeyLocation::Header(h) => format!("apiKeyHeader_{}", sanitize(h)),
+        KeyLocation::Query(q) => format!("apiKeyQuery_{}", sanitize(q)),
+    }
+}
+
+fn scheme(location: &KeyLocation) -> Value {
+    let described = "Issued with `svc keys create`; stored only as a hash.";
+    match location {
+        KeyLocation::HeaderXApiKey => {
+            json!({ "type": "apiKey", "in": "header", "name": "X-API-Key", "description": described })
+        }
+        KeyLocation::AuthorizationBearer => json!({ "type": "http", "scheme": "bearer", "description": described }),
+        KeyLocation::Header(h) => json!({ "type": "apiKey", "in": "header", "name": h, "description": described }),
+        KeyLocation::Query(q) => json!({
+            "type": "apiKey", "in": "query", "name": q,
+            "description": format!("{described} Discouraged: URLs end up in logs.")
+        }),
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The response schema of a Return JSON body template.
+fn template_schema(t: &Template, ctx: &FlowContext, consumer: usize) -> Value {
+    match t {
+        Template::Literal(node) => {
+            let v = node.to_json();
+            let ty = match &v {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(_) => "number",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            };
+            json!({ "type": ty, "const": v })
+        }
+        Template::Wire(r) => {
+            let mut quiet = Diagnostics::new();
+            match ctx.reference(r, Some(consumer), &mut quiet) {
+                Some(ValueType { ty, optional }) => {
+                    let s = type_schema(&ty);
+                    if optional {
+                        json!({ "anyOf": [s, { "type": "null" }] })
+                    } else {
+                        s
+                    }
+                }
+                None => json!({}),
+            }
+        }
+        Template::Object(fields, _) => {
+            let mut properties = Map::new();
+            for (k, v) in fields {
+                properties.insert(k.value.clone(), template_schema(v, ctx, consumer));
+            }
+            let required: Vec<Value> = fields.iter().map(|(k, _)| json!(k.value)).collect();
+            json!({ "type": "object", "properties": properties, "required": required })
+        }
+        Template::Array(items, _) => {
+            let items: Vec<Value> = items.iter().map(|v| template_schema(v, ctx, consumer)).collect();
+            json!({ "type": "array", "prefixItems": items, "items": false })
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    http_reason(status).unwrap_or("Response")
+}
+
+fn http_reason(status: u16) -> Option<&'static str> {
+    Some(match status {
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        204 => "No Content",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        409 => "Conflict",
+        413 => "Content Too Large",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => return None,
+    })
+}
+
+fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<String, Value>) -> (String, Value) {
+    let flow: &Flow = &checked.project.flows[flow_index];
+    let graph = &checked.graphs[flow_index];
+    let ctx = FlowContext {
+        flow,
+        graph,
+        assets: &checked.assets,
+        catalog: &checked.catalog,
+    };
+    let config = checked.project.config.as_ref().expect("a checked project has a config");
+    let path = format!("/{}/{}/{}", config.workspace_id, config.api_id, flow.route.value);
+
+    let mut parameters = Vec::new();
+    for p in &flow.request.params {
+        parameters.push(json!({ "name": p.value, "in": "path", "required": true, "schema": { "type": "string" } }));
+    }
+    for (fields, place) in [(&flow.request.query, "query"), (&flow.request.headers, "header")] {
+        for f in fields {
+            let mut p = json!({
+                "name": f.name.value, "in": place, "required": f.required, "schema": type_schema(&f.type_ref.value)
+            });
+            if let Some(d) = &f.description {
+                p["description"] = json!(d);
+            }
+            parameters.push(p);
+        }
+    }
+
+    let mut responses = Map::new();
+    let mut has_code = false;
+    let mut schemes: Vec<String> = Vec::new();
+    let mut protections = (false, false, false);
+    for (i, node) in flow.nodes.iter().enumerate() {
+        if !graph.reachable.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        match &node.kind {
+            NodeKind::ReturnJson(ret) => {
+                let status = ret.status.value;
+                let response = match &ret.body {
+                    Some(body) => json!({
+                        "description": format!("{} (Return JSON `{}`)", reason(status), node.id.value),
+                        "content": { "application/json": { "schema": template_schema(body, &ctx, i) } }
+                    }),
+                    None => error_response(&format!("{} (Return JSON `{}`)", reason(status), node.id.value)),
+                };
+                let key = status.to_string();
+                match responses.get_mut(&key) {
+                    // Several Return JSON nodes with one status: any of their bodies.
+                    Some(existing) => merge_response(existing, response),
+                    None => {
+                        responses.insert(key, response);
+                    }
+                }
+            }
+            NodeKind::CheckApiKey(k) => {
+                protections.0 = true;
+                let name = scheme_name(&k.location.value);
+                security.insert(name.clone(), scheme(&k.location.value));
+                if !schemes.contains(&name) {
+                    schemes.push(name);
+                }
+            }
+            NodeKind::CheckOrigin(_) => protections.1 = true,
+            NodeKind::RateLimit(_) => protections.2 = true,
+            NodeKind::Code(_) => has_code = true,
+        }
+    }
+    let mut add = |status: &str, response: Value| {
+        responses.entry(status.to_string()).or_insert(response);
+    };
+    if !flow.request.is_empty_schema() {
+        add(
+            "400",
+            error_response("The request does not fit the route's schema; `field` names what."),
+        );
+    }
+    if protections.0 {
+        let mut r = error_response("No valid API key: missing, malformed, unknown, revoked or expired.");
+        r["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
+        add("401", r);
+    }
+    if protections.1 {
+        add("403", error_response("The Origin is not allowed."));
+    }
+    if flow.request.body.is_some() {
+        add("413", error_response("The body is larger than the server's limit."));
+    }
+    if protections.2 {
+        let mut r = error_response("Rate limited.");
+        r["headers"] = json!({
+            "Retry-After": { "schema": { "type": "integer" }, "description": "Seconds until a request can pass." },
+            "RateLimit-Policy": { "schema": { "type": "string" } },
+            "RateLimit": { "schema": { "type": "string" } }
+        });
+        add("429", r);
+    }
+    if has_code {
+        add("500", error_response("A code node failed or panicked."));
+    }
+
+    let mut op = Map::new();
+    if let Some(s) = &flow.summary {
+        op.insert("summary".into(), json!(s));
+    }
+    let source = checked.project.sources.get(flow.file).display_path.clone();
+    op.insert("description".into(), json!(format!("From `{source}`.")));
+    if !parameters.is_empty() {
+        op.insert("parameters".into(), Value::Array(parameters));
+    }
+    if let Some(body) = &flow.request.body {
+        let schema = match body {
+            BodySchema::Typed(t) => type_schema(&t.value),
+            BodySchema::Fields(fields) => fields_schema(fields),
+        };
+        op.insert(
+            "requestBody".into(),
+            json!({ "required": true, "content": { "application/json": { "schema": schema } } }),
+        );
+    }
+    op.insert("responses".into(), Value::Object(responses));
+    if !schemes.is_empty() {
+        let alternatives: Vec<Value> = schemes.iter().map(|s| json!({ s: [] })).collect();
+        op.insert("security".into(), Value::Array(alternatives));
+    } else {
+        op.insert("security".into(), json!([]));
+    }
+    (path, Value::Object(op))
+}
+
+fn merge_response(existing: &mut Value, other: Value) {
+    let a = existing.pointer("/content/application~1json/schema").cloned();
+    let b = other.pointer("/content/application~1json/schema").cloned();
+    if let (Some(a), Some(b)) = (a, b) {
+        if a != b {
+            existing["content"]["application/json"]["schema"] = json!({ "oneOf": [a, b] });
+        }
+    }
+}
+
+/// The OpenAPI 3.1 document of a checked project without errors.
+pub fn document(checked: &Checked) -> Value {
+    let config = checked.project.config.as_ref().expect("a checked project has a config");
+    let mut paths = Map::new();
+    let mut security = BTreeMap::new();
+    let mut order: Vec<usize> = (0..checked.project.flows.len()).collect();
+    order.sort_by(|&a, &b| {
+        checked.project.flows[a]
+            .route
+            .value
+            .cmp(&checked.project.flows[b].route.value)
+    });
+    for i in order {
+        let (path, op) = operation(checked, i, &mut security);
+        let item = paths.entry(path).or_insert_with(|| json!({}));
+        let flow = &checked.project.flows[i];
+        for m in &flow.methods {
+            let mut op = op.clone();
+            op["operationId"] = json!(format!(
+                "{}_{}",
+                m.value.as_str().to_ascii_lowercase(),
+                sanitize(&flow.route.value.replace('/', "_")).replace(['{', '}', '-'], "_")
+            ));
+            item[m.value.as_str().to_ascii_lowercase()] = op;
+        }
+    }
+    let mut components = Map::new();
+    components.insert("schemas".into(), Value::Object(assets_schemas(&checked.assets)));
+    if !security.is_empty() {
+        components.insert("securitySchemes".into(), Value::Object(security.into_iter().collect()));
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": config.project_name,
+            "version": crate::lower::node_crate_version(&checked.project.root).unwrap_or_else(|| "0.1.0".into()),
+            "description": format!("Routes of the svc project `{}`, generated by `svc openapi`.", config.project_name)
+        },
+        "servers": [{ "url": "http://127.0.0.1:8080", "description": "`<binary> serve` with its defaults" }],
+        "paths": paths,
+        "components": components
+    })
+}

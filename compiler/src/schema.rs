@@ -1,0 +1,323 @@
+//! JSON Schemas (draft 2020-12) of flow files and `svc.config.yaml`, for YAML editors
+//! (`# yaml-language-server: $schema=…`). They describe the shape only: names, types and
+//! wires are checked by `svc check`, which knows the project. Committed copies live in
+//! `docs/schemas/`; a test keeps them equal to what `svc schema` prints.
+
+use serde_json::{Value, json};
+
+/// The file name a schema is published under.
+pub const FLOW_FILE: &str = "flow.schema.json";
+pub const CONFIG_FILE: &str = "svc.config.schema.json";
+
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A type string: `string`, `number`, `boolean`, `any`, `object`, `object:<Name>`,
+/// `enum-value:<Name>`, each optionally followed by `:array`.
+fn type_string() -> Value {
+    json!({
+        "type": "string",
+        "description": "A type: string, number, boolean, any, object, object:<Structure>, enum-value:<Enum>; append :array for a list.",
+        "pattern": "^(string|number|boolean|any|object|object:[A-Za-z_][A-Za-z0-9_]*|enum-value:[A-Za-z_][A-Za-z0-9_]*)(:array)?$"
+    })
+}
+
+/// The schema of one flow file.
+pub fn flow() -> Value {
+    let edge = json!({ "type": "string", "description": "The id of the node that runs next." });
+    let node_common = |kind: &str| json!({ "const": kind });
+    let fields = json!({
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [
+                { "$ref": "#/$defs/type" },
+                {
+                    "type": "object",
+                    "required": ["type"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "type": { "$ref": "#/$defs/type" },
+                        "required": { "type": "boolean", "default": true },
+                        "description": { "type": "string" }
+                    }
+                }
+            ]
+        }
+    });
+    json!({
+        "$schema": DIALECT,
+        "$id": "https://svc.dev/schemas/flow.schema.json",
+        "title": "svc flow",
+        "description": "One route: its path, methods, typed request inputs, and the nodes it runs. See docs/flow-format.md.",
+        "type": "object",
+        "required": ["route", "methods", "start", "nodes"],
+        "additionalProperties": false,
+        "properties": {
+            "$schema": { "type": "string" },
+            "route": {
+                "type": "string",
+                "description": "The path after /<workspace_id>/<api_id>/, such as `orders` or `orders/{id}`.",
+                "pattern": "^[A-Za-z0-9._~{}-]+(/[A-Za-z0-9._~{}-]+)*$"
+            },
+            "methods": {
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": true,
+                "items": { "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"] }
+            },
+            "summary": { "type": "string" },
+            "request": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "body": {
+                        "description": "One type (`object:CreateOrder`) or a mapping of fields.",
+                        "oneOf": [{ "$ref": "#/$defs/type" }, { "$ref": "#/$defs/fields" }]
+                    },
+                    "query": { "$ref": "#/$defs/fields" },
+                    "headers": { "$ref": "#/$defs/fields" }
+                }
+            },
+            "start": { "type": "string", "description": "The id of the first node." },
+            "nodes": {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": { "pattern": "^[a-z][a-z0-9_-]*$", "not": { "enum": ["request", "start"] } },
+                "additionalProperties": { "$ref": "#/$defs/node" }
+            }
+        },
+        "$defs": {
+            "type": type_string(),
+            "fields": fields,
+            "edge": edge,
+            "reference": {
+                "type": "object",
+                "required": ["from"],
+                "additionalProperties": false,
+                "properties": {
+                    "from": {
+                        "type": "string",
+                        "description": "request.body.<field>, request.query.<name>, request.headers.<name>, request.params.<name>, or <node-id>.<output>[.<field>…]"
+                    }
+                }
+            },
+            "binding": {
+                "description": "A wire `{ from: … }`, a literal `{ value: … }`, or a plain literal.",
+                "anyOf": [
+                    { "$ref": "#/$defs/reference" },
+                    {
+                        "type": "object",
+                        "required": ["value"],
+                        "additionalProperties": false,
+                        "properties": { "value": true }
+                    },
+                    { "type": ["string", "number", "boolean", "null", "array"] }
+                ]
+            },
+            "template": {
+                "description": "A response body: literals, wires `{ from: … }`, and objects and lists of those.",
+                "anyOf": [
+                    { "$ref": "#/$defs/reference" },
+                    { "type": "object", "additionalProperties": { "$ref": "#/$defs/template" } },
+                    { "type": "array", "items": { "$ref": "#/$defs/template" } },
+                    { "type": ["string", "number", "boolean", "null"] }
+                ]
+            },
+            "node": {
+                "type": "object",
+                "required": ["type"],
+                "properties": {
+                    "type": { "enum": ["check-origin", "rate-limit", "check-api-key", "code", "return-json"] },
+                    "description": { "type": "string" }
+                },
+                "oneOf": [
+                    {
+                        "title": "Check Origin",
+                        "required": ["allowed_origins"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": node_common("check-origin"),
+                            "description": { "type": "string" },
+                            "allowed_origins": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": { "type": "string" },
+                                "description": "Exact origins (`https://app.example.com`) or wildcard subdomains (`https://*.example.com`)."
+                            },
+                            "missing_origin": { "enum": ["allow", "block"], "default": "allow" },
+                            "allowed_headers": { "type": "array", "items": { "type": "string" } },
+                            "expose_headers": { "type": "array", "items": { "type": "string" } },
+                            "allow_credentials": { "type": "boolean", "default": false },
+                            "max_age": { "type": "integer", "minimum": 0 },
+                            "allowed": { "$ref": "#/$defs/edge" },
+                            "blocked": { "$ref": "#/$defs/edge" }
+                        }
+                    },
+                    {
+                        "title": "Rate Limit",
+                        "required": ["limit", "window", "by"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": node_common("rate-limit"),
+                            "description": { "type": "string" },
+                            "limit": { "type": "integer", "minimum": 1 },
+                            "window": {
+                                "description": "Seconds, or `30s`, `15m`, `1h`, `1d`, `second`, `minute`, `hour`, `day`.",
+                                "oneOf": [
+                                    { "type": "integer", "minimum": 1 },
+                                    { "type": "string", "pattern": "^([0-9]+[smhd]|second|minute|hour|day)$" }
+                                ]
+                            },
+                            "by": { "enum": ["ip", "user", "api-key"] },
+                            "sequence-ok": { "$ref": "#/$defs/edge" },
+                            "sequence-limited": { "$ref": "#/$defs/edge" }
+                        }
+                    },
+                    {
+                        "title": "Check API Key",
+                        "required": ["location"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": node_common("check-api-key"),
+                            "description": { "type": "string" },
+                            "location": {
+                                "type": "string",
+                                "description": "header-x-api-key, authorization-bearer, header:<Name>, or query:<name> (discouraged).",
+                                "pattern": "^(header-x-api-key|authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
+                            },
+                            "valid": { "$ref": "#/$defs/edge" },
+                            "invalid": { "$ref": "#/$defs/edge" }
+                        }
+                    },
+                    {
+                        "title": "Code node",
+                        "required": ["node"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": node_common("code"),
+                            "description": { "type": "string" },
+                            "node": {
+                                "type": "string",
+                                "description": "The node key: <namespace>.<node-name>.",
+                                "pattern": "^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_-]*$"
+                            },
+                            "inputs": { "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } },
+                            "next": { "$ref": "#/$defs/edge" },
+                            "on_fail": { "$ref": "#/$defs/edge" }
+                        }
+                    },
+                    {
+                        "title": "Return JSON",
+                        "required": ["status"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": node_common("return-json"),
+                            "description": { "type": "string" },
+                            "status": { "type": "integer", "minimum": 100, "maximum": 599 },
+                            "body": { "$ref": "#/$defs/template" },
+                            "headers": { "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } }
+                        }
+                    }
+                ]
+            }
+        }
+    })
+}
+
+/// The schema of `svc.config.yaml`.
+pub fn config() -> Value {
+    let asset_name = json!({ "type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$", "description": "UpperCamelCase" });
+    let field_name = json!({ "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" });
+    let id = json!({ "type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$" });
+    json!({
+        "$schema": DIALECT,
+        "$id": "https://svc.dev/schemas/svc.config.schema.json",
+        "title": "svc project config",
+        "description": "The project's name, route prefix, enums, structures and secret requirements. See docs/config.md.",
+        "type": "object",
+        "required": ["project_name", "workspace_id", "api_id"],
+        "additionalProperties": false,
+        "properties": {
+            "$schema": { "type": "string" },
+            "project_name": id,
+            "workspace_id": id,
+            "api_id": id,
+            "enums": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "values"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": asset_name,
+                        "description": { "type": "string" },
+                        "values": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                                "oneOf": [
+                                    { "type": "string" },
+                                    {
+                                        "type": "object",
+                                        "required": ["key", "value"],
+                                        "additionalProperties": false,
+                                        "properties": {
+                                            "key": { "type": "string" },
+                                            "value": { "type": "string" },
+                                            "label": { "type": "string" }
+                                        }
+                                    }
+                                ]
+                            }
+                        }
+                    }
+                }
+            },
+            "structures": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "fields"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": asset_name,
+                        "description": { "type": "string" },
+                        "fields": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["name", "type"],
+                                "additionalProperties": false,
+                                "properties": {
+                                    "name": field_name,
+                                    "type": type_string(),
+                                    "required": { "type": "boolean", "default": false },
+                                    "description": { "type": "string" }
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+            "secrets": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": { "type": "string", "pattern": "^[A-Z][A-Z0-9_]*$" },
+                        "description": { "type": "string" },
+                        "required": { "type": "boolean", "default": true }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// A schema as the committed file holds it: pretty JSON and a final newline.
+pub fn to_text(schema: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(schema).expect("a JSON value serializes");
+    text.push('\n');
+    text
+}
