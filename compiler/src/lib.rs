@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod check;
+pub mod dev;
 pub mod cli;
 pub mod emit;
 pub mod graph_render;

@@ -137,8 +137,11 @@ pub fn analyse(flow: &Flow, diags: &mut Diagnostics) -> FlowGraph {
             stack.extend(g.succ[i].iter().map(|e| e.to));
         }
     }
+    // A node that could not be read has no edges: what follows it would look unreachable.
+    // Its own error is enough until it is fixed.
+    let broken = !flow.broken_ids.is_empty();
     for (i, node) in flow.nodes.iter().enumerate() {
-        if !g.reachable[i] && g.start.is_some() {
+        if !g.reachable[i] && g.start.is_some() && !broken {
             diags.push(
                 Diagnostic::new(
                     Code::UnreachableNode,

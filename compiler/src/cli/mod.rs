@@ -3,6 +3,7 @@
 mod assets;
 mod build;
 mod check;
+mod dev;
 pub mod emit;
 mod graph;
 mod init;
@@ -38,6 +39,11 @@ enum Command {
         after_help = "Examples:\n  svc init my-api              # a new directory\n  svc init                     # the current directory\n  svc init api --name billing  # a name other than the directory's\n\nNever overwrites a file: when any file it would write exists, it writes nothing."
     )]
     Init(init::Args),
+    /// Build, serve locally, and rebuild and restart on every change.
+    #[command(
+        after_help = "Examples:\n  svc dev                        # the project in the current directory, on 127.0.0.1:8080\n  svc dev my-api --port 3000\n  svc dev --node hello.greet --input '{\"name\": \"Ada\"}'   # one node alone\n\nWatches svc.config.yaml, flows/ and the node crate. A change with errors prints them and\nkeeps the last good server running. Each request prints one line (method, path, status,\nthe branch each node took, duration), then the ctx.log lines of each node that ran.\nSecrets come from environment variables; the store (API keys) is DIR/.svc/workspace.db."
+    )]
+    Dev(dev::Args),
     /// Check a project: config, flows and node code, without building anything.
     #[command(
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
@@ -99,6 +105,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Init(args) => init::run(args),
         Command::Check(args) => check::run(args),
+        Command::Dev(args) => dev::run(args),
         Command::Emit(args) => emit::run(args),
         Command::Build(args) => build::run(args),
         Command::Keys(args) => keys::run(args),

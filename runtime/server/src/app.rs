@@ -144,9 +144,12 @@ pub fn main(app: App) -> ExitCode {
     }
 }
 
-fn init_logging(format: &str) {
+fn init_logging(format: &str, dev: bool) {
+    // In development the trace line of each request already says what the access log and
+    // the node log lines would: show them only when asked for with SVC_LOG.
+    let default = if dev { "info,svc::access=off,svc::node=off" } else { "info" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SVC_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -166,7 +169,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 
 /// Starts the server and serves until SIGTERM or SIGINT.
 pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
-    init_logging(&args.log_format);
+    init_logging(&args.log_format, args.dev);
     let trusted = match TrustedProxies::parse(&args.trusted_proxies) {
         Ok(t) => t,
         Err(e) => return fail(format!("--trusted-proxies: {e}")),
@@ -213,6 +216,13 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     };
     if args.dev {
         rt.dev_trace = Some(Arc::new(print_trace));
+        // `svc dev` keeps our stdin open while it runs: when it goes away, so do we.
+        if std::env::var_os("SVC_EXIT_ON_STDIN_EOF").is_some() {
+            std::thread::spawn(|| {
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                std::process::exit(0);
+            });
+        }
     }
     crate::server::install_panic_hook(rt.redactor.clone());
     let rt = Arc::new(rt);

@@ -1,0 +1,44 @@
+//! `svc dev [DIR]`: serve locally and rebuild on every change.
+
+use super::store::StoreArgs;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The project directory (default: the current directory).
+    dir: Option<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    addr: String,
+    /// The port to listen on.
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Run one code node alone instead of serving (same as `svc run NODE --input JSON`).
+    #[arg(long, value_name = "NODE_KEY")]
+    node: Option<String>,
+    /// The inputs of `--node`, as a JSON object.
+    #[arg(long, value_name = "JSON", requires = "node", default_value = "{}")]
+    input: String,
+    /// Build and start once, then stop (for scripts and CI); exit status 0 when it built.
+    #[arg(long)]
+    once: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+pub fn run(args: Args) -> i32 {
+    let dir = super::project_dir(args.dir);
+    if let Some(node) = &args.node {
+        return super::run::run_node(&dir, node, &args.input);
+    }
+    let store = args.store.store.clone().unwrap_or_else(|| dir.join(".svc").join("workspace.db"));
+    crate::dev::run(
+        &dir,
+        crate::dev::DevOptions {
+            addr: args.addr,
+            port: args.port,
+            store,
+            once: args.once,
+        },
+    )
+}

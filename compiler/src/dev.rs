@@ -1,0 +1,194 @@
+//! `svc dev`: build, serve, watch, and rebuild on every change.
+//!
+//! The loop: check → emit → build (debug) → restart the server. It watches the config,
+//! the flows and the node crate (`Cargo.toml`, `src/`) by polling their modification
+//! times (portable, no inotify limits, and cheap for a project's few hundred files). When
+//! a change does not check or does not build, the diagnostics are printed and the last
+//! good server keeps serving; a change that builds replaces it (SIGTERM: in-flight
+//! requests finish first).
+//!
+//! The server runs with `--dev`: secrets from environment variables, `ctx.env` mirroring
+//! the process environment, and one trace line per request followed by each node's logs.
+//! It reads its stdin and exits when stdin closes, so it never outlives `svc dev`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+/// How `svc dev` serves.
+pub struct DevOptions {
+    pub addr: String,
+    pub port: u16,
+    pub store: PathBuf,
+    /// Stop after the first build (for scripts): 0 when it built.
+    pub once: bool,
+}
+
+/// What is watched: every file under these, with its modification time and size.
+type Fingerprint = Vec<(PathBuf, Option<SystemTime>, u64)>;
+
+const POLL: Duration = Duration::from_millis(300);
+/// Editors write a file in several steps; wait until the tree is quiet this long.
+const SETTLE: Duration = Duration::from_millis(200);
+
+pub fn fingerprint(dir: &Path) -> Fingerprint {
+    let mut out = Vec::new();
+    for top in ["svc.config.yaml", "Cargo.toml", "flows", "src"] {
+        collect(&dir.join(top), &mut out);
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn collect(path: &Path, out: &mut Fingerprint) {
+    let Ok(meta) = std::fs::metadata(path) else { return };
+    if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else { return };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            // Editor swap and backup files change constantly and mean nothing.
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+                continue;
+            }
+            collect(&e.path(), out);
+        }
+    } else {
+        out.push((path.to_path_buf(), meta.modified().ok(), meta.len()));
+    }
+}
+
+struct Server {
+    child: Child,
+    binary: PathBuf,
+}
+
+impl Server {
+    fn stop(mut self) {
+        // SIGTERM lets in-flight requests finish; closing stdin is the fallback signal.
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        drop(self.child.stdin.take());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks, emits and builds; `Some(binary)` when all three succeeded.
+fn build(dir: &Path) -> Option<PathBuf> {
+    let crate_dir = crate::cli::emit::default_out(dir);
+    let project = match crate::cli::emit::emit_project(dir, &crate_dir, true) {
+        Ok(Some(report)) => report.project,
+        Ok(None) => return None,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return None;
+        }
+    };
+    let opts = crate::build::BuildOptions {
+        release: false,
+        output: Some(dir.join(".svc").join("bin").join(&project)),
+        quiet: false,
+    };
+    match crate::build::cargo_build(dir, &crate_dir, &project, &opts) {
+        Ok(built) => {
+            eprintln!("   Built `{project}` in {:.1}s", built.seconds);
+            Some(built.binary)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+fn start(binary: &Path, opts: &DevOptions) -> Result<Server, String> {
+    let child = Command::new(binary)
+        .arg("serve")
+        .arg("--dev")
+        .arg("--addr")
+        .arg(&opts.addr)
+        .arg("--port")
+        .arg(opts.port.to_string())
+        .arg("--store")
+        .arg(&opts.store)
+        .env("SVC_EXIT_ON_STDIN_EOF", "1")
+        .stdin(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
+    Ok(Server {
+        child,
+        binary: binary.to_path_buf(),
+    })
+}
+
+/// Runs the development loop until interrupted.
+pub fn run(dir: &Path, opts: DevOptions) -> i32 {
+    let mut server: Option<Server> = None;
+    let mut seen = fingerprint(dir);
+    let rebuild = |server: &mut Option<Server>| -> bool {
+        let Some(binary) = build(dir) else {
+            if server.is_some() {
+                eprintln!("   The last good server keeps running; fix the problems above and save again.");
+            } else {
+                eprintln!("   Waiting for a change to build again.");
+            }
+            return false;
+        };
+        if let Some(old) = server.take() {
+            old.stop();
+        }
+        match start(&binary, &opts) {
+            Ok(s) => {
+                *server = Some(s);
+                true
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                false
+            }
+        }
+    };
+    let ok = rebuild(&mut server);
+    if opts.once {
+        if let Some(s) = server.take() {
+            s.stop();
+        }
+        return if ok { 0 } else { 1 };
+    }
+    eprintln!("   Watching svc.config.yaml, flows/ and the node crate for changes (Ctrl-C to stop)");
+    loop {
+        std::thread::sleep(POLL);
+        if let Some(s) = &mut server {
+            if let Ok(Some(status)) = s.child.try_wait() {
+                eprintln!(
+                    "   The server `{}` exited ({status}); waiting for a change.",
+                    s.binary.display()
+                );
+                server = None;
+            }
+        }
+        let mut now = fingerprint(dir);
+        if now == seen {
+            continue;
+        }
+        // Let the editor finish writing.
+        loop {
+            std::thread::sleep(SETTLE);
+            let again = fingerprint(dir);
+            if again == now {
+                break;
+            }
+            now = again;
+        }
+        seen = now;
+        eprintln!("\n   Change detected: checking and rebuilding");
+        rebuild(&mut server);
+    }
+}
