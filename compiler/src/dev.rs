@@ -66,7 +66,10 @@ struct Server {
 impl Server {
     fn stop(mut self) {
         // SIGTERM lets in-flight requests finish; closing stdin is the fallback signal.
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         drop(self.child.stdin.take());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while std::time::Instant::now() < deadline {

@@ -8,8 +8,8 @@
 
 pub mod build;
 pub mod check;
-pub mod dev;
 pub mod cli;
+pub mod dev;
 pub mod emit;
 pub mod graph_render;
 pub mod init;

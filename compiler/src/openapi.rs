@@ -293,8 +293,17 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
             NodeKind::Code(_) => has_code = true,
         }
     }
-    let mut add = |status: &str, response: Value| {
-        responses.entry(status.to_string()).or_insert(response);
+    // The server's own answers, where no Return JSON gives that status; the headers of a
+    // protection's answer also on a Return JSON that answers for it.
+    let mut add = |status: &str, response: Value| match responses.get_mut(status) {
+        Some(existing) => {
+            if let Some(headers) = response.get("headers") {
+                existing["headers"] = headers.clone();
+            }
+        }
+        None => {
+            responses.insert(status.to_string(), response);
+        }
     };
     if !flow.request.is_empty_schema() {
         add(

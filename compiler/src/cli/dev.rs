@@ -31,7 +31,11 @@ pub fn run(args: Args) -> i32 {
     if let Some(node) = &args.node {
         return super::run::run_node(&dir, node, &args.input);
     }
-    let store = args.store.store.clone().unwrap_or_else(|| dir.join(".svc").join("workspace.db"));
+    let store = args
+        .store
+        .store
+        .clone()
+        .unwrap_or_else(|| dir.join(".svc").join("workspace.db"));
     crate::dev::run(
         &dir,
         crate::dev::DevOptions {

@@ -147,7 +147,11 @@ pub fn main(app: App) -> ExitCode {
 fn init_logging(format: &str, dev: bool) {
     // In development the trace line of each request already says what the access log and
     // the node log lines would: show them only when asked for with SVC_LOG.
-    let default = if dev { "info,svc::access=off,svc::node=off" } else { "info" };
+    let default = if dev {
+        "info,svc::access=off,svc::node=off"
+    } else {
+        "info"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SVC_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();

@@ -1,0 +1,267 @@
+//! `svc dev` and `svc run` with the real binary, on a project made by `svc init`: the
+//! server answers over a real socket, an edited flow changes what it answers, a broken
+//! flow leaves the last good server running, and one node runs alone.
+//!
+//! Builds share the repository's `target/` with the end-to-end tests, so dependencies
+//! compile once per run.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::store::{SqliteStore, WorkspaceStore};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A project made by `svc init` in a fresh directory named `name`.
+fn init(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("svc-cli-dev-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .arg("init")
+        .arg(&dir)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    dir
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A GET over a fresh connection: (status, body).
+fn get(port: u16, path: &str, key: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nhost: localhost\r\nx-api-key: {key}\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+struct Dev {
+    child: Child,
+    listening: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Dev {
+    fn start(dir: &Path, port: u16) -> Dev {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+            .arg("dev")
+            .arg(dir)
+            .args(["--port", &port.to_string()])
+            .env("CARGO_TARGET_DIR", repo().join("target"))
+            .env("NO_COLOR", "1")
+            .env_remove("SVC_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group, so that the test can stop svc dev and its server at once.
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let (tx, listening) = channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.starts_with("listening on ") {
+                    let _ = tx.send(line);
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Dev {
+            child,
+            listening,
+            stderr,
+        }
+    }
+
+    fn wait_listening(&self, within: Duration) {
+        if self.listening.recv_timeout(within).is_err() {
+            panic!("svc dev did not (re)start a server:\n{}", self.stderr());
+        }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    fn wait_stderr(&self, needle: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        while !self.stderr().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "svc dev never printed `{needle}`:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        // The whole group (svc dev, cargo, the server); `--` so that `-PGID` is not read as a signal.
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--"])
+            .arg(format!("-{}", self.child.id()))
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn create_key(dir: &Path) -> String {
+    std::fs::create_dir_all(dir.join(".svc")).unwrap();
+    let store = SqliteStore::open(&dir.join(".svc/workspace.db")).unwrap();
+    let key = format::generate();
+    store
+        .insert_key(&KeyRecord {
+            id: format::new_id(),
+            name: "dev".into(),
+            owner: "ada".into(),
+            prefix: format::display_prefix(&key),
+            hash: format::hash(&key),
+            created_at: unix_now(),
+            expires_at: None,
+            revoked_at: None,
+        })
+        .unwrap();
+    key
+}
+
+#[test]
+fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
+    let dir = init("devloop");
+    let key = create_key(&dir);
+    let port = free_port();
+    let dev = Dev::start(&dir, port);
+    dev.wait_listening(Duration::from_secs(900));
+    let path = "/local/devloop/greeting?name=Ada&tone=formal";
+
+    let (status, body) = get(port, path, &key);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("Good day, Ada.") && body.contains(r#""user":"ada""#),
+        "{body}"
+    );
+    // One trace line for the run, then the node's ctx.log lines.
+    dev.wait_stderr(
+        "GET /local/devloop/greeting 200 [origin→allowed auth→valid limit→sequence-ok greet→next]",
+        Duration::from_secs(10),
+    );
+    dev.wait_stderr("    greet: greeted Ada", Duration::from_secs(10));
+    let (status, _) = get(port, path, "svck_not-a-key");
+    assert_eq!(status, 401);
+    dev.wait_stderr("401 [origin→allowed auth→invalid]", Duration::from_secs(10));
+
+    // Edit the flow: the server is rebuilt and restarted with the new answer.
+    let flow_path = dir.join("flows/greeting.yaml");
+    let flow = std::fs::read_to_string(&flow_path).unwrap();
+    std::fs::write(&flow_path, flow.replace("status: 200", "status: 202")).unwrap();
+    dev.wait_listening(Duration::from_secs(300));
+    let (status, body) = get(port, path, &key);
+    assert_eq!(status, 202, "{body}");
+
+    // Break it: the diagnostics are printed and the last good server keeps answering.
+    let edited = std::fs::read_to_string(&flow_path).unwrap();
+    std::fs::write(&flow_path, edited.replace("type: check-api-key", "type: check-api-ky")).unwrap();
+    dev.wait_stderr("unknown node type `check-api-ky`", Duration::from_secs(60));
+    dev.wait_stderr("last good server keeps running", Duration::from_secs(10));
+    let (status, _) = get(port, path, &key);
+    assert_eq!(status, 202);
+
+    // Fix it again: back to a new server.
+    std::fs::write(&flow_path, edited.replace("status: 202", "status: 200")).unwrap();
+    dev.wait_listening(Duration::from_secs(300));
+    assert_eq!(get(port, path, &key).0, 200);
+}
+
+#[test]
+fn run_executes_one_node_with_json_inputs() {
+    let dir = init("runone");
+    let run = |input: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+            .args(["run", "runone.greet"])
+            .arg(&dir)
+            .args(["--input", input])
+            .env("CARGO_TARGET_DIR", repo().join("target"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(r#"{"name": "Ada", "tone": "formal"}"#);
+    assert_eq!(code, 0, "{err}");
+    let outputs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        outputs,
+        serde_json::json!({"greeting": {"message": "Good day, Ada.", "tone": "formal"}})
+    );
+    assert!(err.contains("[runone.greet] greeted Ada"), "{err}");
+
+    // Defaults fill pins that are left out.
+    let (code, out, _) = run("{}");
+    assert_eq!(code, 0);
+    assert!(out.contains("Hello, world!"), "{out}");
+
+    // ctx.fail: the failure on stdout, exit 1.
+    let (code, out, err) = run(r#"{"name": " "}"#);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains(r#""code": "INVALID_NAME""#), "{out}");
+
+    // Inputs that do not fit the pins: exit 2, naming the pin.
+    let (code, _, err) = run(r#"{"tone": "shouty"}"#);
+    assert_eq!(code, 2);
+    assert!(err.contains("input `tone`: unknown variant `shouty`"), "{err}");
+    let (code, _, err) = run(r#"{"nmae": "Ada"}"#);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown field `nmae`"), "{err}");
+
+    // An unknown node key is refused before anything is built.
+    let (code, _, err) = run("{}");
+    assert_eq!(code, 0, "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["run", "runone.gret"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `runone.greet`?"));
+}

@@ -1,0 +1,328 @@
+//! `svc init`, `schema`, `openapi`, `graph`, `manifest`, `assets sync` and `--help`, with
+//! the real binary. The OpenAPI documents and the examples are checked by standard
+//! validators (Python's openapi-spec-validator and jsonschema, which `.ci/run` installs).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("svc-cli-project-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs svc; returns (exit code, stdout, stderr).
+fn svc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(args)
+        .env_remove("SVC_STORE")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("examples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("svc.config.yaml").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+fn python(script: &str, args: &[&Path]) -> (bool, String) {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs (CI installs it with openapi-spec-validator, jsonschema and PyYAML)");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn init_creates_a_project_that_checks_and_never_overwrites() {
+    let dir = scratch("init").join("My API");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = svc(&["init", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("created `my-api`"), "{err}");
+    for f in [
+        "svc.config.yaml",
+        "flows/greeting.yaml",
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/nodes/greet.rs",
+        ".gitignore",
+        "README.md",
+        "schemas/flow.schema.json",
+    ] {
+        assert!(dir.join(f).exists(), "svc init did not write {f}");
+    }
+    let (code, _, err) = svc(&["check", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 route, 1 code node, no problems"), "{err}");
+    let flow = std::fs::read_to_string(dir.join("flows/greeting.yaml")).unwrap();
+    for protection in ["check-origin", "check-api-key", "rate-limit"] {
+        assert!(flow.contains(protection), "the new flow lacks {protection}");
+    }
+    assert!(flow.starts_with("# yaml-language-server: $schema=../schemas/flow.schema.json"));
+
+    // A second init refuses and changes nothing, even in a directory with one of the files.
+    std::fs::write(dir.join("README.md"), "mine").unwrap();
+    let (code, _, err) = svc(&["init", d]);
+    assert_eq!(code, 1);
+    assert!(err.contains("never overwrites"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("README.md")).unwrap(), "mine");
+    let other = scratch("init-partial");
+    std::fs::write(other.join("Cargo.toml"), "[package]").unwrap();
+    let (code, _, err) = svc(&["init", other.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!other.join("svc.config.yaml").exists(), "a refused init wrote files");
+}
+
+#[test]
+fn committed_schemas_are_current_and_accept_every_example() {
+    let (code, flow, _) = svc(&["schema", "flow"]);
+    assert_eq!(code, 0);
+    let (_, config, _) = svc(&["schema", "config"]);
+    let docs = repo().join("docs/schemas");
+    assert_eq!(
+        std::fs::read_to_string(docs.join("flow.schema.json")).unwrap(),
+        flow,
+        "docs/schemas is stale: run `svc schema --out docs/schemas`"
+    );
+    assert_eq!(
+        std::fs::read_to_string(docs.join("svc.config.schema.json")).unwrap(),
+        config
+    );
+
+    // Every example's config and flows validate; so do a few broken files, which must not.
+    let script = r#"
+import sys, json, yaml, jsonschema
+flow = json.load(open(sys.argv[1])); config = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator.check_schema(flow); jsonschema.Draft202012Validator.check_schema(config)
+bad = 0
+for path in sys.argv[3:]:
+    schema = config if path.endswith("svc.config.yaml") else flow
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(yaml.safe_load(open(path))))
+    if errors:
+        bad += 1
+        print(path, errors[0].message)
+sys.exit(1 if bad else 0)
+"#;
+    let mut files = Vec::new();
+    for ex in examples() {
+        files.push(ex.join("svc.config.yaml"));
+        for f in std::fs::read_dir(ex.join("flows")).unwrap().flatten() {
+            files.push(f.path());
+        }
+    }
+    let mut args: Vec<&Path> = vec![&docs.join("flow.schema.json"), &docs.join("svc.config.schema.json")]
+        .into_iter()
+        .map(|p| Box::leak(Box::new(p.clone())) as &Path)
+        .collect();
+    args.extend(files.iter().map(|p| p.as_path()));
+    let (ok, out) = python(script, &args);
+    assert!(ok, "examples do not validate against the schemas:\n{out}");
+
+    let broken = scratch("schema-broken");
+    let bad_flow = broken.join("bad.yaml");
+    std::fs::write(
+        &bad_flow,
+        "route: x\nmethods: [GET]\nstart: a\nnodes:\n  a: { type: rate-limit, limit: 10, window: 1m, by: everyone }\n",
+    )
+    .unwrap();
+    let (ok, out) = python(
+        script,
+        &[
+            &docs.join("flow.schema.json"),
+            &docs.join("svc.config.schema.json"),
+            &bad_flow,
+        ],
+    );
+    assert!(!ok, "a rate limit `by: everyone` passed the flow schema: {out}");
+}
+
+#[test]
+fn openapi_documents_pass_a_standard_validator() {
+    let dir = scratch("openapi");
+    for ex in examples() {
+        let name = ex.file_name().unwrap().to_str().unwrap().to_string();
+        let out = dir.join(format!("{name}.json"));
+        let (code, _, err) = svc(&["openapi", ex.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let (ok, msg) = python(
+            "import sys; from openapi_spec_validator import validate; from openapi_spec_validator.readers import read_from_filename; validate(read_from_filename(sys.argv[1])[0])",
+            &[&out],
+        );
+        assert!(ok, "{name}: {msg}");
+    }
+    let (_, text, _) = svc(&["openapi", repo().join("examples/shop").to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let post = &doc["paths"]["/acme/shop/orders"]["post"];
+    assert_eq!(
+        post["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Order"
+    );
+    for status in ["201", "400", "401", "403", "422", "429"] {
+        assert!(post["responses"][status].is_object(), "no {status} response: {post}");
+    }
+    assert!(post["responses"]["429"]["headers"]["Retry-After"].is_object());
+    assert!(post["responses"]["401"]["headers"]["WWW-Authenticate"].is_object());
+    assert_eq!(post["security"][0]["apiKeyHeader"], serde_json::json!([]));
+    assert_eq!(
+        doc["components"]["securitySchemes"]["apiKeyHeader"]["name"],
+        "X-API-Key"
+    );
+    assert_eq!(
+        doc["components"]["schemas"]["QuoteStatus"]["enum"],
+        serde_json::json!(["accepted", "needs-review"])
+    );
+    assert_eq!(
+        doc["components"]["schemas"]["Order"]["required"],
+        serde_json::json!(["customerEmail", "currency", "lines"])
+    );
+}
+
+#[test]
+fn graph_draws_a_flow_as_mermaid_or_dot() {
+    let shop = repo().join("examples/shop");
+    let (code, mermaid, err) = svc(&["graph", "orders", shop.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(mermaid.starts_with("flowchart LR\n"));
+    assert!(mermaid.contains(r#"n1 -->|"valid"| n2"#), "{mermaid}");
+    assert!(mermaid.contains(r#"-.->|"quote.total → total"|"#), "{mermaid}");
+    let (code, dot, _) = svc(&[
+        "graph",
+        "flows/create-order.yaml",
+        shop.to_str().unwrap(),
+        "--format",
+        "dot",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        dot.starts_with("digraph flow {") && dot.trim_end().ends_with('}'),
+        "{dot}"
+    );
+    assert!(dot.contains(r#"[label="sequence-limited"]"#), "{dot}");
+    let (code, _, err) = svc(&["graph", "order", shop.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `orders`?"), "{err}");
+}
+
+#[test]
+fn manifest_prints_every_node_in_the_spec_shape() {
+    let shop = repo().join("examples/shop");
+    let (code, out, err) = svc(&["manifest", shop.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let all: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let keys: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["nodeKey"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["shop.decide-status", "shop.price-order"]);
+    assert!(all[0].get("run").is_none());
+    assert_eq!(all[0]["inputs"]["review_above"]["default"], 1000);
+    let (code, one, _) = svc(&["manifest", shop.to_str().unwrap(), "--node", "shop.price-order"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&one).unwrap()["nodeKey"],
+        "shop.price-order"
+    );
+    let (code, _, err) = svc(&["manifest", shop.to_str().unwrap(), "--node", "shop.price-ordr"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `shop.price-order`?"), "{err}");
+}
+
+#[test]
+fn assets_sync_is_idempotent_and_reports_missing_secrets() {
+    let store = scratch("assets").join("workspace.db");
+    let s = store.to_str().unwrap();
+    let hooks = repo().join("examples/hooks");
+    let h = hooks.to_str().unwrap();
+
+    let (code, out, _) = svc(&["assets", "sync", h, "--store", s, "--dry-run"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("(would add)") && out.contains("dry run"), "{out}");
+    let (_, out, _) = svc(&["assets", "sync", h, "--store", s, "--dry-run"]);
+    assert!(out.contains("(would add)"), "a dry run wrote to the store: {out}");
+
+    let (code, out, err) = svc(&["assets", "sync", h, "--store", s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("+ secret ") && out.contains("+ node ") && out.contains("synced"),
+        "{out}"
+    );
+    assert!(err.contains("warning: required secret"), "{err}");
+    assert!(err.contains("has no value"), "{err}");
+
+    let (code, out, _) = svc(&["assets", "sync", h, "--store", s]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("assets are up to date"),
+        "a second sync changed something: {out}"
+    );
+
+    // Another project in the same store: hooks' assets are removed, shop's added.
+    let (_, out, _) = svc(&[
+        "assets",
+        "sync",
+        repo().join("examples/shop").to_str().unwrap(),
+        "--store",
+        s,
+    ]);
+    assert!(out.contains("- node ") && out.contains("+ structure Order"), "{out}");
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    let (_, top, _) = svc(&["--help"]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        // Descriptions that wrap continue on lines indented further.
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    for expected in [
+        "init", "dev", "check", "build", "emit", "run", "assets", "manifest", "graph", "openapi", "schema", "keys",
+        "secrets",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "`svc --help` does not list {expected}: {top}"
+        );
+    }
+    for c in &commands {
+        let (code, help, _) = svc(&[c, "--help"]);
+        assert_eq!(code, 0);
+        assert!(help.contains("Example"), "`svc {c} --help` has no example:\n{help}");
+    }
+}
