@@ -325,4 +325,23 @@ fn every_command_has_help_with_an_example() {
         assert_eq!(code, 0);
         assert!(help.contains("Example"), "`svc {c} --help` has no example:\n{help}");
     }
+    for sub in [
+        ["keys", "create"],
+        ["keys", "list"],
+        ["keys", "revoke"],
+        ["keys", "rotate"],
+        ["secrets", "set"],
+        ["secrets", "list"],
+        ["secrets", "unset"],
+        ["assets", "sync"],
+    ] {
+        let (code, help, _) = svc(&[sub[0], sub[1], "--help"]);
+        assert_eq!(code, 0);
+        assert!(
+            help.contains("Example"),
+            "`svc {} {} --help` has no example:\n{help}",
+            sub[0],
+            sub[1]
+        );
+    }
 }

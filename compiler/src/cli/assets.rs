@@ -20,6 +20,9 @@ pub struct Args {
 #[derive(clap::Subcommand)]
 enum Command {
     /// Write the project's assets to the workspace store.
+    #[command(
+        after_help = "Examples:\n  svc assets sync                     # the project in the current directory\n  svc assets sync my-api --dry-run    # show what would change\n\nPrints `+` for each asset added, `~` changed, `-` removed."
+    )]
     Sync(SyncArgs),
 }
 

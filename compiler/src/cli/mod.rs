@@ -44,6 +44,11 @@ enum Command {
         after_help = "Examples:\n  svc dev                        # the project in the current directory, on 127.0.0.1:8080\n  svc dev my-api --port 3000\n  svc dev --node hello.greet --input '{\"name\": \"Ada\"}'   # one node alone\n\nWatches svc.config.yaml, flows/ and the node crate. A change with errors prints them and\nkeeps the last good server running. Each request prints one line (method, path, status,\nthe branch each node took, duration), then the ctx.log lines of each node that ran.\nSecrets come from environment variables; the store (API keys) is DIR/.svc/workspace.db."
     )]
     Dev(dev::Args),
+    /// Run one code node alone with JSON inputs, as `svc dev` would run it.
+    #[command(
+        after_help = "Examples:\n  svc run hello.greet examples/hello --input '{\"name\": \"Ada\", \"tone\": \"formal\"}'\n  svc run shop.decide-status examples/shop --input '{\"total\": 5000, \"currency\": \"EUR\"}'\n\nPrints the outputs as JSON on stdout and the node's logs on stderr. Secrets come from\nenvironment variables. Exit status: 0 on success, 1 when the node fails (ctx.fail),\n2 when the inputs do not fit its pins."
+    )]
+    Run(run::Args),
     /// Check a project: config, flows and node code, without building anything.
     #[command(
         after_help = "Examples:\n  svc check                 # the project in the current directory\n  svc check examples/shop   # another directory\n  svc check --format json   # one JSON object per diagnostic, for editors and CI\n\nExit status: 0 when there are no errors (warnings allowed), 1 when there are errors."
@@ -67,7 +72,7 @@ enum Command {
     /// Set, list and unset secret values in the workspace store.
     #[command(after_help = "Examples:\n  printf %s \"$TOKEN\" | svc secrets set API_TOKEN\n  svc secrets list")]
     Secrets(secrets::Args),
-    /// Write the config's enums, structures, secret requirements and the node manifests to the workspace store.
+    /// Sync the config's enums, structures, secrets and the node manifests to the workspace store.
     #[command(
         after_help = "Examples:\n  svc assets sync             # the project in the current directory\n  svc assets sync --dry-run   # show what would change\n\nIdempotent: a second sync of an unchanged project changes nothing."
     )]
@@ -92,11 +97,6 @@ enum Command {
         after_help = "Examples:\n  svc schema flow > flow.schema.json\n  svc schema --out schemas/    # both files\n\nPoint an editor at them with a first line such as\n  # yaml-language-server: $schema=./schemas/flow.schema.json"
     )]
     Schema(schema::Args),
-    /// Run one code node alone with JSON inputs, as `svc dev` would run it.
-    #[command(
-        after_help = "Examples:\n  svc run hello.greet examples/hello --input '{\"name\": \"Ada\", \"tone\": \"formal\"}'\n  svc run shop.decide-status examples/shop --input '{\"total\": 5000, \"currency\": \"EUR\"}'\n\nPrints the outputs as JSON on stdout and the node's logs on stderr. Secrets come from\nenvironment variables. Exit status: 0 on success, 1 when the node fails (ctx.fail),\n2 when the inputs do not fit its pins."
-    )]
-    Run(run::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
