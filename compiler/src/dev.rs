@@ -165,6 +165,17 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
         }
         return if ok { 0 } else { 1 };
     }
+    // Say where API keys are read from: `svc keys` defaults to ./.svc/workspace.db, which
+    // is this store only when svc dev runs in the project directory.
+    let store_flag = if opts.store == Path::new(".").join(".svc").join("workspace.db") {
+        String::new()
+    } else {
+        format!(" --store {}", opts.store.display())
+    };
+    eprintln!(
+        "   API keys: {} (create one with `svc keys create{store_flag} --name dev --owner you`)",
+        opts.store.display()
+    );
     eprintln!("   Watching svc.config.yaml, flows/ and the node crate for changes (Ctrl-C to stop)");
     loop {
         std::thread::sleep(POLL);
