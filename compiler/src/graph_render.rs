@@ -13,18 +13,27 @@ pub enum Format {
     Dot,
 }
 
+/// How a node is drawn.
+#[derive(Clone, Copy)]
+enum Shape {
+    Start,
+    Check,
+    Code,
+    Return,
+}
+
 struct Drawing {
-    /// (name, label, shape) where shape is `start`, `check`, `code` or `return`.
-    nodes: Vec<(String, String, &'static str)>,
+    /// (name, label, shape)
+    nodes: Vec<(String, String, Shape)>,
     /// (from, to, label, data wire?)
     edges: Vec<(String, String, String, bool)>,
 }
 
-fn label(kind: &NodeKind, id: &str) -> (String, &'static str) {
+fn label(kind: &NodeKind, id: &str) -> (String, Shape) {
     match kind {
         NodeKind::CheckOrigin(n) => (
             format!("{id}\nCheck Origin\n{} origins", n.allowed_origins.len()),
-            "check",
+            Shape::Check,
         ),
         NodeKind::RateLimit(n) => (
             format!(
@@ -33,11 +42,14 @@ fn label(kind: &NodeKind, id: &str) -> (String, &'static str) {
                 n.window.value,
                 n.by.value.as_str()
             ),
-            "check",
+            Shape::Check,
         ),
-        NodeKind::CheckApiKey(n) => (format!("{id}\nCheck API Key\n{}", n.location.value.describe()), "check"),
-        NodeKind::Code(n) => (format!("{id}\n{}", n.node_key.value), "code"),
-        NodeKind::ReturnJson(n) => (format!("{id}\nReturn JSON {}", n.status.value), "return"),
+        NodeKind::CheckApiKey(n) => (
+            format!("{id}\nCheck API Key\n{}", n.location.value.describe()),
+            Shape::Check,
+        ),
+        NodeKind::Code(n) => (format!("{id}\n{}", n.node_key.value), Shape::Code),
+        NodeKind::ReturnJson(n) => (format!("{id}\nReturn JSON {}", n.status.value), Shape::Return),
     }
 }
 
@@ -59,7 +71,7 @@ fn draw(flow: &Flow) -> Drawing {
                 .join(", "),
             flow.route.value
         ),
-        "start",
+        Shape::Start,
     )];
     let mut edges = vec![("start".to_string(), name(&flow.start.value), String::new(), false)];
     for node in &flow.nodes {
@@ -140,11 +152,11 @@ pub fn render(flow: &Flow, format: Format) -> String {
             out.push_str("flowchart LR\n");
             for (name, text, shape) in &d.nodes {
                 let text = text.replace('"', "#quot;").replace('\n', "<br/>");
-                let (open, close) = match *shape {
-                    "start" => ("([", "])"),
-                    "check" => ("{{", "}}"),
-                    "return" => ("[/", "/]"),
-                    _ => ("[", "]"),
+                let (open, close) = match shape {
+                    Shape::Start => ("([", "])"),
+                    Shape::Check => ("{{", "}}"),
+                    Shape::Return => ("[/", "/]"),
+                    Shape::Code => ("[", "]"),
                 };
                 let _ = writeln!(out, "    {name}{open}\"{text}\"{close}");
             }
@@ -161,11 +173,11 @@ pub fn render(flow: &Flow, format: Format) -> String {
         Format::Dot => {
             out.push_str("digraph flow {\n    rankdir=LR;\n    node [fontname=\"Helvetica\"];\n");
             for (name, text, shape) in &d.nodes {
-                let shape = match *shape {
-                    "start" => "oval",
-                    "check" => "diamond",
-                    "return" => "parallelogram",
-                    _ => "box",
+                let shape = match shape {
+                    Shape::Start => "oval",
+                    Shape::Check => "diamond",
+                    Shape::Return => "parallelogram",
+                    Shape::Code => "box",
                 };
                 let _ = writeln!(out, "    {name} [shape={shape}, label={}];", dot_string(text));
             }

@@ -200,29 +200,20 @@ fn template_schema(t: &Template, ctx: &FlowContext, consumer: usize) -> Value {
     }
 }
 
+/// The reason phrase of a status code (`Created`), for response descriptions.
 fn reason(status: u16) -> &'static str {
-    http_reason(status).unwrap_or("Response")
+    svc_runtime::__private::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("Response")
 }
 
-fn http_reason(status: u16) -> Option<&'static str> {
-    Some(match status {
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        204 => "No Content",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        409 => "Conflict",
-        413 => "Content Too Large",
-        422 => "Unprocessable Content",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        _ => return None,
-    })
+/// Which protections a flow can run, for the answers they add.
+#[derive(Default)]
+struct Protections {
+    api_key: bool,
+    origin: bool,
+    rate_limit: bool,
 }
 
 fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<String, Value>) -> (String, Value) {
@@ -256,7 +247,7 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     let mut responses = Map::new();
     let mut has_code = false;
     let mut schemes: Vec<String> = Vec::new();
-    let mut protections = (false, false, false);
+    let mut protections = Protections::default();
     for (i, node) in flow.nodes.iter().enumerate() {
         if !graph.reachable.get(i).copied().unwrap_or(false) {
             continue;
@@ -281,15 +272,15 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
                 }
             }
             NodeKind::CheckApiKey(k) => {
-                protections.0 = true;
+                protections.api_key = true;
                 let name = scheme_name(&k.location.value);
                 security.insert(name.clone(), scheme(&k.location.value));
                 if !schemes.contains(&name) {
                     schemes.push(name);
                 }
             }
-            NodeKind::CheckOrigin(_) => protections.1 = true,
-            NodeKind::RateLimit(_) => protections.2 = true,
+            NodeKind::CheckOrigin(_) => protections.origin = true,
+            NodeKind::RateLimit(_) => protections.rate_limit = true,
             NodeKind::Code(_) => has_code = true,
         }
     }
@@ -311,18 +302,18 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
             error_response("The request does not fit the route's schema; `field` names what."),
         );
     }
-    if protections.0 {
+    if protections.api_key {
         let mut r = error_response("No valid API key: missing, malformed, unknown, revoked or expired.");
         r["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
         add("401", r);
     }
-    if protections.1 {
+    if protections.origin {
         add("403", error_response("The Origin is not allowed."));
     }
     if flow.request.body.is_some() {
         add("413", error_response("The body is larger than the server's limit."));
     }
-    if protections.2 {
+    if protections.rate_limit {
         let mut r = error_response("Rate limited.");
         r["headers"] = json!({
             "Retry-After": { "schema": { "type": "integer" }, "description": "Seconds until a request can pass." },

@@ -39,36 +39,25 @@ struct SyncArgs {
 
 /// The assets a checked project declares, sorted by kind and name.
 pub fn project_assets(checked: &crate::check::Checked) -> Vec<StoredAsset> {
-    let json = |v: serde_json::Value| serde_json::to_string(&v).expect("assets serialize");
-    let mut out = Vec::new();
-    for e in &checked.assets.enums {
-        out.push(StoredAsset {
-            kind: "enum".into(),
-            name: e.name.clone(),
-            json: json(serde_json::json!(e)),
-        });
+    fn asset(kind: &str, name: &str, value: &impl serde::Serialize) -> StoredAsset {
+        StoredAsset {
+            kind: kind.into(),
+            name: name.into(),
+            json: serde_json::to_string(value).expect("assets serialize"),
+        }
     }
-    for s in &checked.assets.structures {
-        out.push(StoredAsset {
-            kind: "structure".into(),
-            name: s.name.clone(),
-            json: json(serde_json::json!(s)),
-        });
-    }
-    for s in &checked.assets.secrets {
-        out.push(StoredAsset {
-            kind: "secret".into(),
-            name: s.name.clone(),
-            json: json(serde_json::json!(s)),
-        });
-    }
-    for (key, info) in &checked.catalog.nodes {
-        out.push(StoredAsset {
-            kind: "node".into(),
-            name: key.to_string(),
-            json: json(serde_json::json!(info.manifest)),
-        });
-    }
+    let assets = &checked.assets;
+    let mut out: Vec<StoredAsset> = (assets.enums.iter().map(|e| asset("enum", &e.name, e)))
+        .chain(assets.structures.iter().map(|s| asset("structure", &s.name, s)))
+        .chain(assets.secrets.iter().map(|s| asset("secret", &s.name, s)))
+        .chain(
+            checked
+                .catalog
+                .nodes
+                .iter()
+                .map(|(key, info)| asset("node", key, &info.manifest)),
+        )
+        .collect();
     out.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
     out
 }

@@ -25,20 +25,20 @@ pub fn run(args: Args) -> i32 {
     let mut diags = svc_frontend::Diagnostics::new();
     let project = crate::project::Project::load(&dir, &mut diags);
     let wanted = args.route.trim_start_matches('/');
+    // A route, or its flow file with or without `flows/` and `.yaml`.
     let found = project.flows.iter().find(|f| {
-        f.route.value == wanted || project.sources.get(f.file).display_path == wanted || {
-            let name = &project.sources.get(f.file).display_path;
-            name.strip_prefix("flows/")
-                .is_some_and(|n| n == wanted || n.trim_end_matches(".yaml") == wanted)
-        }
+        let file = project.sources.get(f.file).display_path.as_str();
+        let short = file.strip_prefix("flows/").unwrap_or(file);
+        [f.route.value.as_str(), file, short, short.trim_end_matches(".yaml")].contains(&wanted)
     });
     let Some(flow) = found else {
         let routes: Vec<&str> = project.flows.iter().map(|f| f.route.value.as_str()).collect();
-        let hint = match svc_types::assets::closest(wanted, routes.iter().copied()) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None if routes.is_empty() => "the project has no readable flows; run `svc check`".to_string(),
-            None => format!("the routes are: {}", routes.join(", ")),
-        };
+        let hint = super::did_you_mean(
+            wanted,
+            &routes,
+            "the routes",
+            "the project has no readable flows; run `svc check`",
+        );
         eprintln!("error: no flow has the route `{wanted}`\n  = help: {hint}");
         return 1;
     };

@@ -24,10 +24,7 @@ pub fn run(args: Args) -> i32 {
         if let Some(key) = &args.node {
             if manifests.is_empty() {
                 let keys: Vec<&str> = checked.catalog.nodes.keys().copied().collect();
-                let hint = match svc_types::assets::closest(key, keys.iter().copied()) {
-                    Some(best) => format!("did you mean `{best}`?"),
-                    None => format!("the project's nodes are: {}", keys.join(", ")),
-                };
+                let hint = super::did_you_mean(key, &keys, "the project's nodes", "the project has no code nodes");
                 eprintln!("error: no node has the key `{key}`\n  = help: {hint}");
                 return 1;
             }

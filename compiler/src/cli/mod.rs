@@ -149,6 +149,16 @@ pub(crate) fn with_checked<T>(dir: &Path, outcome: &str, f: impl FnOnce(&crate::
     if checked.has_errors { None } else { Some(f(&checked)) }
 }
 
+/// The hint for a name that matches nothing: the closest candidate, else all of them
+/// (`what` names them: "the routes"), else `when_none`.
+pub(crate) fn did_you_mean(wanted: &str, candidates: &[&str], what: &str, when_none: &str) -> String {
+    match svc_types::assets::closest(wanted, candidates.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None if candidates.is_empty() => when_none.to_string(),
+        None => format!("{what} are: {}", candidates.join(", ")),
+    }
+}
+
 /// Whether to colour output written to stderr.
 pub(crate) fn color_stderr() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()

@@ -25,11 +25,7 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
     let emitted = super::with_checked(dir, "the node was not run", |checked| {
         if checked.catalog.get(key).is_none() {
             let keys: Vec<&str> = checked.catalog.nodes.keys().copied().collect();
-            let hint = match svc_types::assets::closest(key, keys.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None if keys.is_empty() => "the project has no code nodes".to_string(),
-                None => format!("the project's nodes are: {}", keys.join(", ")),
-            };
+            let hint = super::did_you_mean(key, &keys, "the project's nodes", "the project has no code nodes");
             return Err(format!("no node has the key `{key}`\n  = help: {hint}"));
         }
         let files = crate::runner::emit(checked, &crate_dir)?;
