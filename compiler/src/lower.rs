@@ -7,6 +7,9 @@
 //! successors use), called from each edge. Every wire becomes a [`ValueIr`]: where the
 //! value lives (a request input, a node's outputs, a failure, an identity) and the path of
 //! fields into it, with the optionality of each step.
+//!
+//! A wire normally clones what it reads into the node's inputs. Where the node is the
+//! value's last reader, [`moves`] has it moved instead (see that module).
 
 use crate::check::Checked;
 use crate::check::graph::{Fact, FlowGraph};
@@ -15,6 +18,8 @@ use svc_frontend::flow::{
     Binding, BodySchema, Flow, KeyLocation, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
 };
 use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
+
+mod moves;
 
 /// The whole project, ready to emit.
 pub struct ProjectIr {
@@ -203,6 +208,8 @@ pub enum NodeIr {
         id: String,
         index: usize,
         key: String,
+        /// Copies taken before this node's inputs move the values they are part of.
+        held: Vec<HeldIr>,
         /// Whether the request inputs are parsed before this node.
         parse_request: bool,
         /// Whether the node may read `ctx.request` (else it is not built for it).
@@ -221,11 +228,20 @@ pub enum NodeIr {
     },
 }
 
+/// A copy of a value that a later node reads, taken just before the value it is part of
+/// is moved into a node's inputs: `let held_req_body_currency = req.body.currency.to_owned();`
+pub struct HeldIr {
+    pub name: String,
+    pub value: ValueIr,
+}
+
 /// How one field of a node's `Inputs` is filled.
 pub enum InputIr {
     Wire {
         value: ValueIr,
         pin: PinTarget,
+        /// Moved out of its local rather than cloned: this is its last read.
+        moved: bool,
     },
     Literal {
         json: serde_json::Value,
@@ -297,6 +313,10 @@ pub enum RootIr {
         node: usize,
         field: String,
     },
+    /// A copy taken before a move ([`HeldIr`]), read in place of the original.
+    Held {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -346,6 +366,8 @@ pub fn lower(checked: &Checked) -> ProjectIr {
             assets: &checked.assets,
             boxed: &boxed,
             blocks: Vec::new(),
+            scope: moves::Scope::default(),
+            held_names: BTreeSet::new(),
         };
         let route = lowerer.lower(module, file, config);
         for node in &flow.nodes {
@@ -420,9 +442,13 @@ struct FlowLowerer<'a> {
     assets: &'a Assets,
     boxed: &'a BTreeSet<(String, String)>,
     blocks: Vec<BlockIr>,
+    /// What the function being lowered owns (see [`moves`]).
+    scope: moves::Scope,
+    /// Names of held copies, unique in the route.
+    held_names: BTreeSet<String>,
 }
 
-impl FlowLowerer<'_> {
+impl<'a> FlowLowerer<'a> {
     fn lower(mut self, module: String, file: String, config: &svc_frontend::config::Config) -> RouteIr {
         let flow = self.flow;
         let request = self.request_ir();
@@ -556,7 +582,10 @@ impl FlowLowerer<'_> {
                     headers: vec![],
                 },
             });
+            // A block is a function of its own: it owns none of its caller's values.
+            let caller = std::mem::take(&mut self.scope);
             let body = self.node(target);
+            self.scope = caller;
             let block = self.blocks.iter_mut().find(|b| b.name == name).expect("pushed above");
             block.body = body;
         }
@@ -588,15 +617,39 @@ impl FlowLowerer<'_> {
                 Local::Identity(n) => facts.contains(&Fact::Identity(*n)),
             })
             .collect();
-        // The lazily parsed request travels with the flow wherever it goes.
-        if !self.flow.request.is_empty_schema() {
+        // The request goes where it is read or must be parsed (before a code node).
+        if self.needs_request_from(target) {
             params.insert(0, Local::Request);
         }
         params
     }
 
+    /// Whether node `target` or a node after it parses the request.
+    fn needs_request_from(&self, target: usize) -> bool {
+        let mut stack = vec![target];
+        let mut seen = BTreeSet::new();
+        while let Some(i) = stack.pop() {
+            if !seen.insert(i) {
+                continue;
+            }
+            if self.parses_request(i, matches!(self.flow.nodes[i].kind, NodeKind::Code(_))) {
+                return true;
+            }
+            stack.extend(self.graph.succ[i].iter().map(|e| e.to));
+        }
+        false
+    }
+
     /// The locals node `i` reads (its wires, and the identity a rate limit keys on).
     fn locals_used_by(&self, i: usize) -> Vec<Local> {
+        if let Some(LimitKeyIr::User(n) | LimitKeyIr::KeyId(n)) = self.limit_key(i) {
+            return vec![Local::Identity(n)];
+        }
+        self.wires_of(i).into_iter().filter_map(|r| self.local_of(r)).collect()
+    }
+
+    /// The wires node `i` reads.
+    fn wires_of(&self, i: usize) -> Vec<&'a Reference> {
         let node = &self.flow.nodes[i];
         let mut refs: Vec<&Reference> = Vec::new();
         match &node.kind {
@@ -617,14 +670,9 @@ impl FlowLowerer<'_> {
                     }
                 }
             }
-            NodeKind::RateLimit(_) => {
-                if let Some(LimitKeyIr::User(n) | LimitKeyIr::KeyId(n)) = self.limit_key(i) {
-                    return vec![Local::Identity(n)];
-                }
-            }
             _ => {}
         }
-        refs.iter().filter_map(|r| self.local_of(r)).collect()
+        refs
     }
 
     fn local_of(&self, r: &Reference) -> Option<Local> {
@@ -755,22 +803,30 @@ impl FlowLowerer<'_> {
                     .catalog
                     .get(&c.node_key.value)
                     .expect("checked: the node exists");
-                let inputs = self.inputs(c, &info.manifest, i);
+                let mut inputs = self.inputs(c, &info.manifest, i);
+                let held = self.plan_moves(i, &mut inputs);
                 let next = self.target(i, "next");
                 let on_fail = c.on_fail.as_ref().map(|_| self.target(i, "on_fail"));
                 let binds = self.used_after(i, Local::Output(i));
                 let fail_binds = self.used_after(i, Local::Failure(i));
                 let parse_request = self.parses_request(i, true);
+                // What follows runs in this function, after this node: it owns the node's
+                // outputs and reads the held copies.
+                let outer = self.scope.enter(i, &held);
+                let next = self.cont(next);
+                let on_fail = on_fail.map(|t| (self.cont(t), fail_binds));
+                self.scope.leave(outer);
                 NodeIr::Code {
                     id,
                     index: i,
                     key: c.node_key.value.clone(),
+                    held,
                     parse_request,
                     with_request: info.uses_request,
                     inputs,
                     binds,
-                    next: self.cont(next),
-                    on_fail: on_fail.map(|t| (self.cont(t), fail_binds)),
+                    next,
+                    on_fail,
                 }
             }
             NodeKind::ReturnJson(r) => {
@@ -807,6 +863,7 @@ impl FlowLowerer<'_> {
                     Some(Binding::Wire(r)) => InputIr::Wire {
                         value: self.value(r),
                         pin: target,
+                        moved: false,
                     },
                     Some(Binding::Literal(lit)) if lit.is_null() => match &pin.default {
                         Some(d) => InputIr::Default {
@@ -849,8 +906,13 @@ impl FlowLowerer<'_> {
         }
     }
 
-    /// The IR of a checked reference.
+    /// The IR of a checked reference, as read here: a held copy where one was taken.
     fn value(&self, r: &Reference) -> ValueIr {
+        self.scope.read(self.raw_value(r))
+    }
+
+    /// The IR of a checked reference, read from where the value lives.
+    fn raw_value(&self, r: &Reference) -> ValueIr {
         let req = &self.flow.request;
         let (root, base_ty, base_optional, rest): (RootIr, TypeRef, bool, &[String]) = match &r.root {
             RefRoot::Request(RequestPart::Body) => match (&req.body, r.path.first()) {

@@ -4,7 +4,9 @@
 //! one specific way: its name starts with the diagnostic code it must produce
 //! (`E0401-unknown-node-key.txt`), and the full rendered output is snapshotted, so the
 //! code, the message, the location and the hint are all pinned. Files under
-//! `tests/corpus/valid/` must check without errors.
+//! `tests/corpus/valid/` must check without errors, and `svc build` must turn each of them
+//! into a server binary (rustc then proves the generated code sound: every type, every
+//! move and borrow).
 //!
 //! A fixture lists files as `//- path` sections. `//- extends: base` first copies
 //! `tests/corpus/base.txt`, a valid project, so a case only spells out what it changes.
@@ -36,8 +38,8 @@ fn sections(text: &str) -> Vec<(String, String)> {
     out
 }
 
-fn fixture(text: &str) -> Memory {
-    let root = Path::new("/project");
+/// The files of a fixture, `extends: base` applied.
+fn files(text: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let parsed = sections(text);
     if parsed.first().is_some_and(|(p, _)| p == "extends: base") {
@@ -56,8 +58,13 @@ fn fixture(text: &str) -> Memory {
         files.retain(|(p, _)| *p != path);
         files.push((path, body));
     }
+    files
+}
+
+fn fixture(text: &str) -> Memory {
+    let root = Path::new("/project");
     let mut vfs = Memory::new();
-    for (path, body) in files {
+    for (path, body) in files(text) {
         vfs = vfs.with(root.join(path), body);
     }
     vfs
@@ -145,5 +152,74 @@ fn valid_projects_check_cleanly() {
             "{}: {rendered}",
             path.display()
         );
+    }
+}
+
+/// Writes a fixture to `dir` as a buildable project: its node crate depends on this
+/// repository's SDK.
+fn write_project(text: &str, dir: &Path) {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let _ = std::fs::remove_dir_all(dir.join("flows"));
+    let _ = std::fs::remove_dir_all(dir.join("src"));
+    for (path, mut body) in files(text) {
+        if path == "Cargo.toml" {
+            body.push_str(&format!(
+                "\n[dependencies]\nsvc-sdk = {{ path = {:?} }}\n\n[workspace]\n",
+                repo.join("runtime/sdk").display().to_string()
+            ));
+        }
+        let file = dir.join(&path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, body).unwrap();
+    }
+}
+
+#[test]
+fn valid_projects_build() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    // A stable place under the shared target directory: rebuilds are incremental, and
+    // the dependencies are the ones the other tests compiled.
+    let root = repo.join("target/corpus-build");
+    let mut projects = vec![(
+        "base".to_string(),
+        std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap(),
+    )];
+    for path in cases("valid") {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        projects.push((name, std::fs::read_to_string(&path).unwrap()));
+    }
+    for (name, text) in &projects {
+        let dir = root.join(name);
+        write_project(text, &dir);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+            .arg("build")
+            .arg(&dir)
+            .env("CARGO_TARGET_DIR", repo.join("target"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "svc build of corpus/valid/{name} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(dir.join("dist/corpus").exists(), "{name}: no binary");
+    }
+
+    // The moves the generated code makes (and those it must not make).
+    let moves = std::fs::read_to_string(root.join("moves/.svc/server/src/routes/moves.rs")).unwrap();
+    for expected in [
+        "let held_req_body_owner = req.body.owner.as_ref().cloned();",
+        "basket: req.body,",
+        "let held_relay_basket_owner = out_relay.basket.owner.as_ref().cloned();",
+        "basket: out_relay.basket,",
+        "label: req.param_id,",
+        "note: held_req_body_owner,",
+    ] {
+        assert!(moves.contains(expected), "moves.rs lacks `{expected}`:\n{moves}");
+    }
+    let merge = std::fs::read_to_string(root.join("moves/.svc/server/src/routes/merge.rs")).unwrap();
+    for expected in ["basket: req.body.to_owned(),", "basket: out_relay.basket.to_owned(),"] {
+        assert!(merge.contains(expected), "merge.rs lacks `{expected}`:\n{merge}");
     }
 }

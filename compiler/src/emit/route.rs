@@ -373,7 +373,7 @@ impl<'a> RouteEmitter<'a> {
     fn handle(&self) -> TokenStream {
         let body = self.node(&self.route.entry);
         let request = if self.has_request() {
-            quote!(let mut request = Lazy::<Req>::new(body, params);)
+            quote!(let request = Lazy::<Req>::new(body, params);)
         } else {
             quote! {
                 // Read when the route is done, so that the connection stays open.
@@ -396,7 +396,7 @@ impl<'a> RouteEmitter<'a> {
 
     fn local_param(&self, local: &Local) -> TokenStream {
         match local {
-            Local::Request => quote!(mut request: Lazy<Req>),
+            Local::Request => quote!(request: Lazy<Req>),
             Local::Output(n) => {
                 let name = self.names.output(*n);
                 let path = self.node_path(*n);
@@ -413,8 +413,11 @@ impl<'a> RouteEmitter<'a> {
         }
     }
 
-    fn local_arg(&self, local: &Local) -> TokenStream {
+    /// `req_bound`: whether the request was parsed here already (it is then passed on
+    /// parsed).
+    fn local_arg(&self, local: &Local, req_bound: bool) -> TokenStream {
         match local {
+            Local::Request if req_bound => quote!(Lazy::ready(req)),
             Local::Request => quote!(request),
             Local::Output(n) => {
                 let name = self.names.output(*n);
@@ -462,7 +465,7 @@ impl<'a> RouteEmitter<'a> {
             }
             Cont::Call { block, args } => {
                 let name = format_ident!("{}", block);
-                let args = args.iter().map(|a| self.local_arg(a));
+                let args = args.iter().map(|a| self.local_arg(a, req_bound));
                 quote!(#name(ex, state, #(#args),*).await)
             }
         }
@@ -471,7 +474,7 @@ impl<'a> RouteEmitter<'a> {
     fn parse_request(&self, needed: bool) -> TokenStream {
         if needed {
             quote! {
-                let req = match request.get(&ex).await {
+                let req = match request.parse(&ex).await {
                     Ok(req) => req,
                     Err(e) => return ex.error(e),
                 };
@@ -568,6 +571,7 @@ impl<'a> RouteEmitter<'a> {
                 id,
                 index,
                 key,
+                held,
                 parse_request,
                 with_request,
                 inputs,
@@ -579,10 +583,20 @@ impl<'a> RouteEmitter<'a> {
                 let counters = field_ident("node", id);
                 let parse = self.parse_request(*parse_request && !req_bound);
                 let bound = req_bound || *parse_request;
+                let held = held.iter().map(|h| {
+                    let name = format_ident!("{}", h.name);
+                    let copy = values::owned_copy(&h.value, &self.names);
+                    quote!(let #name = #copy;)
+                });
                 let fields = inputs.iter().map(|(pin, input)| {
                     let f = ident(pin);
                     let value = match input {
-                        InputIr::Wire { value, pin } => wire_input(value, pin, &self.names, self.assets),
+                        InputIr::Wire {
+                            value,
+                            pin,
+                            moved: true,
+                        } => values::moved_input(value, pin, &self.names, self.assets),
+                        InputIr::Wire { value, pin, .. } => wire_input(value, pin, &self.names, self.assets),
                         InputIr::Literal { json, pin } | InputIr::Default { json, pin } => {
                             let lit = literal(json, &pin.ty, self.assets);
                             if pin.option { quote!(Some(#lit)) } else { lit }
@@ -615,6 +629,7 @@ impl<'a> RouteEmitter<'a> {
                 quote! {
                     svc_comment!(#comment);
                     #parse
+                    #(#held)*
                     let inputs = #path::Inputs { #(#fields,)* };
                     #binding match ex.run_node::<#path::Node>(&state.#counters, inputs, #with_request).await {
                         #ok_arm

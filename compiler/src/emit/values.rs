@@ -121,6 +121,14 @@ pub fn access(v: &ValueIr, names: &dyn Names) -> Access {
             let f = ident(field);
             (quote!(&*#local.#f), Kind::Ref)
         }
+        RootIr::Held { name } => {
+            let local = format_ident!("{}", name);
+            if v.optional {
+                (quote!(#local.as_ref()), Kind::OptRef)
+            } else {
+                (quote!(#local), Kind::Place)
+            }
+        }
     };
     for step in &v.steps {
         if step.json {
@@ -163,10 +171,82 @@ fn convert(v: TokenStream, source: &TypeRef, target: &TypeRef, source_is_struct:
     }
 }
 
+/// An owned copy of `v` (`T`, or `Option<T>` when it may be absent), for a held local.
+pub fn owned_copy(v: &ValueIr, names: &dyn Names) -> TokenStream {
+    let a = access(v, names);
+    let expr = a.expr;
+    match a.kind {
+        Kind::OptRef => quote!(#expr.cloned()),
+        Kind::Place | Kind::Ref => quote!(#expr.to_owned()),
+    }
+}
+
+/// The place a movable value lives in (`req.body.lines`, `out_price.quote`): of type `T`,
+/// or `Option<T>` when its last step is optional (see `ValueIr::movable`).
+fn place(v: &ValueIr, names: &dyn Names) -> TokenStream {
+    let mut expr = match &v.root {
+        RootIr::Body { .. } | RootIr::BodyStruct => quote!(req.body),
+        RootIr::BodyField { name, .. } => {
+            let f = ident(&svc_types::case::to_snake(name));
+            quote!(req.body.#f)
+        }
+        RootIr::Query { name, .. } => {
+            let f = query_field(name);
+            quote!(req.#f)
+        }
+        RootIr::Header { name, .. } => {
+            let f = header_field(name);
+            quote!(req.#f)
+        }
+        RootIr::Param { name } => {
+            let f = param_field(name);
+            quote!(req.#f)
+        }
+        RootIr::Output { node, pin, .. } => {
+            let local = names.output(*node);
+            let f = ident(pin);
+            quote!(#local.#f)
+        }
+        RootIr::Held { name } => {
+            let local = format_ident!("{}", name);
+            quote!(#local)
+        }
+        other => unreachable!("lowering moves only request inputs, outputs and held copies, not {other:?}"),
+    };
+    for step in &v.steps {
+        let f = ident(&step.field);
+        expr = quote!(#expr.#f);
+    }
+    expr
+}
+
+/// The expression filling a pin by moving the value out of its place (its last read; the
+/// types are the same, see `lower::moves`).
+pub fn moved_input(v: &ValueIr, pin: &PinTarget, names: &dyn Names, assets: &Assets) -> TokenStream {
+    let place = place(v, names);
+    match (v.optional, pin.option, &pin.default) {
+        (false, false, _) | (true, true, _) => place,
+        (false, true, _) => quote!(Some(#place)),
+        (true, false, Some(default)) => {
+            let d = literal(default, &pin.ty, assets);
+            quote!(#place.unwrap_or_else(|| #d))
+        }
+        // The checker refuses an optional value for a required pin without a default.
+        (true, false, None) => quote!(::core::unreachable!("svc: an optional value for a required pin")),
+    }
+}
+
 /// The expression filling a pin from a wire.
 pub fn wire_input(v: &ValueIr, pin: &PinTarget, names: &dyn Names, assets: &Assets) -> TokenStream {
     let a = access(v, names);
-    let expr = a.expr.clone();
+    let expr = match a.kind {
+        // `&*key.user`: parenthesized, so that a method call applies to the reference.
+        Kind::Ref => {
+            let e = &a.expr;
+            quote!((#e))
+        }
+        Kind::Place | Kind::OptRef => a.expr.clone(),
+    };
     let source_is_struct = matches!(v.root, RootIr::BodyStruct) && v.steps.is_empty();
     let conv = convert(quote!(v), &v.ty, &pin.ty, source_is_struct);
     match (a.is_option(), pin.option, &pin.default) {

@@ -59,13 +59,17 @@ pub trait RequestInputs: Sized + Send + Sync + 'static {
 
 /// Request inputs that are parsed when first needed: after the protection checks (a
 /// rejected request never has its body read), at most once per request.
+///
+/// [`Lazy::parse`] consumes it and hands out the inputs by value, so that generated code
+/// can move a field into the node that reads it last instead of cloning it. Code that has
+/// parsed them and then calls a merge point's function passes them on with
+/// [`Lazy::ready`].
 pub enum Lazy<T> {
     Pending {
         body: crate::body::DrainOnDrop,
         params: Result<Vec<(String, String)>, ApiError>,
     },
-    Ready(Arc<T>),
-    Failed(ApiError),
+    Ready(T),
 }
 
 impl<T: RequestInputs> Lazy<T> {
@@ -76,39 +80,24 @@ impl<T: RequestInputs> Lazy<T> {
         }
     }
 
+    /// Inputs parsed already.
+    pub fn ready(inputs: T) -> Self {
+        Lazy::Ready(inputs)
+    }
+
     /// The parsed inputs, or the 4xx to answer.
-    pub async fn get(&mut self, ex: &Exchange<'_>) -> Result<Arc<T>, ApiError> {
-        match self {
-            Lazy::Ready(v) => return Ok(v.clone()),
-            Lazy::Failed(e) => return Err(e.clone()),
-            Lazy::Pending { .. } => {}
-        }
-        let Lazy::Pending { body, params } =
-            std::mem::replace(self, Lazy::Failed(ApiError::for_status(StatusCode::BAD_REQUEST)))
-        else {
-            unreachable!()
+    pub async fn parse(self, ex: &Exchange<'_>) -> Result<T, ApiError> {
+        let (body, params) = match self {
+            Lazy::Ready(inputs) => return Ok(inputs),
+            Lazy::Pending { body, params } => (body, params),
         };
-        let outcome = async {
-            let params = params?;
-            let bytes = if T::HAS_BODY {
-                crate::body::read_bytes(&ex.headers, body.take(), ex.runtime().limits.body_bytes).await?
-            } else {
-                axum::body::Bytes::new()
-            };
-            T::parse(ex, &params, &bytes)
-        }
-        .await;
-        match outcome {
-            Ok(v) => {
-                let v = Arc::new(v);
-                *self = Lazy::Ready(v.clone());
-                Ok(v)
-            }
-            Err(e) => {
-                *self = Lazy::Failed(e.clone());
-                Err(e)
-            }
-        }
+        let params = params?;
+        let bytes = if T::HAS_BODY {
+            crate::body::read_bytes(&ex.headers, body.take(), ex.runtime().limits.body_bytes).await?
+        } else {
+            axum::body::Bytes::new()
+        };
+        T::parse(ex, &params, &bytes)
     }
 }
 

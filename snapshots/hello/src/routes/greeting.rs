@@ -66,7 +66,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
+    let request = Lazy::<Req>::new(body, params);
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
     if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
@@ -76,21 +76,13 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     }
     // Code node `greet`: hello.greet
-    let req = match request.get(&ex).await {
+    let req = match request.parse(&ex).await {
         Ok(req) => req,
         Err(e) => return ex.error(e),
     };
     let inputs = crate::nodes::hello_greet::Inputs {
-        name: req
-            .query_name
-            .as_ref()
-            .map(|v| v.to_owned())
-            .unwrap_or_else(|| String::from("world")),
-        tone: req
-            .query_tone
-            .as_ref()
-            .map(|v| v.to_owned())
-            .unwrap_or_else(|| crate::assets::Tone::Friendly),
+        name: req.query_name.unwrap_or_else(|| String::from("world")),
+        tone: req.query_tone.unwrap_or_else(|| crate::assets::Tone::Friendly),
     };
     let out_greet = match ex
         .run_node::<crate::nodes::hello_greet::Node>(&state.node_greet, inputs, false)

@@ -59,7 +59,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
+    let request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
     if ex.check_api_key(&state.node_auth, &KEY_AUTH).is_none() {
         return {
@@ -68,17 +68,13 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     }
     // Code node `build`: hooks.sample-event
-    let req = match request.get(&ex).await {
+    let req = match request.parse(&ex).await {
         Ok(req) => req,
         Err(e) => return ex.error(e),
     };
     let inputs = crate::nodes::hooks_sample_event::Inputs {
-        event_type: req.param_event_type.to_owned(),
-        with_data: req
-            .query_sample
-            .as_ref()
-            .map(|v| v.to_owned())
-            .unwrap_or_else(|| false),
+        event_type: req.param_event_type,
+        with_data: req.query_sample.unwrap_or_else(|| false),
     };
     let out_build = match ex
         .run_node::<

@@ -70,7 +70,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
+    let request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
     let Some(key_auth) = ex.check_api_key(&state.node_auth, &KEY_AUTH) else {
         return {
@@ -87,12 +87,12 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     }
     // Code node `sign`: hooks.sign
-    let req = match request.get(&ex).await {
+    let req = match request.parse(&ex).await {
         Ok(req) => req,
         Err(e) => return ex.error(e),
     };
     let inputs = crate::nodes::hooks_sign::Inputs {
-        event: req.body.to_owned(),
+        event: req.body,
     };
     let out_sign = match ex
         .run_node::<crate::nodes::hooks_sign::Node>(&state.node_sign, inputs, false)

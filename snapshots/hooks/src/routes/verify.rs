@@ -74,7 +74,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
+    let request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
     if ex.check_api_key(&state.node_auth, &KEY_AUTH).is_none() {
         return {
@@ -83,19 +83,14 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     }
     // Code node `verify`: hooks.verify
-    let req = match request.get(&ex).await {
+    let req = match request.parse(&ex).await {
         Ok(req) => req,
         Err(e) => return ex.error(e),
     };
     let inputs = crate::nodes::hooks_verify::Inputs {
-        event: req.body.event.to_owned(),
-        signature: req.body.signature.to_owned(),
-        tolerance_seconds: req
-            .body
-            .tolerance
-            .as_ref()
-            .map(|v| v.to_owned())
-            .unwrap_or_else(|| 300f64),
+        event: req.body.event,
+        signature: req.body.signature,
+        tolerance_seconds: req.body.tolerance.unwrap_or_else(|| 300f64),
     };
     let out_verify = match ex
         .run_node::<crate::nodes::hooks_verify::Node>(&state.node_verify, inputs, false)

@@ -90,7 +90,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let state: &State = &state;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
-    let mut request = Lazy::<Req>::new(body, params);
+    let request = Lazy::<Req>::new(body, params);
     // Check Origin `origin`
     if !ex.check_origin(&state.node_origin, &state.origin_origin) {
         return {
@@ -114,12 +114,13 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     }
     // Code node `price`: shop.price-order
-    let req = match request.get(&ex).await {
+    let req = match request.parse(&ex).await {
         Ok(req) => req,
         Err(e) => return ex.error(e),
     };
+    let held_req_body_currency = req.body.currency.to_owned();
     let inputs = crate::nodes::shop_price_order::Inputs {
-        order: req.body.to_owned(),
+        order: req.body,
         max_lines: 50f64,
     };
     let out_price = match ex
@@ -149,7 +150,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     // Code node `decide`: shop.decide-status
     let inputs = crate::nodes::shop_decide_status::Inputs {
         total: out_price.quote.total.to_owned(),
-        currency: req.body.currency.to_owned(),
+        currency: held_req_body_currency,
         review_above: 1000f64,
     };
     let out_decide = match ex
