@@ -100,7 +100,7 @@ def main():
             "baseline": instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work),
         }
         steps = [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"), ("+ Rate Limit (full chain)", "ladder/chain")]
-        ladder = [(name, instructions_per_request(gen_cmd, f"/acme/shop/{path}", key, 200, n, work)) for name, path in steps]
+        ladder = [(name, instructions_per_request(gen_cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in steps]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -61,7 +61,7 @@ async fn orders(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
         out.insert("www-authenticate", HeaderValue::from_static("ApiKey realm=\"acme/shop\", header=\"X-API-Key\""));
         return (out, error(StatusCode::UNAUTHORIZED, "unauthorized", "a valid API key is required")).into_response();
     };
-    let limit = app.limiter.check_now(app.limiter.hash(&LimitKey::KeyId(identity.key_id.clone())), &app.quota, clock());
+    let limit = app.limiter.check_now(app.limiter.hash(&LimitKey::KeyId(&identity.key_id)), &app.quota, clock());
     out.insert("ratelimit-policy", HeaderValue::from_static("\"limit\";q=1000000000;w=1"));
     out.insert("ratelimit", HeaderValue::from_str(&format!("\"limit\";r={};t={}", limit.remaining, limit.reset.as_secs_f64().ceil() as u64)).unwrap());
     if !limit.allowed {

@@ -513,11 +513,11 @@ impl<'a> RouteEmitter<'a> {
                     LimitKeyIr::Ip => quote!(ex.ip_key()),
                     LimitKeyIr::User(n) => {
                         let k = self.names.identity(*n);
-                        quote!(LimitKey::User(#k.user.clone()))
+                        quote!(LimitKey::User(&#k.user))
                     }
                     LimitKeyIr::KeyId(n) => {
                         let k = self.names.identity(*n);
-                        quote!(LimitKey::KeyId(#k.key_id.clone()))
+                        quote!(LimitKey::KeyId(&#k.key_id))
                     }
                     LimitKeyIr::Presented(node_id) => {
                         let loc = self.key_location_ident(node_id);

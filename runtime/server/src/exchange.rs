@@ -6,7 +6,7 @@
 //! RateLimit headers, a `WWW-Authenticate` challenge), the request id, metrics, an access
 //! log line, and the development trace.
 
-use crate::apikey::{Identity, KeyLocation, unix_now};
+use crate::apikey::{Identity, KeyLocation};
 use crate::cors::{OriginDecision, OriginPolicy};
 use crate::error::ApiError;
 use crate::metrics::{NodeCounters, RouteMetrics};
@@ -194,7 +194,7 @@ impl<'r> Exchange<'r> {
         &mut self,
         node: &NodeCounters,
         limiter: &RateLimiter<S>,
-        key: LimitKey,
+        key: LimitKey<'_>,
     ) -> bool {
         let decision = limiter.check(&key).await;
         limiter.decorate(&decision, &mut self.response_headers);
@@ -208,13 +208,13 @@ impl<'r> Exchange<'r> {
     }
 
     /// The key for `by: ip`.
-    pub fn ip_key(&self) -> LimitKey {
+    pub fn ip_key(&self) -> LimitKey<'static> {
         LimitKey::Ip(self.client_ip)
     }
 
     /// The key for `by: api-key` before the key is checked: the hash of what was
     /// presented (never the key), or the client IP when no key was presented.
-    pub fn presented_key(&self, location: &KeyLocation) -> LimitKey {
+    pub fn presented_key(&self, location: &KeyLocation) -> LimitKey<'static> {
         match location.extract(&self.headers, self.uri.query()) {
             Some(k) => LimitKey::PresentedKey(crate::apikey::format::hash(&k)),
             None => self.ip_key(),
@@ -233,7 +233,7 @@ impl<'r> Exchange<'r> {
             self.credential_query = Some(q);
         }
         let presented = location.extract(&self.headers, self.uri.query());
-        match self.rt.keys.verify(presented.as_deref(), unix_now()) {
+        match self.rt.keys.verify_now(presented.as_deref()) {
             Ok(identity) => {
                 self.step(node, true, "valid");
                 Some(identity)

@@ -32,7 +32,7 @@ fn allocated() -> isize {
     ALLOCATED.load(Ordering::Relaxed)
 }
 
-fn ip_key(i: u32) -> LimitKey {
+fn ip_key(i: u32) -> LimitKey<'static> {
     LimitKey::Ip(std::net::IpAddr::V4(std::net::Ipv4Addr::from(i)))
 }
 

@@ -132,13 +132,35 @@ impl KeyStatus {
 }
 
 /// Who a valid key belongs to: the outputs of Check API Key's `valid` path.
-#[derive(Debug, Clone, PartialEq, Eq)]
 ///
-/// The strings are shared with the key index: verifying a key allocates nothing.
-pub struct Identity {
-    pub key_id: Arc<str>,
-    pub key_name: Arc<str>,
-    pub user: Arc<str>,
+/// Shared with the key index: verifying a key allocates nothing, and handing the identity
+/// on costs one reference count (read its fields through `Deref`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity(Arc<IdentityFields>);
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct IdentityFields {
+    pub key_id: String,
+    pub key_name: String,
+    pub user: String,
+}
+
+impl Identity {
+    pub fn new(key_id: impl Into<String>, key_name: impl Into<String>, user: impl Into<String>) -> Self {
+        Identity(Arc::new(IdentityFields {
+            key_id: key_id.into(),
+            key_name: key_name.into(),
+            user: user.into(),
+        }))
+    }
+}
+
+impl std::ops::Deref for Identity {
+    type Target = IdentityFields;
+
+    fn deref(&self) -> &IdentityFields {
+        &self.0
+    }
 }
 
 /// Why a key was refused (logged; the response says only "invalid").
@@ -207,11 +229,7 @@ impl KeyIndex {
         let map = records
             .into_iter()
             .map(|r| {
-                let identity = Identity {
-                    key_id: Arc::from(r.id.as_str()),
-                    key_name: Arc::from(r.name.as_str()),
-                    user: Arc::from(r.owner.as_str()),
-                };
+                let identity = Identity::new(r.id.as_str(), r.name.as_str(), r.owner.as_str());
                 (r.hash, Indexed { record: r, identity })
             })
             .collect();
@@ -233,6 +251,15 @@ impl KeyIndex {
     /// compares with stored digests, which tells nothing about any key; the final
     /// comparison is constant-time.
     pub fn verify(&self, presented: Option<&str>, now: i64) -> Result<Identity, Rejection> {
+        self.verify_at(presented, || now)
+    }
+
+    /// [`KeyIndex::verify`] now: the clock is read only for a key that can expire.
+    pub fn verify_now(&self, presented: Option<&str>) -> Result<Identity, Rejection> {
+        self.verify_at(presented, unix_now)
+    }
+
+    fn verify_at(&self, presented: Option<&str>, now: impl FnOnce() -> i64) -> Result<Identity, Rejection> {
         let presented = presented.ok_or(Rejection::Missing)?;
         if !format::is_well_formed(presented) {
             return Err(Rejection::Malformed);
@@ -243,6 +270,9 @@ impl KeyIndex {
         if !bool::from(entry.record.hash.ct_eq(&digest)) {
             return Err(Rejection::Unknown);
         }
+        // Without an expiry the time does not matter (and reading the clock costs more
+        // than the rest of the lookup).
+        let now = if entry.record.expires_at.is_some() { now() } else { 0 };
         match entry.record.status(now) {
             KeyStatus::Revoked => Err(Rejection::Revoked),
             KeyStatus::Expired => Err(Rejection::Expired),

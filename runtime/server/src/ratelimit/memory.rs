@@ -98,7 +98,7 @@ impl MemoryStore {
     }
 
     /// The 64-bit hash of a key.
-    pub fn hash(&self, key: &LimitKey) -> u64 {
+    pub fn hash(&self, key: &LimitKey<'_>) -> u64 {
         self.hasher.hash_one(key)
     }
 
@@ -175,7 +175,7 @@ fn sweep(table: &mut Table, now: u64) {
 }
 
 impl RateLimitStore for MemoryStore {
-    async fn check(&self, key: &LimitKey, quota: &Quota, now: u64) -> Result<Decision, StoreError> {
+    async fn check(&self, key: &LimitKey<'_>, quota: &Quota, now: u64) -> Result<Decision, StoreError> {
         Ok(self.check_now(self.hash(key), quota, now))
     }
 }
@@ -189,7 +189,7 @@ mod tests {
         let store = MemoryStore::default();
         let q = Quota::per(2, Duration::from_secs(1));
         for i in 0..1000u32 {
-            store.check_now(store.hash(&LimitKey::Text(i.to_string())), &q, 0);
+            store.check_now(store.hash(&LimitKey::Text(&i.to_string())), &q, 0);
         }
         assert_eq!(store.len(), 1000);
         store.sweep_all(2_000_000_000);
@@ -203,7 +203,7 @@ mod tests {
         let mut rejected = 0;
         for i in 0..10_000u32 {
             if !store
-                .check_now(store.hash(&LimitKey::Text(i.to_string())), &q, 10)
+                .check_now(store.hash(&LimitKey::Text(&i.to_string())), &q, 10)
                 .allowed
             {
                 rejected += 1;
@@ -213,7 +213,7 @@ mod tests {
         assert_eq!(rejected, 10_000 - 256);
         // A tracked key keeps its quota.
         let known = (0..10_000u32)
-            .map(|i| store.hash(&LimitKey::Text(i.to_string())))
+            .map(|i| store.hash(&LimitKey::Text(&i.to_string())))
             .find(|h| {
                 let s = &store.shards[(*h >> 58) as usize % SHARDS];
                 s.inner.lock().table.contains_key(h)

@@ -18,15 +18,18 @@ use std::time::Instant;
 
 /// What a request is counted by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum LimitKey {
+///
+/// It borrows what it names: a store needs the key only while it checks it (the memory
+/// store keeps a hash), so building one per request copies and counts nothing.
+pub enum LimitKey<'a> {
     Ip(IpAddr),
     /// The owner of a verified API key.
-    User(std::sync::Arc<str>),
+    User(&'a str),
     /// A verified API key, by id.
-    KeyId(std::sync::Arc<str>),
+    KeyId(&'a str),
     /// An API key not verified yet, by the SHA-256 of what was presented (never the key).
     PresentedKey([u8; 32]),
-    Text(String),
+    Text(&'a str),
 }
 
 /// A store failure (a shared store may be unreachable).
@@ -38,7 +41,7 @@ pub trait RateLimitStore: Send + Sync + 'static {
     /// One GCRA step for `key` at `now` (nanoseconds on [`clock`]).
     fn check(
         &self,
-        key: &LimitKey,
+        key: &LimitKey<'_>,
         quota: &Quota,
         now: u64,
     ) -> impl Future<Output = Result<Decision, StoreError>> + Send;
@@ -82,7 +85,7 @@ impl<S: RateLimitStore> RateLimiter<S> {
 
     /// Checks one request. A store failure lets the request through (and is logged):
     /// only a shared store can fail, and an outage of it should not take the API down.
-    pub async fn check(&self, key: &LimitKey) -> Decision {
+    pub async fn check(&self, key: &LimitKey<'_>) -> Decision {
         match self.store.check(key, &self.quota, clock()).await {
             Ok(d) => d,
             Err(e) => {
@@ -103,17 +106,24 @@ impl<S: RateLimitStore> RateLimiter<S> {
         const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
         const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
         headers.append(RATELIMIT_POLICY, self.policy_header.clone());
-        // `"<name>";r=<remaining>;t=<reset>`, written without the formatting machinery.
+        // `"<name>";r=<remaining>;t=<reset>`, written without the formatting machinery
+        // and copied once into an exactly sized buffer (a `Vec` with spare capacity
+        // would cost `Bytes` a second allocation).
         let reset = decision.reset.as_secs_f64().ceil() as u64;
-        let mut numbers = itoa::Buffer::new();
-        let mut value = Vec::with_capacity(self.name.len() + 32);
-        value.push(b'"');
-        value.extend_from_slice(self.name.as_bytes());
-        value.extend_from_slice(b"\";r=");
-        value.extend_from_slice(numbers.format(decision.remaining).as_bytes());
-        value.extend_from_slice(b";t=");
-        value.extend_from_slice(numbers.format(reset).as_bytes());
-        if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(value)) {
+        let (mut remaining, mut reset_digits) = (itoa::Buffer::new(), itoa::Buffer::new());
+        let parts = [
+            b"\"".as_slice(),
+            self.name.as_bytes(),
+            b"\";r=",
+            remaining.format(decision.remaining).as_bytes(),
+            b";t=",
+            reset_digits.format(reset).as_bytes(),
+        ];
+        let mut value = bytes::BytesMut::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for part in parts {
+            value.extend_from_slice(part);
+        }
+        if let Ok(v) = HeaderValue::from_maybe_shared(value.freeze()) {
             headers.append(RATELIMIT, v);
         }
         if !decision.allowed {

@@ -79,7 +79,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     };
     // Rate Limit `limit`
-    let limit_key = LimitKey::User(key_auth.user.clone());
+    let limit_key = LimitKey::User(&key_auth.user);
     if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429

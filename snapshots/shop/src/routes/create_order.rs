@@ -106,7 +106,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         };
     };
     // Rate Limit `limit`
-    let limit_key = LimitKey::KeyId(key_auth.key_id.clone());
+    let limit_key = LimitKey::KeyId(&key_auth.key_id);
     if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
         return {
             // Return JSON `too-many`: 429
