@@ -67,7 +67,7 @@ fn join(items: &[&str]) -> Option<HeaderValue> {
     if items.is_empty() {
         None
     } else {
-        HeaderValue::from_str(&items.join(", ")).ok()
+        crate::header_value_for_life(items.join(", "))
     }
 }
 

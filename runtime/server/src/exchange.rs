@@ -196,7 +196,7 @@ impl<'r> Exchange<'r> {
         limiter: &RateLimiter<S>,
         key: LimitKey<'_>,
     ) -> bool {
-        let decision = limiter.check(&key).await;
+        let decision = limiter.check_at(&key, crate::ratelimit::clock_at(self.started)).await;
         limiter.decorate(&decision, &mut self.response_headers);
         let outcome = if decision.allowed {
             "sequence-ok"

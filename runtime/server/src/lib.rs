@@ -36,6 +36,15 @@ pub mod server;
 pub mod store;
 
 pub use error::ApiError;
+
+/// A header value built once at start-up and kept for the life of the process, so that
+/// every response clones it for free (a value made from a `String` costs two atomic
+/// reference-count operations per clone and drop). For per-route configuration only:
+/// each call keeps its text forever. `None` if the text is not a valid header value.
+pub(crate) fn header_value_for_life(text: String) -> Option<http::HeaderValue> {
+    http::HeaderValue::from_str(&text).ok()?;
+    Some(http::HeaderValue::from_static(Box::leak(text.into_boxed_str())))
+}
 pub use exchange::{Exchange, NodeError};
 pub use runtime::Runtime;
 

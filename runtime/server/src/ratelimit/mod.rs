@@ -49,8 +49,15 @@ pub trait RateLimitStore: Send + Sync + 'static {
 
 /// Nanoseconds since the process started, on the monotonic clock.
 pub fn clock() -> u64 {
+    clock_at(Instant::now())
+}
+
+/// [`clock`] at `instant` (0 for an instant before the clock started).
+pub fn clock_at(instant: Instant) -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    instant
+        .saturating_duration_since(*START.get_or_init(Instant::now))
+        .as_nanos() as u64
 }
 
 /// The limiter of one Rate Limit node.
@@ -75,7 +82,7 @@ impl<S: RateLimitStore> RateLimiter<S> {
             name,
             quota,
             store,
-            policy_header: HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("\"limit\"")),
+            policy_header: crate::header_value_for_life(policy).unwrap_or(HeaderValue::from_static("\"limit\"")),
         }
     }
 
@@ -86,7 +93,15 @@ impl<S: RateLimitStore> RateLimiter<S> {
     /// Checks one request. A store failure lets the request through (and is logged):
     /// only a shared store can fail, and an outage of it should not take the API down.
     pub async fn check(&self, key: &LimitKey<'_>) -> Decision {
-        match self.store.check(key, &self.quota, clock()).await {
+        self.check_at(key, clock()).await
+    }
+
+    /// [`RateLimiter::check`] at `now` on [`clock`]: the server passes the time the request
+    /// arrived, which it has read already (a clock read costs as much as the check). A
+    /// request that reaches the limiter late is counted at its arrival, which can only
+    /// make the limit stricter, never looser.
+    pub async fn check_at(&self, key: &LimitKey<'_>, now: u64) -> Decision {
+        match self.store.check(key, &self.quota, now).await {
             Ok(d) => d,
             Err(e) => {
                 tracing::error!(limiter = self.name, error = %e.0, "rate limit store failed; letting the request through");
