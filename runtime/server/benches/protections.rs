@@ -144,5 +144,51 @@ fn origins(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, limiters, api_keys, origins);
+/// The response headers each protection adds, into a fresh map like a request's.
+fn headers(c: &mut Criterion) {
+    let mut group = c.benchmark_group("headers");
+    let policy = OriginPolicy::new(OriginConfig {
+        allowed_origins: &["https://*.shop.example.com"],
+        missing_origin_allowed: true,
+        methods: &["POST"],
+        ..Default::default()
+    })
+    .unwrap();
+    let mut request = HeaderMap::new();
+    request.insert(
+        http::header::ORIGIN,
+        HeaderValue::from_static("https://eu.shop.example.com"),
+    );
+    let decision = policy.check(&request);
+    group.bench_function("cors", |b| {
+        b.iter(|| {
+            let mut out = HeaderMap::with_capacity(12);
+            policy.decorate(&decision, &mut out);
+            std::hint::black_box(out)
+        })
+    });
+    let limiter =
+        svc_runtime::ratelimit::RateLimiter::in_memory("limit", Quota::per(1_000_000_000, Duration::from_secs(1)));
+    let limited = svc_runtime::ratelimit::Decision {
+        allowed: true,
+        remaining: 999_999_999,
+        reset: Duration::from_millis(1),
+        retry_after: Duration::ZERO,
+    };
+    group.bench_function("ratelimit", |b| {
+        b.iter(|| {
+            let mut out = HeaderMap::with_capacity(12);
+            limiter.decorate(&limited, &mut out);
+            std::hint::black_box(out)
+        })
+    });
+    for capacity in [8, 12] {
+        group.bench_function(BenchmarkId::new("empty_map", capacity), |b| {
+            b.iter(|| std::hint::black_box(HeaderMap::<HeaderValue>::with_capacity(capacity)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, limiters, api_keys, origins, headers);
 criterion_main!(benches);
