@@ -16,6 +16,9 @@ cargo fmt --all -- --check
 step "build the workspace"
 cargo build --workspace --all-targets
 
+step "lint (clippy, warnings are errors)"
+cargo clippy --workspace --all-targets -- -D warnings
+
 step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
 cargo test --workspace
 

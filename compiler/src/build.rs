@@ -99,10 +99,10 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
         match message {
             Message::CompilerArtifact(a) => {
                 progress.unit(&a.target.name, a.fresh);
-                if let Some(exe) = a.executable {
-                    if a.target.name == project {
-                        executable = Some(exe.into_std_path_buf());
-                    }
+                if let Some(exe) = a.executable
+                    && a.target.name == project
+                {
+                    executable = Some(exe.into_std_path_buf());
                 }
             }
             Message::CompilerMessage(m) => {
@@ -118,11 +118,11 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
                 let local = m.message.spans.iter().any(|s| {
                     Path::new(&s.file_name).is_relative() || Path::new(&s.file_name).starts_with(&project_abs)
                 });
-                if errors > 0 || local || matches!(level, cargo_metadata::diagnostic::DiagnosticLevel::Error) {
-                    if let Some(rendered) = &m.message.rendered {
-                        progress.clear();
-                        eprint!("{}", relativize(rendered, &project_abs, crate_dir));
-                    }
+                if (errors > 0 || local || matches!(level, cargo_metadata::diagnostic::DiagnosticLevel::Error))
+                    && let Some(rendered) = &m.message.rendered
+                {
+                    progress.clear();
+                    eprint!("{}", relativize(rendered, &project_abs, crate_dir));
                 }
             }
             _ => {}
@@ -233,7 +233,7 @@ impl Progress {
                 name
             );
             let _ = std::io::stderr().flush();
-        } else if !fresh && (self.compiled % 25 == 0 || name.ends_with("-server")) {
+        } else if !fresh && (self.compiled.is_multiple_of(25) || name.ends_with("-server")) {
             eprintln!(
                 "   compiled {} crates ({}/{} units, {:.0}s), now {name}",
                 self.compiled,

@@ -179,14 +179,14 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
     eprintln!("   Watching svc.config.yaml, flows/ and the node crate for changes (Ctrl-C to stop)");
     loop {
         std::thread::sleep(POLL);
-        if let Some(s) = &mut server {
-            if let Ok(Some(status)) = s.child.try_wait() {
-                eprintln!(
-                    "   The server `{}` exited ({status}); waiting for a change.",
-                    s.binary.display()
-                );
-                server = None;
-            }
+        if let Some(s) = &mut server
+            && let Ok(Some(status)) = s.child.try_wait()
+        {
+            eprintln!(
+                "   The server `{}` exited ({status}); waiting for a change.",
+                s.binary.display()
+            );
+            server = None;
         }
         let mut now = fingerprint(dir);
         if now == seen {

@@ -371,14 +371,14 @@ pub fn lower(checked: &Checked) -> ProjectIr {
         };
         let route = lowerer.lower(module, file, config);
         for node in &flow.nodes {
-            if let NodeKind::Code(c) = &node.kind {
-                if let Some(info) = checked.catalog.get(&c.node_key.value) {
-                    used.entry(c.node_key.value.clone()).or_insert_with(|| UsedNode {
-                        key: c.node_key.value.clone(),
-                        module_path: info.module_path.clone(),
-                        manifest: info.manifest.clone(),
-                    });
-                }
+            if let NodeKind::Code(c) = &node.kind
+                && let Some(info) = checked.catalog.get(&c.node_key.value)
+            {
+                used.entry(c.node_key.value.clone()).or_insert_with(|| UsedNode {
+                    key: c.node_key.value.clone(),
+                    module_path: info.module_path.clone(),
+                    manifest: info.manifest.clone(),
+                });
             }
         }
         routes.push(route);

@@ -358,10 +358,10 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
 fn merge_response(existing: &mut Value, other: Value) {
     let a = existing.pointer("/content/application~1json/schema").cloned();
     let b = other.pointer("/content/application~1json/schema").cloned();
-    if let (Some(a), Some(b)) = (a, b) {
-        if a != b {
-            existing["content"]["application/json"]["schema"] = json!({ "oneOf": [a, b] });
-        }
+    if let (Some(a), Some(b)) = (a, b)
+        && a != b
+    {
+        existing["content"]["application/json"]["schema"] = json!({ "oneOf": [a, b] });
     }
 }
 

@@ -327,7 +327,7 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
         let s = format_ident!("state_{}", r.module);
         quote!(let #s = Arc::new(#m::State::new(config));)
     });
-    let registrations = by_path.iter().map(|(_, routes)| {
+    let registrations = by_path.values().map(|routes| {
         let first = format_ident!("{}", routes[0].module);
         let mut methods: Vec<Method> = Vec::new();
         let handlers = routes.iter().flat_map(|r| {

@@ -177,7 +177,7 @@ impl<'a> RouteEmitter<'a> {
     fn inventory(&self) -> (Vec<(String, TokenStream)>, BTreeSet<u16>) {
         let mut nodes = BTreeMap::new();
         let mut statuses = BTreeSet::from([400, 500]);
-        if matches!(self.route.request.body, Some(_)) {
+        if self.route.request.body.is_some() {
             statuses.insert(413);
         }
         self.route.for_each_node(&mut |n| {

@@ -189,8 +189,8 @@ impl FlowLowerer<'_> {
             })
             .collect();
         let mut to_hold: Vec<ValueIr> = Vec::new();
-        for j in 0..inputs.len() {
-            let InputIr::Wire { value, pin, moved } = &mut inputs[j].1 else {
+        for (j, (_, input)) in inputs.iter_mut().enumerate() {
+            let InputIr::Wire { value, pin, moved } = input else {
                 continue;
             };
             let passed_on = local_of_root(&value.root).is_some_and(|l| after.passed_on.contains(&l));
@@ -237,15 +237,14 @@ impl FlowLowerer<'_> {
             if let InputIr::Wire {
                 value, moved: false, ..
             } = input
+                && let Some(h) = held.iter().find(|h| h.value.path() == value.path())
             {
-                if let Some(h) = held.iter().find(|h| h.value.path() == value.path()) {
-                    *value = ValueIr {
-                        root: RootIr::Held { name: h.name.clone() },
-                        steps: Vec::new(),
-                        ty: value.ty.clone(),
-                        optional: value.optional,
-                    };
-                }
+                *value = ValueIr {
+                    root: RootIr::Held { name: h.name.clone() },
+                    steps: Vec::new(),
+                    ty: value.ty.clone(),
+                    optional: value.optional,
+                };
             }
         }
         held

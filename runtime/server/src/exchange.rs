@@ -224,10 +224,10 @@ impl<'r> Exchange<'r> {
     /// Check API Key: the identity for `valid`, or `None` for `invalid` (a later 401 then
     /// carries a `WWW-Authenticate` challenge for this location).
     pub fn check_api_key(&mut self, node: &NodeCounters, location: &KeyLocation) -> Option<Identity> {
-        if let Some(h) = location.header_name() {
-            if !ALWAYS_HIDDEN.contains(&h) {
-                self.credential_headers.push(h);
-            }
+        if let Some(h) = location.header_name()
+            && !ALWAYS_HIDDEN.contains(&h)
+        {
+            self.credential_headers.push(h);
         }
         if let KeyLocation::Query(q) = location {
             self.credential_query = Some(q);
@@ -491,10 +491,10 @@ impl<'r> Exchange<'r> {
         }
         *response.headers_mut() = std::mem::take(&mut self.response_headers);
         let headers = response.headers_mut();
-        if status == StatusCode::UNAUTHORIZED {
-            if let Some(challenge) = &self.challenge {
-                headers.insert(header::WWW_AUTHENTICATE, challenge.clone());
-            }
+        if status == StatusCode::UNAUTHORIZED
+            && let Some(challenge) = &self.challenge
+        {
+            headers.insert(header::WWW_AUTHENTICATE, challenge.clone());
         }
         headers.insert(request_id::HEADER, self.request_id.header_value());
         let duration = self.started.elapsed();

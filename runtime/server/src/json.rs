@@ -66,10 +66,10 @@ impl JsonWriter {
         if std::mem::take(&mut self.after_key) {
             return;
         }
-        if let Some(Frame::Array { first }) = self.stack.last_mut() {
-            if !std::mem::replace(first, false) {
-                self.buf.push(b',');
-            }
+        if let Some(Frame::Array { first }) = self.stack.last_mut()
+            && !std::mem::replace(first, false)
+        {
+            self.buf.push(b',');
         }
     }
 
@@ -97,10 +97,10 @@ impl JsonWriter {
 
     /// An object member's key, given already encoded as a JSON string (`"lineCount"`).
     pub fn key(&mut self, key_json: &str) {
-        if let Some(Frame::Object { first }) = self.stack.last_mut() {
-            if !std::mem::replace(first, false) {
-                self.buf.push(b',');
-            }
+        if let Some(Frame::Object { first }) = self.stack.last_mut()
+            && !std::mem::replace(first, false)
+        {
+            self.buf.push(b',');
         }
         self.buf.extend_from_slice(key_json.as_bytes());
         self.buf.push(b':');

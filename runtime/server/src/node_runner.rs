@@ -49,11 +49,14 @@ pub fn entry<N: CodeFunctionNode>() -> NodeEntry {
     }
 }
 
+/// A node's run, started: its outcome and the log lines it wrote.
+type Running = Pin<Box<dyn Future<Output = (Outcome, Vec<String>)> + Send>>;
+
 fn run_json<N: CodeFunctionNode>(
     inputs: serde_json::Value,
     host: Arc<dyn Host>,
     env: Arc<Env>,
-) -> Result<Pin<Box<dyn Future<Output = (Outcome, Vec<String>)> + Send>>, String> {
+) -> Result<Running, String> {
     let inputs: N::Inputs = serde_path_to_error::deserialize(inputs).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();

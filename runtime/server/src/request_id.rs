@@ -55,10 +55,10 @@ impl RequestId {
     /// (replacing a malformed or repeated one).
     pub fn assign(headers: &mut HeaderMap) -> RequestId {
         let mut values = headers.get_all(HEADER).iter();
-        if let (Some(v), None) = (values.next(), values.next()) {
-            if well_formed(v.as_bytes()) {
-                return RequestId(v.clone());
-            }
+        if let (Some(v), None) = (values.next(), values.next())
+            && well_formed(v.as_bytes())
+        {
+            return RequestId(v.clone());
         }
         let id = RequestId::generate();
         headers.insert(HEADER, id.0.clone());

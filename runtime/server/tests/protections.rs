@@ -298,11 +298,8 @@ async fn start_with_keys(location: KeyLocation, keys: Vec<KeyRecord>) -> (TestSe
 #[tokio::test]
 async fn api_keys_in_every_location() {
     let key = format::generate();
-    let cases: Vec<(
-        KeyLocation,
-        Box<dyn Fn(reqwest::RequestBuilder, &str) -> reqwest::RequestBuilder>,
-        &str,
-    )> = vec![
+    type Present = Box<dyn Fn(reqwest::RequestBuilder, &str) -> reqwest::RequestBuilder>;
+    let cases: Vec<(KeyLocation, Present, &str)> = vec![
         (
             KeyLocation::HeaderXApiKey,
             Box::new(|r, k| r.header("x-api-key", k)),

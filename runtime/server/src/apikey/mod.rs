@@ -32,7 +32,7 @@ impl KeyLocation {
     /// The key presented by a request, if exactly one is present.
     pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, str>> {
         const X_API_KEY: http::HeaderName = http::HeaderName::from_static("x-api-key");
-        fn one_header<'a>(headers: &'a HeaderMap, name: impl http::header::AsHeaderName) -> Option<&'a str> {
+        fn one_header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
             let mut values = headers.get_all(name).iter();
             let first = values.next()?;
             if values.next().is_some() {

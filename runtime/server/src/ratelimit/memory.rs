@@ -136,10 +136,10 @@ impl MemoryStore {
 
     fn apply(&self, table: &mut Table, key_hash: u64, existing: Option<u64>, quota: &Quota, now: u64) -> Decision {
         let (decision, new_tat) = gcra::step(existing, now, quota);
-        if let Some(tat) = new_tat {
-            if table.insert(key_hash, tat).is_none() {
-                self.tracked.fetch_add(1, Ordering::Relaxed);
-            }
+        if let Some(tat) = new_tat
+            && table.insert(key_hash, tat).is_none()
+        {
+            self.tracked.fetch_add(1, Ordering::Relaxed);
         }
         decision
     }
