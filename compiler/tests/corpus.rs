@@ -222,4 +222,102 @@ fn valid_projects_build() {
     for expected in ["basket: req.body.to_owned(),", "basket: out_relay.basket.to_owned(),"] {
         assert!(merge.contains(expected), "merge.rs lacks `{expected}`:\n{merge}");
     }
+    serve_moves(&root.join("moves"));
+}
+
+/// Runs the `moves` project's server and checks over HTTP that what was moved, held and
+/// passed to a merge point arrives where the flows say.
+fn serve_moves(dir: &Path) {
+    use svc_runtime::apikey::{KeyRecord, format, unix_now};
+    use svc_runtime::store::{SqliteStore, WorkspaceStore};
+    let store_path = dir.join("workspace.db");
+    let _ = std::fs::remove_file(&store_path);
+    let key = {
+        let store = SqliteStore::open(&store_path).unwrap();
+        store.set_secret("API_TOKEN", "token", unix_now()).unwrap();
+        let key = format::generate();
+        store
+            .insert_key(&KeyRecord {
+                id: format::new_id(),
+                name: "test".into(),
+                owner: "tester".into(),
+                prefix: format::display_prefix(&key),
+                hash: format::hash(&key),
+                created_at: unix_now(),
+                expires_at: None,
+                revoked_at: None,
+            })
+            .unwrap();
+        key
+    };
+    let mut child = std::process::Command::new(dir.join("dist/corpus"))
+        .args(["serve", "--port", "0", "--store"])
+        .arg(&store_path)
+        .env("SVC_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+    let base = line.trim().strip_prefix("listening on ").map(str::to_string);
+    let outcome = std::panic::catch_unwind(|| {
+        let base = base.expect("the server printed where it listens");
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async {
+            let c = reqwest::Client::builder().no_proxy().build().unwrap();
+            let basket = serde_json::json!({"items": [{"sku": "A1", "color": "red"}], "owner": "ada"});
+            // Moved body, held owner (for `paint` and the header), moved output, held part of it.
+            let r = c
+                .post(format!("{base}/ws/api/moves/xyz"))
+                .header("x-api-key", &key)
+                .json(&basket)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            assert_eq!(r.headers()["x-owner"], "ada");
+            let body: serde_json::Value = r.json().await.unwrap();
+            assert_eq!(body["painted"], "red xyz");
+            assert_eq!(body["owner"], "ada");
+            assert_eq!(body["first"]["sku"], "A1");
+            assert_eq!(body["size"], 1.0);
+            // An absent optional part is held as absent.
+            let r = c
+                .post(format!("{base}/ws/api/moves/xyz"))
+                .header("x-api-key", &key)
+                .json(&serde_json::json!({"items": []}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            assert!(r.headers().get("x-owner").is_none());
+            assert_eq!(r.json::<serde_json::Value>().await.unwrap()["size"], 0.0);
+            // Through the merge point, which is handed the parsed request.
+            let r = c
+                .post(format!("{base}/ws/api/merge/abc"))
+                .json(&basket)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            let body: serde_json::Value = r.json().await.unwrap();
+            assert_eq!(body["painted"], "green abc");
+            assert_eq!(body["size"], 1.0);
+            // A malformed body is still a 400 naming the field, wherever it is parsed.
+            let r = c
+                .post(format!("{base}/ws/api/merge/abc"))
+                .json(&serde_json::json!({"items": "none"}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 400);
+            assert_eq!(r.json::<serde_json::Value>().await.unwrap()["error"]["field"], "items");
+        });
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
