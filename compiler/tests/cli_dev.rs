@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
 fn repo() -> PathBuf {
@@ -146,19 +146,8 @@ impl Drop for Dev {
 fn create_key(dir: &Path) -> String {
     std::fs::create_dir_all(dir.join(".svc")).unwrap();
     let store = SqliteStore::open(&dir.join(".svc/workspace.db")).unwrap();
-    let key = format::generate();
-    store
-        .insert_key(&KeyRecord {
-            id: format::new_id(),
-            name: "dev".into(),
-            owner: "ada".into(),
-            prefix: format::display_prefix(&key),
-            hash: format::hash(&key),
-            created_at: unix_now(),
-            expires_at: None,
-            revoked_at: None,
-        })
-        .unwrap();
+    let (key, record) = KeyRecord::issue("dev", "ada", unix_now(), None);
+    store.insert_key(&record).unwrap();
     key
 }
 

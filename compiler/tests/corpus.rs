@@ -228,26 +228,15 @@ fn valid_projects_build() {
 /// Runs the `moves` project's server and checks over HTTP that what was moved, held and
 /// passed to a merge point arrives where the flows say.
 fn serve_moves(dir: &Path) {
-    use svc_runtime::apikey::{KeyRecord, format, unix_now};
+    use svc_runtime::apikey::{KeyRecord, unix_now};
     use svc_runtime::store::{SqliteStore, WorkspaceStore};
     let store_path = dir.join("workspace.db");
     let _ = std::fs::remove_file(&store_path);
     let key = {
         let store = SqliteStore::open(&store_path).unwrap();
         store.set_secret("API_TOKEN", "token", unix_now()).unwrap();
-        let key = format::generate();
-        store
-            .insert_key(&KeyRecord {
-                id: format::new_id(),
-                name: "test".into(),
-                owner: "tester".into(),
-                prefix: format::display_prefix(&key),
-                hash: format::hash(&key),
-                created_at: unix_now(),
-                expires_at: None,
-                revoked_at: None,
-            })
-            .unwrap();
+        let (key, record) = KeyRecord::issue("test", "tester", unix_now(), None);
+        store.insert_key(&record).unwrap();
         key
     };
     let mut child = std::process::Command::new(dir.join("dist/corpus"))

@@ -5,7 +5,7 @@
 
 use super::store::{StoreArgs, format_time, parse_duration};
 use clap::Subcommand;
-use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::WorkspaceStore;
 
 #[derive(clap::Args)]
@@ -82,17 +82,7 @@ fn create(
     }
     let now = unix_now();
     let expires_at = expires_in.map(parse_duration).transpose()?.map(|d| now + d);
-    let key = format::generate();
-    let record = KeyRecord {
-        id: format::new_id(),
-        name: name.to_string(),
-        owner: owner.to_string(),
-        prefix: format::display_prefix(&key),
-        hash: format::hash(&key),
-        created_at: now,
-        expires_at,
-        revoked_at: None,
-    };
+    let (key, record) = KeyRecord::issue(name, owner, now, expires_at);
     store.insert_key(&record).map_err(|e| e.to_string())?;
     Ok((key, record))
 }

@@ -68,67 +68,24 @@ impl Access {
 
 /// An expression reading `v`.
 pub fn access(v: &ValueIr, names: &dyn Names) -> Access {
-    let (mut expr, mut kind) = match &v.root {
-        RootIr::Body { .. } | RootIr::BodyStruct => (quote!(req.body), Kind::Place),
-        RootIr::BodyField { name, optional } => {
-            let f = ident(&svc_types::case::to_snake(name));
-            if *optional {
-                (quote!(req.body.#f.as_ref()), Kind::OptRef)
-            } else {
-                (quote!(req.body.#f), Kind::Place)
-            }
-        }
-        RootIr::Query { name, optional } => {
-            let f = query_field(name);
-            if *optional {
-                (quote!(req.#f.as_ref()), Kind::OptRef)
-            } else {
-                (quote!(req.#f), Kind::Place)
-            }
-        }
-        RootIr::Header { name, optional } => {
-            let f = header_field(name);
-            if *optional {
-                (quote!(req.#f.as_ref()), Kind::OptRef)
-            } else {
-                (quote!(req.#f), Kind::Place)
-            }
-        }
-        RootIr::Param { name } => {
-            let f = param_field(name);
-            (quote!(req.#f), Kind::Place)
-        }
-        RootIr::Output { node, pin, optional } => {
-            let local = names.output(*node);
-            let f = ident(pin);
-            if *optional {
-                (quote!(#local.#f.as_ref()), Kind::OptRef)
-            } else {
-                (quote!(#local.#f), Kind::Place)
-            }
-        }
-        RootIr::FailureMessage { node } => {
+    let (mut expr, mut kind) = match (&v.root, root_place(v, names)) {
+        (_, Some((place, false))) => (place, Kind::Place),
+        (_, Some((place, true))) => (quote!(#place.as_ref()), Kind::OptRef),
+        (RootIr::FailureMessage { node }, None) => {
             let local = names.failure(*node);
             (quote!(#local.message()), Kind::Ref)
         }
-        RootIr::FailureCode { node } => {
+        (RootIr::FailureCode { node }, None) => {
             let local = names.failure(*node);
             (quote!(#local.code()), Kind::OptRef)
         }
-        RootIr::Identity { node, field } => {
-            // Identities hold shared `Arc<str>`s: read them as `&str`.
+        (RootIr::Identity { node, field }, None) => {
+            // Read an identity's strings as `&str`.
             let local = names.identity(*node);
             let f = ident(field);
             (quote!(&*#local.#f), Kind::Ref)
         }
-        RootIr::Held { name } => {
-            let local = format_ident!("{}", name);
-            if v.optional {
-                (quote!(#local.as_ref()), Kind::OptRef)
-            } else {
-                (quote!(#local), Kind::Place)
-            }
-        }
+        (_, None) => unreachable!("root_place reads every other root"),
     };
     for step in &v.steps {
         if step.json {
@@ -181,37 +138,49 @@ pub fn owned_copy(v: &ValueIr, names: &dyn Names) -> TokenStream {
     }
 }
 
-/// The place a movable value lives in (`req.body.lines`, `out_price.quote`): of type `T`,
-/// or `Option<T>` when its last step is optional (see `ValueIr::movable`).
-fn place(v: &ValueIr, names: &dyn Names) -> TokenStream {
-    let mut expr = match &v.root {
-        RootIr::Body { .. } | RootIr::BodyStruct => quote!(req.body),
-        RootIr::BodyField { name, .. } => {
+/// Where the root of `v` lives when it is a local or a field of one (request inputs,
+/// outputs, held copies), and whether it is an `Option` there; `None` for values read
+/// through a method or a reference (failures, identities).
+fn root_place(v: &ValueIr, names: &dyn Names) -> Option<(TokenStream, bool)> {
+    Some(match &v.root {
+        RootIr::Body { .. } | RootIr::BodyStruct => (quote!(req.body), false),
+        RootIr::BodyField { name, optional } => {
             let f = ident(&svc_types::case::to_snake(name));
-            quote!(req.body.#f)
+            (quote!(req.body.#f), *optional)
         }
-        RootIr::Query { name, .. } => {
+        RootIr::Query { name, optional } => {
             let f = query_field(name);
-            quote!(req.#f)
+            (quote!(req.#f), *optional)
         }
-        RootIr::Header { name, .. } => {
+        RootIr::Header { name, optional } => {
             let f = header_field(name);
-            quote!(req.#f)
+            (quote!(req.#f), *optional)
         }
         RootIr::Param { name } => {
             let f = param_field(name);
-            quote!(req.#f)
+            (quote!(req.#f), false)
         }
-        RootIr::Output { node, pin, .. } => {
+        RootIr::Output { node, pin, optional } => {
             let local = names.output(*node);
             let f = ident(pin);
-            quote!(#local.#f)
+            (quote!(#local.#f), *optional)
         }
         RootIr::Held { name } => {
             let local = format_ident!("{}", name);
-            quote!(#local)
+            (quote!(#local), v.optional)
         }
-        other => unreachable!("lowering moves only request inputs, outputs and held copies, not {other:?}"),
+        RootIr::FailureMessage { .. } | RootIr::FailureCode { .. } | RootIr::Identity { .. } => return None,
+    })
+}
+
+/// The place a movable value lives in (`req.body.lines`, `out_price.quote`): of type `T`,
+/// or `Option<T>` when its last step is optional (see `ValueIr::movable`).
+fn place(v: &ValueIr, names: &dyn Names) -> TokenStream {
+    let Some((mut expr, _)) = root_place(v, names) else {
+        unreachable!(
+            "lowering moves only request inputs, outputs and held copies, not {:?}",
+            v.root
+        )
     };
     for step in &v.steps {
         let f = ident(&step.field);

@@ -70,12 +70,7 @@ impl Scope {
             return value;
         };
         match self.held.iter().rev().find(|(p, _)| *p == path) {
-            Some((_, name)) => ValueIr {
-                root: RootIr::Held { name: name.clone() },
-                steps: Vec::new(),
-                ty: value.ty,
-                optional: value.optional,
-            },
+            Some((_, name)) => value.read_from(name),
             None => value,
         }
     }
@@ -127,6 +122,16 @@ impl ValueIr {
             }
         }));
         Some(path)
+    }
+
+    /// The same value, read from the held copy `name`.
+    fn read_from(&self, name: &str) -> ValueIr {
+        ValueIr {
+            root: RootIr::Held { name: name.to_string() },
+            steps: Vec::new(),
+            ty: self.ty.clone(),
+            optional: self.optional,
+        }
     }
 
     /// Whether the value is a place that can be moved out of its local as it is: fields
@@ -239,12 +244,7 @@ impl FlowLowerer<'_> {
             } = input
                 && let Some(h) = held.iter().find(|h| h.value.path() == value.path())
             {
-                *value = ValueIr {
-                    root: RootIr::Held { name: h.name.clone() },
-                    steps: Vec::new(),
-                    ty: value.ty.clone(),
-                    optional: value.optional,
-                };
+                *value = value.read_from(&h.name);
             }
         }
         held

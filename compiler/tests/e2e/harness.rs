@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use svc_runtime::apikey::{KeyRecord, format, unix_now};
+use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
 pub fn repo() -> PathBuf {
@@ -58,19 +58,8 @@ pub struct Setup<'a> {
 impl Setup<'_> {
     /// Creates an API key and returns it.
     pub fn key(&self, name: &str, owner: &str) -> String {
-        let key = format::generate();
-        self.store
-            .insert_key(&KeyRecord {
-                id: format::new_id(),
-                name: name.into(),
-                owner: owner.into(),
-                prefix: format::display_prefix(&key),
-                hash: format::hash(&key),
-                created_at: unix_now(),
-                expires_at: None,
-                revoked_at: None,
-            })
-            .unwrap();
+        let (key, record) = KeyRecord::issue(name, owner, unix_now(), None);
+        self.store.insert_key(&record).unwrap();
         key
     }
 

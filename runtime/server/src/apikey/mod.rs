@@ -104,6 +104,23 @@ pub struct KeyRecord {
 }
 
 impl KeyRecord {
+    /// A new random key and its record (what is stored: the hash, never the key),
+    /// created at `now`. The key is shown once, to whoever asked for it.
+    pub fn issue(name: &str, owner: &str, now: i64, expires_at: Option<i64>) -> (String, KeyRecord) {
+        let key = format::generate();
+        let record = KeyRecord {
+            id: format::new_id(),
+            name: name.to_string(),
+            owner: owner.to_string(),
+            prefix: format::display_prefix(&key),
+            hash: format::hash(&key),
+            created_at: now,
+            expires_at,
+            revoked_at: None,
+        };
+        (key, record)
+    }
+
     pub fn status(&self, now: i64) -> KeyStatus {
         if self.revoked_at.is_some() {
             KeyStatus::Revoked
