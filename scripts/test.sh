@@ -13,9 +13,6 @@ step() { printf '\n==> %s\n' "$*"; }
 step "format"
 cargo fmt --all -- --check
 
-step "build the workspace"
-cargo build --workspace --all-targets
-
 step "lint (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets -- -D warnings
 
