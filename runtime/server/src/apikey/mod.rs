@@ -204,14 +204,46 @@ impl Rejection {
 }
 
 /// The in-memory index of keys a server verifies against.
-#[derive(Default)]
+///
+/// A key's first verification follows the stored form: format and checksum, SHA-256, a
+/// lookup by digest. A key found active is then remembered under a MAC of the presented
+/// text (SipHash-2-4, 128 bits, with a key drawn at random when the index is made and
+/// never shown), so that its next requests cost one MAC and one lookup instead. The MAC
+/// is as good as a hash for storage (the key itself is never kept) and, being keyed, no
+/// client can compute or aim at one. Only keys of the index can be remembered, each at
+/// most once, so the cache is no larger than the index; a reload starts a new, empty one.
 pub struct KeyIndex {
-    by_hash: RwLock<HashMap<[u8; 32], Indexed, BuildHasherDefault<DigestHasher>>>,
+    current: RwLock<Generation>,
+    mac_key: [u8; 16],
 }
 
-/// Hashes a SHA-256 digest by folding its words: digests are already uniform, and no
-/// client can choose one (that would take a preimage), so a keyed hash would add a
-/// SipHash pass per request and no protection.
+/// The keys of one reload, and those of them verified since.
+#[derive(Default)]
+struct Generation {
+    by_hash: HashMap<[u8; 32], Indexed, BuildHasherDefault<DigestHasher>>,
+    verified: RwLock<HashMap<u128, Verified, BuildHasherDefault<DigestHasher>>>,
+}
+
+/// A key verified active: what a repeat verification checks and hands out.
+struct Verified {
+    expires_at: Option<i64>,
+    identity: Identity,
+}
+
+impl Default for KeyIndex {
+    fn default() -> Self {
+        let mut mac_key = [0u8; 16];
+        getrandom::fill(&mut mac_key).expect("the operating system provides randomness");
+        KeyIndex {
+            current: RwLock::default(),
+            mac_key,
+        }
+    }
+}
+
+/// Hashes a SHA-256 digest (or a key's MAC) by folding its words: both are already
+/// uniform, and no client can choose one (that would take a preimage, or the MAC key),
+/// so a keyed hash would add a SipHash pass per request and no protection.
 #[derive(Default)]
 struct DigestHasher(u64);
 
@@ -222,6 +254,10 @@ impl std::hash::Hasher for DigestHasher {
             word[..chunk.len()].copy_from_slice(chunk);
             self.0 = self.0.rotate_left(17) ^ u64::from_le_bytes(word);
         }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 = (n as u64) ^ ((n >> 64) as u64);
     }
 
     fn finish(&self) -> u64 {
@@ -257,11 +293,14 @@ impl KeyIndex {
                 (r.hash, indexed)
             })
             .collect();
-        *self.by_hash.write() = map;
+        *self.current.write() = Generation {
+            by_hash: map,
+            verified: RwLock::default(),
+        };
     }
 
     pub fn len(&self) -> usize {
-        self.by_hash.read().len()
+        self.current.read().by_hash.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -285,24 +324,58 @@ impl KeyIndex {
 
     fn verify_at(&self, presented: Option<&str>, now: impl FnOnce() -> i64) -> Result<Identity, Rejection> {
         let presented = presented.ok_or(Rejection::Missing)?;
+        // Text of the wrong length is no key at all: turned away before the MAC.
+        if presented.len() != format::KEY_LEN {
+            return Err(Rejection::Malformed);
+        }
+        let mac = self.mac(presented);
+        // Held to the end: a reload waits, so nothing verified against an old generation
+        // is remembered in a new one.
+        let generation = self.current.read();
+        if let Some(known) = generation.verified.read().get(&mac) {
+            // Without an expiry the time does not matter (and reading the clock costs
+            // more than the rest of the lookup).
+            if known.expires_at.is_some_and(|e| e <= now()) {
+                return Err(Rejection::Expired);
+            }
+            return Ok(known.identity.clone());
+        }
         if !format::is_well_formed(presented) {
             return Err(Rejection::Malformed);
         }
         let digest = format::hash(presented);
-        let map = self.by_hash.read();
-        let (stored, entry) = map.get_key_value(&digest).ok_or(Rejection::Unknown)?;
+        let (stored, entry) = generation.by_hash.get_key_value(&digest).ok_or(Rejection::Unknown)?;
         if !digests_equal(stored, &digest) {
             return Err(Rejection::Unknown);
         }
         if entry.revoked {
             return Err(Rejection::Revoked);
         }
-        // Without an expiry the time does not matter (and reading the clock costs more
-        // than the rest of the lookup).
         if entry.expires_at.is_some_and(|e| e <= now()) {
             return Err(Rejection::Expired);
         }
+        generation.verified.write().insert(
+            mac,
+            Verified {
+                expires_at: entry.expires_at,
+                identity: entry.identity.clone(),
+            },
+        );
         Ok(entry.identity.clone())
+    }
+
+    /// The keyed MAC a verified key is remembered by.
+    fn mac(&self, presented: &str) -> u128 {
+        use std::hash::Hasher;
+        let mut mac = siphasher::sip128::SipHasher24::new_with_key(&self.mac_key);
+        mac.write(presented.as_bytes());
+        siphasher::sip128::Hasher128::finish128(&mac).as_u128()
+    }
+
+    /// Keys remembered as verified in this generation (for tests).
+    #[cfg(test)]
+    fn remembered(&self) -> usize {
+        self.current.read().verified.read().len()
     }
 }
 
@@ -361,6 +434,44 @@ mod tests {
         );
         assert_eq!(index.verify(Some(&revoked), 100), Err(Rejection::Revoked));
         assert_eq!(index.verify(Some(&good), 100), Err(Rejection::Unknown));
+    }
+
+    #[test]
+    fn repeat_verifications_are_remembered_and_still_checked() {
+        let (good, expiring, revoked) = (format::generate(), format::generate(), format::generate());
+        let index = KeyIndex::new(vec![
+            record(&good, None, None),
+            record(&expiring, Some(50), None),
+            record(&revoked, None, Some(10)),
+        ]);
+        // Rejected keys are never remembered, however often they come.
+        for _ in 0..3 {
+            assert_eq!(index.verify(Some(&format::generate()), 10), Err(Rejection::Unknown));
+            assert_eq!(index.verify(Some("svck_nope"), 10), Err(Rejection::Malformed));
+            assert_eq!(index.verify(Some(&revoked), 10), Err(Rejection::Revoked));
+            assert_eq!(index.verify(Some(&expiring), 60), Err(Rejection::Expired));
+        }
+        assert_eq!(index.remembered(), 0);
+        // Active keys are, once each.
+        for _ in 0..3 {
+            assert_eq!(&*index.verify(Some(&good), 10).unwrap().user, "alice");
+            assert_eq!(&*index.verify(Some(&expiring), 10).unwrap().user, "alice");
+        }
+        assert_eq!(index.remembered(), 2);
+        // A remembered key still expires.
+        assert_eq!(index.verify(Some(&expiring), 50), Err(Rejection::Expired));
+        // A key that differs in one character is not taken for a remembered one.
+        let mut near = good.clone().into_bytes();
+        near[10] = if near[10] == b'a' { b'b' } else { b'a' };
+        let near = String::from_utf8(near).unwrap();
+        assert!(index.verify(Some(&near), 10).is_err());
+        // A reload forgets everything: a revoked key stops working at once.
+        index.replace(vec![record(&good, None, Some(20)), record(&expiring, Some(50), None)]);
+        assert_eq!(index.remembered(), 0);
+        assert_eq!(index.verify(Some(&good), 30), Err(Rejection::Revoked));
+        assert!(index.verify(Some(&expiring), 30).is_ok());
+        // Two indexes remember under different MAC keys.
+        assert_ne!(index.mac(&good), KeyIndex::default().mac(&good));
     }
 
     #[test]
