@@ -20,7 +20,7 @@ use bench_nodes::nodes::{decide_status, price_order};
 use std::sync::Arc;
 use std::time::Duration;
 use svc_runtime::apikey::{unix_now, KeyIndex, KeyLocation};
-use svc_runtime::cors::{OriginConfig, OriginDecision, OriginPolicy};
+use svc_runtime::cors::{OriginConfig, OriginPolicy};
 use svc_runtime::ratelimit::{clock, LimitKey, MemoryStore, Quota};
 use svc_runtime::runtime::RuntimeHost;
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
@@ -53,8 +53,9 @@ async fn orders(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
     let mut out = HeaderMap::new();
     out.insert("x-request-id", HeaderValue::from_str(&svc_runtime::request_id::generate()).unwrap());
     let decision = app.origin.check(&headers);
-    app.origin.decorate(&decision, &mut out);
-    if decision == OriginDecision::Blocked {
+    let allowed = decision.is_allowed();
+    app.origin.decorate(decision, &mut out);
+    if !allowed {
         return (out, error(StatusCode::FORBIDDEN, "forbidden", "this origin may not call this route")).into_response();
     }
     let Ok(identity) = app.keys.verify(KeyLocation::HeaderXApiKey.extract(&headers, None).as_deref(), unix_now()) else {

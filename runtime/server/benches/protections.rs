@@ -167,7 +167,7 @@ fn headers(c: &mut Criterion) {
     group.bench_function("cors", |b| {
         b.iter(|| {
             let mut out = HeaderMap::with_capacity(12);
-            policy.decorate(&decision, &mut out);
+            policy.decorate(decision.clone(), &mut out);
             std::hint::black_box(out)
         })
     });

@@ -123,11 +123,12 @@ impl OriginPolicy {
         }
     }
 
-    /// Adds the CORS headers for `decision` to a response of this route.
-    pub fn decorate(&self, decision: &OriginDecision, headers: &mut HeaderMap) {
+    /// Adds the CORS headers for `decision` to a response of this route. The decision is
+    /// used up: its echoed origin moves into the response instead of being copied.
+    pub fn decorate(&self, decision: OriginDecision, headers: &mut HeaderMap) {
         headers.append(header::VARY, HeaderValue::from_static("Origin"));
         if let OriginDecision::Allowed { echo: Some(origin) } = decision {
-            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
             if self.allow_credentials {
                 headers.insert(
                     header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
@@ -166,7 +167,7 @@ impl OriginPolicy {
                 .request_id(request_id)
                 .into_response(),
         };
-        self.decorate(&decision, response.headers_mut());
+        self.decorate(decision, response.headers_mut());
         response
             .headers_mut()
             .append(header::VARY, HeaderValue::from_static("Access-Control-Request-Method"));
@@ -235,12 +236,12 @@ mod tests {
         let p = policy(true);
         let d = p.check(&with_origins(&["https://a.example.org"]));
         let mut h = HeaderMap::new();
-        p.decorate(&d, &mut h);
+        p.decorate(d, &mut h);
         assert_eq!(h[header::ACCESS_CONTROL_ALLOW_ORIGIN], "https://a.example.org");
         assert_eq!(h[header::VARY], "Origin");
         assert_eq!(h[header::ACCESS_CONTROL_EXPOSE_HEADERS], "x-request-id");
         let mut h = HeaderMap::new();
-        p.decorate(&OriginDecision::Blocked, &mut h);
+        p.decorate(OriginDecision::Blocked, &mut h);
         assert!(!h.contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN));
         assert_eq!(h[header::VARY], "Origin");
     }

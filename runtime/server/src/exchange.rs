@@ -7,7 +7,7 @@
 //! log line, and the development trace.
 
 use crate::apikey::{Identity, KeyLocation};
-use crate::cors::{OriginDecision, OriginPolicy};
+use crate::cors::OriginPolicy;
 use crate::error::ApiError;
 use crate::metrics::{NodeCounters, RouteMetrics};
 use crate::ratelimit::{LimitKey, RateLimitStore, RateLimiter};
@@ -183,8 +183,8 @@ impl<'r> Exchange<'r> {
     /// Check Origin: records the CORS headers; true for `allowed`.
     pub fn check_origin(&mut self, node: &NodeCounters, policy: &OriginPolicy) -> bool {
         let decision = policy.check(&self.headers);
-        policy.decorate(&decision, &mut self.response_headers);
-        let allowed = matches!(decision, OriginDecision::Allowed { .. });
+        let allowed = decision.is_allowed();
+        policy.decorate(decision, &mut self.response_headers);
         self.step(node, allowed, if allowed { "allowed" } else { "blocked" });
         allowed
     }
