@@ -110,8 +110,13 @@ impl MemoryStore {
             self.sweep_shard(&mut state.table, now);
             state.next_sweep = now + SWEEP_EVERY_NS;
         }
-        if let Some(&tat) = state.table.get(&key_hash) {
-            return self.apply(&mut state.table, key_hash, Some(tat), quota, now);
+        // A tracked key (the common case) is found and updated in one probe.
+        if let Some(tat) = state.table.get_mut(&key_hash) {
+            let (decision, new_tat) = gcra::step(Some(*tat), now, quota);
+            if let Some(new_tat) = new_tat {
+                *tat = new_tat;
+            }
+            return decision;
         }
         if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
             // Full: drop idle keys everywhere (at most once a second), then decide.
