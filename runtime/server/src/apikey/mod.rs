@@ -220,8 +220,11 @@ pub struct KeyIndex {
 /// The keys of one reload, and those of them verified since.
 #[derive(Default)]
 struct Generation {
+    /// Counts reloads: a key verified against one generation is remembered only if no
+    /// reload came between its lookup and the write.
+    number: u64,
     by_hash: HashMap<[u8; 32], Indexed, BuildHasherDefault<DigestHasher>>,
-    verified: RwLock<HashMap<u128, Verified, BuildHasherDefault<DigestHasher>>>,
+    verified: HashMap<u128, Verified, BuildHasherDefault<DigestHasher>>,
 }
 
 /// A key verified active: what a repeat verification checks and hands out.
@@ -293,9 +296,11 @@ impl KeyIndex {
                 (r.hash, indexed)
             })
             .collect();
-        *self.current.write() = Generation {
+        let mut current = self.current.write();
+        *current = Generation {
+            number: current.number + 1,
             by_hash: map,
-            verified: RwLock::default(),
+            verified: HashMap::default(),
         };
     }
 
@@ -329,10 +334,8 @@ impl KeyIndex {
             return Err(Rejection::Malformed);
         }
         let mac = self.mac(presented);
-        // Held to the end: a reload waits, so nothing verified against an old generation
-        // is remembered in a new one.
         let generation = self.current.read();
-        if let Some(known) = generation.verified.read().get(&mac) {
+        if let Some(known) = generation.verified.get(&mac) {
             // Without an expiry the time does not matter (and reading the clock costs
             // more than the rest of the lookup).
             if known.expires_at.is_some_and(|e| e <= now()) {
@@ -354,14 +357,22 @@ impl KeyIndex {
         if entry.expires_at.is_some_and(|e| e <= now()) {
             return Err(Rejection::Expired);
         }
-        generation.verified.write().insert(
-            mac,
-            Verified {
-                expires_at: entry.expires_at,
-                identity: entry.identity.clone(),
-            },
-        );
-        Ok(entry.identity.clone())
+        let (number, expires_at, identity) = (generation.number, entry.expires_at, entry.identity.clone());
+        drop(generation);
+        // Remembering takes the write lock, once per key and reload; repeat requests then
+        // take only the read lock. A reload in between (a new generation number) may have
+        // revoked the key: it is then not remembered.
+        let mut generation = self.current.write();
+        if generation.number == number {
+            generation.verified.insert(
+                mac,
+                Verified {
+                    expires_at,
+                    identity: identity.clone(),
+                },
+            );
+        }
+        Ok(identity)
     }
 
     /// The keyed MAC a verified key is remembered by.
@@ -375,7 +386,7 @@ impl KeyIndex {
     /// Keys remembered as verified in this generation (for tests).
     #[cfg(test)]
     fn remembered(&self) -> usize {
-        self.current.read().verified.read().len()
+        self.current.read().verified.len()
     }
 }
 
