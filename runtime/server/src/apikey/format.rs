@@ -49,29 +49,33 @@ pub fn new_id() -> String {
     format!("key_{}", random_base62(10))
 }
 
-fn checksum(body: &str) -> [u8; CHECKSUM_LEN] {
-    base62_fixed(u64::from(crc32fast::hash(body.as_bytes())))
+fn checksum(body: &[u8]) -> [u8; CHECKSUM_LEN] {
+    base62_fixed(u64::from(crc32fast::hash(body)))
 }
 
 /// A new random key.
 pub fn generate() -> String {
     let mut key = format!("{PREFIX}{}", random_base62(RANDOM_LEN));
-    let sum = checksum(&key);
+    let sum = checksum(key.as_bytes());
     key.push_str(std::str::from_utf8(&sum).expect("base62 is ASCII"));
     key
 }
 
 /// Whether `key` has the format and a correct checksum.
-pub fn is_well_formed(key: &str) -> bool {
+///
+/// Keys are checked as bytes: what a request presents need not be text, and whatever is
+/// not a well-formed key is refused here.
+pub fn is_well_formed(key: impl AsRef<[u8]>) -> bool {
+    let key = key.as_ref();
     key.len() == KEY_LEN
-        && key.starts_with(PREFIX)
-        && key.bytes().skip(PREFIX.len()).all(|b| b.is_ascii_alphanumeric())
-        && checksum(&key[..KEY_LEN - CHECKSUM_LEN]) == key.as_bytes()[KEY_LEN - CHECKSUM_LEN..]
+        && key.starts_with(PREFIX.as_bytes())
+        && key[PREFIX.len()..].iter().all(|b| b.is_ascii_alphanumeric())
+        && checksum(&key[..KEY_LEN - CHECKSUM_LEN]) == key[KEY_LEN - CHECKSUM_LEN..]
 }
 
 /// The stored form of a key.
-pub fn hash(key: &str) -> [u8; 32] {
-    Sha256::digest(key.as_bytes()).into()
+pub fn hash(key: impl AsRef<[u8]>) -> [u8; 32] {
+    Sha256::digest(key.as_ref()).into()
 }
 
 /// What is shown to identify a key without revealing it: `svck_2Zb8…`.
@@ -104,8 +108,8 @@ mod tests {
         let typo: String = chars.into_iter().collect();
         assert!(!is_well_formed(&typo));
         assert!(!is_well_formed(&k[..k.len() - 1]));
-        assert!(!is_well_formed(&format!("{k}x")));
-        assert!(!is_well_formed(&k.replacen("svck_", "svcx_", 1)));
+        assert!(!is_well_formed(format!("{k}x")));
+        assert!(!is_well_formed(k.replacen("svck_", "svcx_", 1)));
         assert!(!is_well_formed(""));
         assert!(!is_well_formed("svck_ééééééééééééééééééééééééééééééééééééé"));
     }
@@ -114,7 +118,7 @@ mod tests {
     fn hashes_and_prefixes() {
         let k = generate();
         assert_eq!(hash(&k), hash(&k));
-        assert_ne!(hash(&k), hash(&generate()));
+        assert_ne!(hash(&k), hash(generate()));
         assert_eq!(display_prefix(&k).chars().count(), 10);
     }
 }

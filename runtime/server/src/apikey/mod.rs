@@ -29,27 +29,29 @@ pub enum KeyLocation {
 }
 
 impl KeyLocation {
-    /// The key presented by a request, if exactly one is present.
-    pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, str>> {
+    /// The key presented by a request, if exactly one is present, as bytes: keys are
+    /// ASCII, and whatever else was sent is refused by the format check, so the value is
+    /// never decoded as text first.
+    pub fn extract<'a>(&self, headers: &'a HeaderMap, query: Option<&'a str>) -> Option<Cow<'a, [u8]>> {
         const X_API_KEY: http::HeaderName = http::HeaderName::from_static("x-api-key");
-        fn one_header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
+        fn one_header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&[u8]> {
             let mut values = headers.get_all(name).iter();
             let first = values.next()?;
             if values.next().is_some() {
                 return None;
             }
-            // Any text: what is not a well-formed key is refused by its format check.
-            std::str::from_utf8(first.as_bytes()).ok()
+            Some(first.as_bytes().trim_ascii())
         }
         match self {
-            KeyLocation::HeaderXApiKey => one_header(headers, X_API_KEY).map(|v| Cow::Borrowed(v.trim())),
-            KeyLocation::Header(name) => one_header(headers, *name).map(|v| Cow::Borrowed(v.trim())),
+            KeyLocation::HeaderXApiKey => one_header(headers, X_API_KEY).map(Cow::Borrowed),
+            KeyLocation::Header(name) => one_header(headers, *name).map(Cow::Borrowed),
             KeyLocation::AuthorizationBearer => {
                 let v = one_header(headers, http::header::AUTHORIZATION)?;
-                let (scheme, token) = v.trim().split_once(' ')?;
+                let space = v.iter().position(|&b| b == b' ')?;
+                let (scheme, token) = (&v[..space], &v[space + 1..]);
                 scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then(|| Cow::Borrowed(token.trim()))
+                    .eq_ignore_ascii_case(b"bearer")
+                    .then(|| Cow::Borrowed(token.trim_ascii()))
             }
             KeyLocation::Query(name) => {
                 let mut found = None;
@@ -58,7 +60,7 @@ impl KeyLocation {
                         if found.is_some() {
                             return None;
                         }
-                        found = Some(Cow::Owned(v.into_owned()));
+                        found = Some(Cow::Owned(v.into_owned().into_bytes()));
                     }
                 }
                 found
@@ -318,16 +320,16 @@ impl KeyIndex {
     /// SHA-256 digests, so its timing can only reveal how a digest the caller cannot steer
     /// compares with stored digests, which tells nothing about any key; the final
     /// comparison is constant-time.
-    pub fn verify(&self, presented: Option<&str>, now: i64) -> Result<Identity, Rejection> {
-        self.verify_at(presented, || now)
+    pub fn verify<K: AsRef<[u8]> + ?Sized>(&self, presented: Option<&K>, now: i64) -> Result<Identity, Rejection> {
+        self.verify_at(presented.map(AsRef::as_ref), || now)
     }
 
     /// [`KeyIndex::verify`] now: the clock is read only for a key that can expire.
-    pub fn verify_now(&self, presented: Option<&str>) -> Result<Identity, Rejection> {
+    pub fn verify_now(&self, presented: Option<&[u8]>) -> Result<Identity, Rejection> {
         self.verify_at(presented, unix_now)
     }
 
-    fn verify_at(&self, presented: Option<&str>, now: impl FnOnce() -> i64) -> Result<Identity, Rejection> {
+    fn verify_at(&self, presented: Option<&[u8]>, now: impl FnOnce() -> i64) -> Result<Identity, Rejection> {
         let presented = presented.ok_or(Rejection::Missing)?;
         // Text of the wrong length is no key at all: turned away before the MAC.
         if presented.len() != format::KEY_LEN {
@@ -376,10 +378,10 @@ impl KeyIndex {
     }
 
     /// The keyed MAC a verified key is remembered by.
-    fn mac(&self, presented: &str) -> u128 {
+    fn mac(&self, presented: &[u8]) -> u128 {
         use std::hash::Hasher;
         let mut mac = siphasher::sip128::SipHasher24::new_with_key(&self.mac_key);
-        mac.write(presented.as_bytes());
+        mac.write(presented);
         siphasher::sip128::Hasher128::finish128(&mac).as_u128()
     }
 
@@ -413,6 +415,7 @@ pub fn unix_now() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::HeaderValue;
 
     fn record(key: &str, expires_at: Option<i64>, revoked_at: Option<i64>) -> KeyRecord {
         KeyRecord {
@@ -432,7 +435,7 @@ mod tests {
         let good = format::generate();
         let index = KeyIndex::new(vec![record(&good, None, None)]);
         assert_eq!(&*index.verify(Some(&good), 100).unwrap().user, "alice");
-        assert_eq!(index.verify(None, 100), Err(Rejection::Missing));
+        assert_eq!(index.verify(None::<&str>, 100), Err(Rejection::Missing));
         assert_eq!(index.verify(Some("nope"), 100), Err(Rejection::Malformed));
         assert_eq!(index.verify(Some(&format::generate()), 100), Err(Rejection::Unknown));
         let expired = format::generate();
@@ -482,7 +485,7 @@ mod tests {
         assert_eq!(index.verify(Some(&good), 30), Err(Rejection::Revoked));
         assert!(index.verify(Some(&expiring), 30).is_ok());
         // Two indexes remember under different MAC keys.
-        assert_ne!(index.mac(&good), KeyIndex::default().mac(&good));
+        assert_ne!(index.mac(good.as_bytes()), KeyIndex::default().mac(good.as_bytes()));
     }
 
     #[test]
@@ -491,20 +494,23 @@ mod tests {
         h.insert("x-api-key", "k1".parse().unwrap());
         h.insert("authorization", "bearer k2".parse().unwrap());
         h.insert("x-hooks-key", " k3 ".parse().unwrap());
-        assert_eq!(KeyLocation::HeaderXApiKey.extract(&h, None).as_deref(), Some("k1"));
+        assert_eq!(
+            KeyLocation::HeaderXApiKey.extract(&h, None).as_deref(),
+            Some(b"k1".as_slice())
+        );
         assert_eq!(
             KeyLocation::AuthorizationBearer.extract(&h, None).as_deref(),
-            Some("k2")
+            Some(b"k2".as_slice())
         );
         assert_eq!(
             KeyLocation::Header("x-hooks-key").extract(&h, None).as_deref(),
-            Some("k3")
+            Some(b"k3".as_slice())
         );
         assert_eq!(
             KeyLocation::Query("api_key")
                 .extract(&h, Some("a=1&api_key=k%344"))
                 .as_deref(),
-            Some("k44")
+            Some(b"k44".as_slice())
         );
         assert_eq!(
             KeyLocation::Query("api_key").extract(&h, Some("api_key=a&api_key=b")),
@@ -519,5 +525,17 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert("authorization", "Basic abc".parse().unwrap());
         assert_eq!(KeyLocation::AuthorizationBearer.extract(&h, None), None);
+        h.insert("authorization", "  BEARER   k5 ".parse().unwrap());
+        assert_eq!(
+            KeyLocation::AuthorizationBearer.extract(&h, None).as_deref(),
+            Some(b"k5".as_slice())
+        );
+        // Bytes that are not text reach the format check, which refuses them.
+        h.insert("x-api-key", HeaderValue::from_bytes(b"svck_\xff").unwrap());
+        let presented = KeyLocation::HeaderXApiKey.extract(&h, None).unwrap();
+        assert_eq!(
+            KeyIndex::default().verify(Some(&*presented), 0),
+            Err(Rejection::Malformed)
+        );
     }
 }

@@ -122,28 +122,71 @@ impl<S: RateLimitStore> RateLimiter<S> {
         const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
         headers.append(RATELIMIT_POLICY, self.policy_header.clone());
         // `"<name>";r=<remaining>;t=<reset>`, written without the formatting machinery
-        // and copied once into an exactly sized buffer (a `Vec` with spare capacity
-        // would cost `Bytes` a second allocation).
-        let reset = decision.reset.as_secs_f64().ceil() as u64;
-        let (mut remaining, mut reset_digits) = (itoa::Buffer::new(), itoa::Buffer::new());
+        // into an exactly sized `Vec` (one with spare capacity would cost `Bytes` a second
+        // allocation), which becomes the header's bytes as it is.
+        let (mut remaining, mut reset) = (itoa::Buffer::new(), itoa::Buffer::new());
         let parts = [
             b"\"".as_slice(),
             self.name.as_bytes(),
             b"\";r=",
             remaining.format(decision.remaining).as_bytes(),
             b";t=",
-            reset_digits.format(reset).as_bytes(),
+            reset.format(whole_seconds_up(decision.reset)).as_bytes(),
         ];
-        let mut value = bytes::BytesMut::with_capacity(parts.iter().map(|p| p.len()).sum());
+        let mut value = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
         for part in parts {
             value.extend_from_slice(part);
         }
-        if let Ok(v) = HeaderValue::from_maybe_shared(value.freeze()) {
+        if let Ok(v) = HeaderValue::from_maybe_shared(bytes::Bytes::from(value)) {
             headers.append(RATELIMIT, v);
         }
         if !decision.allowed {
-            let retry = decision.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+            let retry = whole_seconds_up(decision.retry_after).max(1);
             headers.insert(http::header::RETRY_AFTER, HeaderValue::from(retry));
         }
+    }
+}
+
+/// A duration in whole seconds, rounded up (the headers count seconds; a client told 0
+/// would retry too early).
+fn whole_seconds_up(d: std::time::Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn headers_count_whole_seconds_rounded_up() {
+        let limiter = RateLimiter::in_memory("per-key", Quota::per(10, Duration::from_secs(60)));
+        let mut headers = HeaderMap::new();
+        let passed = Decision {
+            allowed: true,
+            remaining: 7,
+            reset: Duration::from_millis(1200),
+            retry_after: Duration::ZERO,
+        };
+        limiter.decorate(&passed, &mut headers);
+        assert_eq!(headers["ratelimit-policy"], "\"per-key\";q=10;w=60");
+        assert_eq!(headers["ratelimit"], "\"per-key\";r=7;t=2");
+        assert!(!headers.contains_key("retry-after"));
+
+        let mut headers = HeaderMap::new();
+        let limited = Decision {
+            allowed: false,
+            remaining: 0,
+            reset: Duration::from_secs(6),
+            retry_after: Duration::from_millis(300),
+        };
+        limiter.decorate(&limited, &mut headers);
+        assert_eq!(headers["ratelimit"], "\"per-key\";r=0;t=6");
+        assert_eq!(
+            headers["retry-after"], "1",
+            "never 0: a client told 0 would retry at once"
+        );
+        assert_eq!(whole_seconds_up(Duration::ZERO), 0);
+        assert_eq!(whole_seconds_up(Duration::from_nanos(1)), 1);
     }
 }
