@@ -216,7 +216,8 @@ impl Rejection {
 /// most once, so the cache is no larger than the index; a reload starts a new, empty one.
 pub struct KeyIndex {
     current: RwLock<Generation>,
-    mac_key: [u8; 16],
+    /// SipHash-2-4 keyed with the index's random key (the key is all its state).
+    mac: siphasher::sip128::SipHasher24,
 }
 
 /// The keys of one reload, and those of them verified since.
@@ -241,7 +242,7 @@ impl Default for KeyIndex {
         getrandom::fill(&mut mac_key).expect("the operating system provides randomness");
         KeyIndex {
             current: RwLock::default(),
-            mac_key,
+            mac: siphasher::sip128::SipHasher24::new_with_key(&mac_key),
         }
     }
 }
@@ -379,10 +380,7 @@ impl KeyIndex {
 
     /// The keyed MAC a verified key is remembered by.
     fn mac(&self, presented: &[u8]) -> u128 {
-        use std::hash::Hasher;
-        let mut mac = siphasher::sip128::SipHasher24::new_with_key(&self.mac_key);
-        mac.write(presented);
-        siphasher::sip128::Hasher128::finish128(&mac).as_u128()
+        self.mac.hash(presented).as_u128()
     }
 
     /// Keys remembered as verified in this generation (for tests).
