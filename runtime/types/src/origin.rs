@@ -89,19 +89,6 @@ fn parse_port(digits: &[u8]) -> Option<u16> {
     u16::try_from(n).ok().filter(|&p| p > 0)
 }
 
-/// An origin borrowed from the text it was parsed from: what the server matches per
-/// request without allocating. The host keeps its original case (compare it with
-/// [`str::eq_ignore_ascii_case`]); an IPv6 host keeps its brackets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OriginRef<'a> {
-    Null,
-    Tuple {
-        scheme: &'static str,
-        host: &'a str,
-        port: u16,
-    },
-}
-
 /// Why [`split_parts`] rejected a text.
 enum SplitError<'a> {
     NoScheme,
@@ -173,98 +160,6 @@ fn split(text: &str) -> Result<(String, String, u16), OriginError> {
     })
 }
 
-impl<'a> OriginRef<'a> {
-    /// Parses the value of an `Origin` header without allocating; `None` when it is not
-    /// a well-formed origin.
-    ///
-    /// This runs on every request of a route with Check Origin, so the usual shape
-    /// (`scheme://name[:port]`) is read in one pass over the bytes; IPv6 hosts take the
-    /// general path. Both give the same answer on every input (tested).
-    pub fn parse(text: &'a str) -> Option<OriginRef<'a>> {
-        let bytes = text.as_bytes();
-        let (scheme, rest) = if starts_with_ignore_case(bytes, b"https://") {
-            ("https", &text[8..])
-        } else if starts_with_ignore_case(bytes, b"http://") {
-            ("http", &text[7..])
-        } else if text == "null" {
-            return Some(OriginRef::Null);
-        } else {
-            return None;
-        };
-        if rest.starts_with('[') {
-            return Self::parse_general(text);
-        }
-        // The host: labels of letters, digits and inner `-`, 1 to 63 bytes each, joined
-        // by single dots, 253 bytes at most; then `:port` or nothing.
-        let r = rest.as_bytes();
-        let label_ends_well = |start: usize, end: usize| end > start && end - start <= 63 && r[end - 1] != b'-';
-        let mut label_start = 0;
-        let mut end = 0;
-        while end < r.len() {
-            match HOST_BYTE[usize::from(r[end])] {
-                HostByte::LetterOrDigit => {}
-                HostByte::Hyphen if end > label_start => {}
-                HostByte::Dot if label_ends_well(label_start, end) => label_start = end + 1,
-                HostByte::Colon => break,
-                _ => return None,
-            }
-            end += 1;
-        }
-        if !label_ends_well(label_start, end) || end > 253 {
-            return None;
-        }
-        let port = match r.get(end + 1..) {
-            None => default_port(scheme).unwrap_or(443),
-            Some(digits) => parse_port(digits)?,
-        };
-        Some(OriginRef::Tuple {
-            scheme,
-            host: &rest[..end],
-            port,
-        })
-    }
-
-    /// [`OriginRef::parse`] by the rules written out: split, then check the host.
-    fn parse_general(text: &'a str) -> Option<OriginRef<'a>> {
-        if text == "null" {
-            return Some(OriginRef::Null);
-        }
-        let (scheme, host, port) = split_parts(text).ok()?;
-        (host.starts_with('[') || valid_host(host)).then_some(OriginRef::Tuple { scheme, host, port })
-    }
-}
-
-/// What a byte can be in a host name, by byte (one lookup per byte of a request's origin).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum HostByte {
-    LetterOrDigit,
-    Hyphen,
-    Dot,
-    Colon,
-    Other,
-}
-
-const HOST_BYTE: [HostByte; 256] = {
-    let mut table = [HostByte::Other; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = if c.is_ascii_alphanumeric() {
-            HostByte::LetterOrDigit
-        } else if c == b'-' {
-            HostByte::Hyphen
-        } else if c == b'.' {
-            HostByte::Dot
-        } else if c == b':' {
-            HostByte::Colon
-        } else {
-            HostByte::Other
-        };
-        b += 1;
-    }
-    table
-};
-
 /// The value of an `Origin` header cut into scheme, host and port, the host not checked
 /// yet: what Check Origin matches on every request.
 ///
@@ -272,20 +167,19 @@ const HOST_BYTE: [HostByte; 256] = {
 /// admit: a host equal to an exact pattern's host is valid because that host is, and a
 /// wildcard pattern checks only the labels in front of its suffix. So the header is cut
 /// once and each pattern does the rest ([`OriginPattern::admits`]), with the same answer
-/// as [`OriginRef::parse`] followed by [`OriginPattern::matches_ref`] on every input
-/// (tested on every combination of schemes, hosts and ports, and on random strings).
+/// as [`Origin::parse`] followed by [`OriginPattern::matches`] on every input (tested on
+/// every combination of schemes, hosts and ports, and on random strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OriginText<'a> {
     /// `null`
     Null,
-    /// `scheme://host[:port]` with a host that is not in brackets.
+    /// `scheme://host[:port]`; an IPv6 host, in brackets, is checked in full here (it is
+    /// rare, and no wildcard can admit one).
     Tuple {
         scheme: &'static str,
         host: &'a [u8],
         port: u16,
     },
-    /// An IPv6 host, parsed in full (rare, so it takes the general path).
-    Parsed(OriginRef<'a>),
     /// Not an origin, whatever the patterns: no `http`/`https` scheme, or a bad port.
     Invalid,
 }
@@ -309,9 +203,13 @@ impl<'a> OriginText<'a> {
             _ => return OriginText::Invalid,
         };
         if rest.first() == Some(&b'[') {
-            return match std::str::from_utf8(text).ok().and_then(OriginRef::parse) {
-                Some(origin) => OriginText::Parsed(origin),
-                None => OriginText::Invalid,
+            return match std::str::from_utf8(text).map(split_parts) {
+                Ok(Ok((scheme, host, port))) => OriginText::Tuple {
+                    scheme,
+                    host: host.as_bytes(),
+                    port,
+                },
+                _ => OriginText::Invalid,
             };
         }
         let (host, port) = match rest.iter().position(|&b| b == b':') {
@@ -397,45 +295,12 @@ impl OriginPattern {
         Origin::parse(text).map(OriginPattern::Exact)
     }
 
-    /// Whether `origin`, borrowed from a request, is allowed by this pattern: the same
-    /// answer as [`OriginPattern::matches`] on the parsed origin, without allocating.
-    pub fn matches_ref(&self, origin: &OriginRef<'_>) -> bool {
-        match (self, origin) {
-            (OriginPattern::Exact(Origin::Null), OriginRef::Null) => true,
-            (
-                OriginPattern::Exact(Origin::Tuple { scheme, host, port }),
-                OriginRef::Tuple {
-                    scheme: s,
-                    host: h,
-                    port: p,
-                },
-            ) => scheme == s && port == p && host.eq_ignore_ascii_case(h),
-            (
-                OriginPattern::Subdomains { scheme, suffix, port },
-                OriginRef::Tuple {
-                    scheme: s,
-                    host,
-                    port: p,
-                },
-            ) => {
-                let host = host.as_bytes();
-                scheme == s
-                    && port == p
-                    && host.len() > suffix.len() + 1
-                    && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
-                    && host[host.len() - suffix.len() - 1] == b'.'
-            }
-            _ => false,
-        }
-    }
-
     /// Whether the `Origin` header cut into `origin` is a well-formed origin allowed by
-    /// this pattern: the same answer as parsing it with [`OriginRef::parse`] and asking
-    /// [`OriginPattern::matches_ref`], with the host checked only as far as this pattern
-    /// needs (see [`OriginText`]).
+    /// this pattern: the same answer as parsing it with [`Origin::parse`] and asking
+    /// [`OriginPattern::matches`], with the host checked only as far as this pattern needs
+    /// (see [`OriginText`]).
     pub fn admits(&self, origin: &OriginText<'_>) -> bool {
         match (self, origin) {
-            (_, OriginText::Parsed(parsed)) => self.matches_ref(parsed),
             (OriginPattern::Exact(Origin::Null), OriginText::Null) => true,
             (
                 OriginPattern::Exact(Origin::Tuple { scheme, host, port }),
@@ -495,23 +360,23 @@ impl OriginPattern {
 mod tests {
     use super::*;
 
-    /// Whether `pattern` allows `origin`, asserting that the owned and the borrowed
-    /// (per-request) matchers agree.
+    /// Whether `pattern` allows `origin` when it is parsed in full and matched.
+    fn parsed_and_matched(pattern: &OriginPattern, origin: &str) -> bool {
+        Origin::parse(origin).is_ok_and(|o| pattern.matches(&o))
+    }
+
+    /// Whether `pattern` allows `origin`, asserting that the per-request matcher (cut,
+    /// not parsed) agrees with parsing in full.
     fn allowed(pattern: &str, origin: &str) -> bool {
         let p = OriginPattern::parse(pattern).unwrap();
-        let owned = match Origin::parse(origin) {
-            Ok(o) => p.matches(&o),
-            Err(_) => false,
-        };
-        let borrowed = OriginRef::parse(origin).is_some_and(|o| p.matches_ref(&o));
-        assert_eq!(owned, borrowed, "{pattern} / {origin}");
+        let parsed = parsed_and_matched(&p, origin);
         let cut = p.admits(&OriginText::split(origin.as_bytes()));
-        assert_eq!(owned, cut, "{pattern} / {origin} (cut, not parsed)");
-        owned
+        assert_eq!(parsed, cut, "{pattern} / {origin}");
+        parsed
     }
 
     #[test]
-    fn borrowed_and_owned_matching_agree_on_every_pair() {
+    fn cut_and_parsed_matching_agree_on_every_pair() {
         let texts = [
             "null",
             "https://example.com",
@@ -632,16 +497,6 @@ mod tests {
         texts
     }
 
-    /// The one-pass parser and the general one agree on every text of [`origin_texts`].
-    #[test]
-    fn the_fast_parser_agrees_with_the_rules() {
-        let texts = origin_texts();
-        assert!(texts.len() > 20_000);
-        for text in &texts {
-            assert_eq!(OriginRef::parse(text), OriginRef::parse_general(text), "{text:?}");
-        }
-    }
-
     /// Cutting the header and letting each pattern check the host gives the same answer as
     /// parsing it in full and matching, for every pattern below and every text of
     /// [`origin_texts`].
@@ -662,12 +517,12 @@ mod tests {
         ]
         .map(|p| OriginPattern::parse(p).unwrap());
         let texts = origin_texts();
+        assert!(texts.len() > 20_000);
         let mut admitted = 0;
         for text in &texts {
-            let parsed = OriginRef::parse(text);
             let cut = OriginText::split(text.as_bytes());
             for pattern in &patterns {
-                let expected = parsed.is_some_and(|o| pattern.matches_ref(&o));
+                let expected = parsed_and_matched(pattern, text);
                 assert_eq!(pattern.admits(&cut), expected, "{pattern:?} / {text:?}");
                 admitted += usize::from(expected);
             }

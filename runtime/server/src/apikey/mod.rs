@@ -227,13 +227,26 @@ struct Generation {
     /// reload came between its lookup and the write.
     number: u64,
     by_hash: HashMap<[u8; 32], Indexed, BuildHasherDefault<DigestHasher>>,
-    verified: HashMap<u128, Verified, BuildHasherDefault<DigestHasher>>,
+    verified: HashMap<u128, Grant, BuildHasherDefault<DigestHasher>>,
 }
 
-/// A key verified active: what a repeat verification checks and hands out.
-struct Verified {
+/// What a key that is not revoked grants, until it expires: kept in the index, and
+/// copied into the cache once the key is verified.
+#[derive(Clone)]
+struct Grant {
     expires_at: Option<i64>,
     identity: Identity,
+}
+
+impl Grant {
+    /// The identity, unless the key has expired. Without an expiry the time does not
+    /// matter (and reading the clock costs more than the rest of the lookup).
+    fn at(&self, now: impl FnOnce() -> i64) -> Result<Identity, Rejection> {
+        if self.expires_at.is_some_and(|e| e <= now()) {
+            return Err(Rejection::Expired);
+        }
+        Ok(self.identity.clone())
+    }
 }
 
 impl Default for KeyIndex {
@@ -275,8 +288,7 @@ impl std::hash::Hasher for DigestHasher {
 /// touches the bucket and little else (the full record stays in the store).
 struct Indexed {
     revoked: bool,
-    expires_at: Option<i64>,
-    identity: Identity,
+    grant: Grant,
 }
 
 impl KeyIndex {
@@ -293,8 +305,10 @@ impl KeyIndex {
             .map(|r| {
                 let indexed = Indexed {
                     revoked: r.revoked_at.is_some(),
-                    expires_at: r.expires_at,
-                    identity: Identity::new(r.id, r.name, r.owner),
+                    grant: Grant {
+                        expires_at: r.expires_at,
+                        identity: Identity::new(r.id, r.name, r.owner),
+                    },
                 };
                 (r.hash, indexed)
             })
@@ -317,10 +331,10 @@ impl KeyIndex {
 
     /// Verifies a presented key at `now` (Unix seconds).
     ///
-    /// Timing: the format check depends only on the presented text; the lookup compares
-    /// SHA-256 digests, so its timing can only reveal how a digest the caller cannot steer
-    /// compares with stored digests, which tells nothing about any key; the final
-    /// comparison is constant-time.
+    /// Timing: the format check depends only on the presented text; both lookups compare
+    /// values the caller cannot steer (the keyed MAC of remembered keys, then SHA-256
+    /// digests), so their timing tells nothing about any key; the final digest comparison
+    /// is constant-time.
     pub fn verify<K: AsRef<[u8]> + ?Sized>(&self, presented: Option<&K>, now: i64) -> Result<Identity, Rejection> {
         self.verify_at(presented.map(AsRef::as_ref), || now)
     }
@@ -339,12 +353,7 @@ impl KeyIndex {
         let mac = self.mac(presented);
         let generation = self.current.read();
         if let Some(known) = generation.verified.get(&mac) {
-            // Without an expiry the time does not matter (and reading the clock costs
-            // more than the rest of the lookup).
-            if known.expires_at.is_some_and(|e| e <= now()) {
-                return Err(Rejection::Expired);
-            }
-            return Ok(known.identity.clone());
+            return known.at(now);
         }
         if !format::is_well_formed(presented) {
             return Err(Rejection::Malformed);
@@ -357,23 +366,15 @@ impl KeyIndex {
         if entry.revoked {
             return Err(Rejection::Revoked);
         }
-        if entry.expires_at.is_some_and(|e| e <= now()) {
-            return Err(Rejection::Expired);
-        }
-        let (number, expires_at, identity) = (generation.number, entry.expires_at, entry.identity.clone());
+        let identity = entry.grant.at(now)?;
+        let (number, grant) = (generation.number, entry.grant.clone());
         drop(generation);
         // Remembering takes the write lock, once per key and reload; repeat requests then
         // take only the read lock. A reload in between (a new generation number) may have
         // revoked the key: it is then not remembered.
         let mut generation = self.current.write();
         if generation.number == number {
-            generation.verified.insert(
-                mac,
-                Verified {
-                    expires_at,
-                    identity: identity.clone(),
-                },
-            );
+            generation.verified.insert(mac, grant);
         }
         Ok(identity)
     }
