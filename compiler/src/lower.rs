@@ -153,6 +153,8 @@ pub struct LimiterIr {
     pub node: String,
     pub limit: u64,
     pub window_seconds: u64,
+    /// The node's own failure policy for a shared store (else the server's).
+    pub on_store_error: Option<svc_frontend::flow::OnStoreError>,
 }
 
 /// A value that flows between nodes, by where it lives.
@@ -471,6 +473,7 @@ impl<'a> FlowLowerer<'a> {
                     node: node.id.value.clone(),
                     limit: r.limit.value,
                     window_seconds: r.window.value,
+                    on_store_error: r.on_store_error.as_ref().map(|p| p.value),
                 }),
                 NodeKind::CheckApiKey(k) => key_locations.push((node.id.value.clone(), k.location.value.clone())),
                 _ => {}

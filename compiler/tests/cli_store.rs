@@ -1,4 +1,5 @@
-//! `svc keys` and `svc secrets` with the real binary and a real store file.
+//! `svc keys`, `svc secrets` and `svc store` with the real binary, against a real store
+//! file and a real PostgreSQL.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ fn svc(store: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String
         .arg("--store")
         .arg(store)
         .env_remove("SVC_STORE")
+        .env_remove("SVC_SECRETS_KEY")
+        .env_remove("SVC_SECRETS_KEY_FILE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -123,14 +126,28 @@ fn secrets_come_from_stdin_or_files_and_are_never_listed() {
     let (code, stdout, stderr) = svc(&store, &["secrets", "set", "API_TOKEN"], Some("tok-very-secret\n"));
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("tok-very-secret") && !stderr.contains("tok-very-secret"));
+    // Sealed with a key the first `set` created beside the store, readable by its owner only.
+    let key_file = store.with_file_name("secrets.key");
+    assert!(stderr.contains("Created the secrets key"), "{stderr}");
+    let key = svc_runtime::seal::read_key_file(&key_file).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&key_file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let sealed = SqliteStore::open(&store).unwrap().secret("API_TOKEN").unwrap().unwrap();
     assert_eq!(
-        SqliteStore::open(&store)
-            .unwrap()
-            .secret("API_TOKEN")
-            .unwrap()
-            .as_deref(),
-        Some("tok-very-secret"),
+        key.open("API_TOKEN", &sealed).unwrap(),
+        "tok-very-secret",
         "the trailing newline is not part of the value"
+    );
+    let bytes = std::fs::read(&store).unwrap();
+    assert!(
+        !bytes.windows(15).any(|w| w == b"tok-very-secret"),
+        "the value is not in the store file in clear"
     );
     let file = store.with_file_name("value.txt");
     std::fs::write(&file, "from-a-file").unwrap();
@@ -165,4 +182,101 @@ fn secrets_list_reports_required_secrets_without_values() {
         stdout.contains("PREVIOUS_SIGNING_KEY") && stdout.contains("not set (optional)"),
         "{stdout}"
     );
+}
+
+#[test]
+fn secrets_keys_are_generated_rotated_and_wrong_keys_refused() {
+    let store = temp_store("rotate");
+    let dir = store.parent().unwrap().to_path_buf();
+    let (code, old_key, _) = svc(&store, &["secrets", "keygen"], None);
+    assert_eq!(code, 0);
+    let old_file = dir.join("old.key");
+    std::fs::write(&old_file, &old_key).unwrap();
+    let old = old_file.to_str().unwrap();
+    let (code, _, stderr) = svc(
+        &store,
+        &["secrets", "set", "TOKEN", "--secrets-key-file", old],
+        Some("v-1"),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!dir.join("secrets.key").exists(), "a given key: no default key file");
+
+    // Another key cannot add to a store sealed with the first.
+    let (_, other_key, _) = svc(&store, &["secrets", "keygen"], None);
+    let other_file = dir.join("other.key");
+    std::fs::write(&other_file, &other_key).unwrap();
+    let (code, _, stderr) = svc(
+        &store,
+        &[
+            "secrets",
+            "set",
+            "MORE",
+            "--secrets-key-file",
+            other_file.to_str().unwrap(),
+        ],
+        Some("v-2"),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("is not the one the secrets in") && !stderr.contains("v-1"),
+        "{stderr}"
+    );
+
+    // Rotation re-seals every value under the new key.
+    let (code, _, stderr) = svc(
+        &store,
+        &[
+            "secrets",
+            "rotate-key",
+            "--secrets-key-file",
+            old,
+            "--new-key-file",
+            other_file.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let new = svc_runtime::seal::read_key_file(&other_file).unwrap();
+    let sealed = SqliteStore::open(&store).unwrap().secret("TOKEN").unwrap().unwrap();
+    assert_eq!(new.open("TOKEN", &sealed).unwrap(), "v-1");
+}
+
+#[test]
+fn keys_and_secrets_live_in_postgres_and_copy_over_from_sqlite() {
+    let pg = svc_testkit::Postgres::start();
+    let url = PathBuf::from(pg.url());
+    // A shared store never gets a default key: without one, `secrets set` says what to do.
+    let (code, _, stderr) = svc(&url, &["secrets", "set", "TOKEN"], Some("v"));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("svc secrets keygen"), "{stderr}");
+
+    let (code, key, stderr) = svc(&url, &["keys", "create", "--name", "ci", "--owner", "alice"], None);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, _) = svc(&url, &["keys", "list", "--format", "json"], None);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("\"alice\"") && !stdout.contains(key.trim()), "{stdout}");
+
+    // A workspace made in SQLite moves over, keys and sealed secrets.
+    let sqlite = temp_store("copy");
+    let (_, old_key, _) = svc(&sqlite, &["keys", "create", "--name", "old", "--owner", "bob"], None);
+    assert_eq!(svc(&sqlite, &["secrets", "set", "TOKEN"], Some("t-value")).0, 0);
+    let target = svc_testkit::Postgres::start();
+    let mut copy = Command::new(env!("CARGO_BIN_EXE_svc"));
+    copy.args(["store", "copy", "--from"])
+        .arg(&sqlite)
+        .args(["--to", &target.url()]);
+    let out = copy.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Copied 1 keys, 1 secrets (sealed)"), "{stderr}");
+    let copied = svc_runtime::store::PostgresStore::connect(&target.url()).unwrap();
+    let index = KeyIndex::new(copied.list_keys().unwrap());
+    assert_eq!(&*index.verify(Some(old_key.trim()), unix_now()).unwrap().user, "bob");
+    let key = svc_runtime::seal::read_key_file(&sqlite.with_file_name("secrets.key")).unwrap();
+    assert_eq!(
+        key.open("TOKEN", &copied.secret("TOKEN").unwrap().unwrap()).unwrap(),
+        "t-value"
+    );
+    // Copying again would merge two workspaces: refused.
+    assert!(!copy.output().unwrap().status.success());
 }

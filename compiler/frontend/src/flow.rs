@@ -213,12 +213,37 @@ pub struct CheckOrigin {
     pub blocked: Option<Edge>,
 }
 
+/// What a Rate Limit node answers when its shared store (Redis) fails: `on_store_error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnStoreError {
+    /// Let the request through, uncounted.
+    Open,
+    /// 503 with `Retry-After`.
+    Closed,
+    /// Count it in this instance's own memory.
+    Local,
+}
+
+impl OnStoreError {
+    pub const ALL: [&'static str; 3] = ["open", "closed", "local"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnStoreError::Open => "open",
+            OnStoreError::Closed => "closed",
+            OnStoreError::Local => "local",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct RateLimit {
     pub limit: Spanned<u64>,
     /// The window in seconds.
     pub window: Spanned<u64>,
     pub by: Spanned<RateKey>,
+    /// Overrides the server's failure policy for this node.
+    pub on_store_error: Option<Spanned<OnStoreError>>,
     pub ok: Option<Edge>,
     pub limited: Option<Edge>,
 }
@@ -636,6 +661,7 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
                 "limit",
                 "window",
                 "by",
+                "on_store_error",
                 "sequence-ok",
                 "sequence-limited",
             ],
@@ -819,12 +845,36 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
         };
         Some(Spanned::new(key, n.span))
     });
+    let on_store_error = r.get("on_store_error").and_then(|n| {
+        let help =
+            "`on_store_error` is `local` (count in this instance), `open` (let through) or `closed` (answer 503)";
+        let s = yaml::expect_str(n, help, diags)?;
+        let policy = match s {
+            "open" => OnStoreError::Open,
+            "closed" => OnStoreError::Closed,
+            "local" => OnStoreError::Local,
+            other => {
+                let hint = match svc_types::assets::closest(other, OnStoreError::ALL) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => help.to_string(),
+                };
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("`{other}` is not a failure policy"))
+                        .label("unknown policy")
+                        .help(hint),
+                );
+                return None;
+            }
+        };
+        Some(Spanned::new(policy, n.span))
+    });
     let ok = edge(r, "sequence-ok", diags);
     let limited = edge(r, "sequence-limited", diags);
     Some(RateLimit {
         limit: limit?,
         window: window?,
         by: by?,
+        on_store_error,
         ok,
         limited,
     })

@@ -9,7 +9,7 @@
 use super::store::StoreArgs;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use svc_runtime::store::{StoredAsset, WorkspaceStore};
+use svc_runtime::store::StoredAsset;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -141,7 +141,7 @@ pub fn run(args: Args) -> i32 {
         println!(
             "assets are up to date ({} in the store: {})",
             wanted.len(),
-            args.store.path().display()
+            args.store.describe()
         );
     } else if args.dry_run {
         println!("dry run: {changes} change(s) not written");
@@ -153,7 +153,7 @@ pub fn run(args: Args) -> i32 {
         println!(
             "synced {} assets to {}: {} added, {} changed, {} removed",
             wanted.len(),
-            args.store.path().display(),
+            args.store.describe(),
             plan.added.len(),
             plan.changed.len(),
             plan.removed.len()

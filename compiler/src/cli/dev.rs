@@ -35,6 +35,7 @@ pub fn run(args: Args) -> i32 {
         .store
         .store
         .clone()
+        .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.join(".svc").join("workspace.db"));
     crate::dev::run(
         &dir,

@@ -110,7 +110,7 @@ fn execute(args: Args) -> Result<(), String> {
             owner,
             expires_in,
         } => {
-            let (key, record) = create(&store, &name, &owner, expires_in.as_deref())?;
+            let (key, record) = create(store.as_ref(), &name, &owner, expires_in.as_deref())?;
             print_new(&key, &record, "Created");
         }
         Command::List { format } => {
@@ -134,7 +134,7 @@ fn execute(args: Args) -> Result<(), String> {
                     if keys.is_empty() {
                         eprintln!(
                             "No API keys in {}. Create one with `svc keys create --name NAME --owner OWNER`.",
-                            args.store.path().display()
+                            args.store.describe()
                         );
                         return Ok(());
                     }
@@ -189,7 +189,7 @@ fn execute(args: Args) -> Result<(), String> {
                     ));
                 }
             };
-            let (key, record) = create(&store, &old.name, &old.owner, expires_in.as_deref())?;
+            let (key, record) = create(store.as_ref(), &old.name, &old.owner, expires_in.as_deref())?;
             match grace.map(|g| parse_duration(&g)).transpose()? {
                 Some(g) if g > 0 => {
                     let until = old.expires_at.map(|e| e.min(now + g)).unwrap_or(now + g);

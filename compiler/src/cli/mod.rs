@@ -72,6 +72,9 @@ enum Command {
     /// Set, list and unset secret values in the workspace store.
     #[command(after_help = "Examples:\n  printf %s \"$TOKEN\" | svc secrets set API_TOKEN\n  svc secrets list")]
     Secrets(secrets::Args),
+    /// Move a workspace between stores (SQLite to PostgreSQL).
+    #[command(after_help = "Example:\n  svc store copy --from .svc/workspace.db --to postgres://svc@db/svc")]
+    Store(store::Args),
     /// Sync the config's enums, structures, secrets and the node manifests to the workspace store.
     #[command(
         after_help = "Examples:\n  svc assets sync             # the project in the current directory\n  svc assets sync --dry-run   # show what would change\n\nIdempotent: a second sync of an unchanged project changes nothing."
@@ -111,6 +114,7 @@ pub fn main() -> i32 {
         Command::Keys(args) => keys::run(args),
         Command::Secrets(args) => secrets::run(args),
         Command::Assets(args) => assets::run(args),
+        Command::Store(args) => store::run(args),
         Command::Manifest(args) => manifest::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Openapi(args) => openapi::run(args),

@@ -1,8 +1,10 @@
-//! `svc secrets set|list|unset`: secret values in the workspace store.
+//! `svc secrets set|list|unset|keygen|rotate-key`: secret values in the workspace store.
 //!
 //! Values are read from standard input or a file, never from the command line, where
 //! they would end up in shell history and process listings. `list` shows names, never
-//! values.
+//! values. Values are sealed with the secrets key before they reach the store
+//! (`svc_runtime::seal`); `rotate-key` re-seals every value under a new key in one
+//! transaction.
 
 use super::keys::print_table;
 use super::store::{StoreArgs, format_time};
@@ -43,6 +45,20 @@ enum Command {
     /// Remove a secret's value.
     #[command(after_help = "Example:\n  svc secrets unset OLD_TOKEN")]
     Unset { name: String },
+    /// Print a new random secrets key (base64), for SVC_SECRETS_KEY or a key file.
+    #[command(
+        after_help = "Examples:\n  svc secrets keygen > secrets.key && chmod 600 secrets.key\n  export SVC_SECRETS_KEY=$(svc secrets keygen)"
+    )]
+    Keygen,
+    /// Re-seal every secret value under a new key, in one transaction.
+    #[command(
+        after_help = "Example:\n  svc secrets keygen > new.key\n  svc secrets rotate-key --secrets-key-file old.key --new-key-file new.key\n\nThen give the servers the new key and restart them (they read secrets at start-up;\na server given the old key refuses to start and says so)."
+    )]
+    RotateKey {
+        /// The file holding the new key (base64).
+        #[arg(long, value_name = "PATH")]
+        new_key_file: PathBuf,
+    },
 }
 
 pub fn run(args: Args) -> i32 {
@@ -98,19 +114,37 @@ fn declared(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
 
 fn execute(args: Args) -> Result<(), String> {
     match args.command {
+        Command::Keygen => {
+            println!("{}", svc_runtime::seal::SecretsKey::generate().to_base64());
+            return Ok(());
+        }
+        Command::RotateKey { new_key_file } => return rotate_key(&args.store, &new_key_file),
+        _ => {}
+    }
+    let store = args.store.open()?;
+    match args.command {
         Command::Set { name, from_file } => {
             svc_types::names::check_secret_name(&name).map_err(|e| format!("{}: {}", e.message, e.hint))?;
             let value = read_value(from_file.as_ref())?;
-            let store = args.store.open()?;
-            store.set_secret(&name, &value, unix_now()).map_err(|e| e.to_string())?;
+            let (key, _) = args.store.require_secrets_key(true)?;
+            prepare(store.as_ref(), &key)?;
+            store
+                .set_secret(&name, &key.seal(&name, &value), unix_now())
+                .map_err(|e| e.to_string())?;
             eprintln!(
-                "Set secret `{name}` ({} characters) in {}. Servers read secrets at start-up: restart them to use it.",
+                "Set secret `{name}` ({} characters, sealed with key {}) in {}. Servers read secrets at start-up: restart them to use it.",
                 value.chars().count(),
-                args.store.path().display()
+                key.id_hex(),
+                args.store.describe()
             );
         }
         Command::List { project } => {
-            let store = args.store.open()?;
+            // An older store's clear values are sealed the first time a key is at hand.
+            if !store.plaintext_secrets().map_err(|e| e.to_string())?.is_empty() {
+                let (key, _) = args.store.require_secrets_key(true)?;
+                let n = svc_runtime::secrets::upgrade_plaintext(store.as_ref(), &key).map_err(|e| e.to_string())?;
+                eprintln!("Sealed {n} secret values that an older svc stored in clear.");
+            }
             let set = store.list_secrets().map_err(|e| e.to_string())?;
             let dir = project.unwrap_or_else(|| PathBuf::from("."));
             let declared = declared(&dir).unwrap_or_default();
@@ -141,20 +175,57 @@ fn execute(args: Args) -> Result<(), String> {
             if rows.is_empty() {
                 eprintln!(
                     "No secrets in {}. Set one with `svc secrets set NAME`.",
-                    args.store.path().display()
+                    args.store.describe()
                 );
                 return Ok(());
             }
             print_table(&["NAME", "UPDATED", "STATUS"], &rows);
         }
         Command::Unset { name } => {
-            let store = args.store.open()?;
             if store.unset_secret(&name).map_err(|e| e.to_string())? {
                 eprintln!("Removed secret `{name}`.");
             } else {
                 return Err(format!("no secret `{name}` is set"));
             }
         }
+        Command::Keygen | Command::RotateKey { .. } => unreachable!("handled above"),
     }
+    Ok(())
+}
+
+/// Before sealing with `key`: the store's other values must be sealed with it too (one
+/// store, one key), and clear values from an older svc get sealed now.
+fn prepare(store: &dyn WorkspaceStore, key: &svc_runtime::seal::SecretsKey) -> Result<(), String> {
+    svc_runtime::secrets::check_key(store, key)?;
+    let n = svc_runtime::secrets::upgrade_plaintext(store, key).map_err(|e| e.to_string())?;
+    if n > 0 {
+        eprintln!("Sealed {n} secret values that an older svc stored in clear.");
+    }
+    Ok(())
+}
+
+fn rotate_key(args: &StoreArgs, new_key_file: &std::path::Path) -> Result<(), String> {
+    let store = args.open()?;
+    let (old, _) = args.require_secrets_key(false)?;
+    let new = svc_runtime::seal::read_key_file(new_key_file)?;
+    prepare(store.as_ref(), &old)?;
+    let mut resealed = Vec::new();
+    for info in store.list_secrets().map_err(|e| e.to_string())? {
+        let Some(sealed) = store.secret(&info.name).map_err(|e| e.to_string())? else {
+            continue;
+        };
+        let value = old
+            .open(&info.name, &sealed)
+            .map_err(|e| format!("cannot open secret `{}`: {e}", info.name))?;
+        resealed.push((info.name.clone(), new.seal(&info.name, &value)));
+    }
+    store.reseal_secrets(&resealed).map_err(|e| e.to_string())?;
+    eprintln!(
+        "Re-sealed {} secret values in {} under the key {} (was {}). Give the servers the new key and restart them.",
+        resealed.len(),
+        args.describe(),
+        new.id_hex(),
+        old.id_hex()
+    );
     Ok(())
 }

@@ -1,22 +1,134 @@
-//! The workspace store from the command line: `--store`, `SVC_STORE`, or `.svc/workspace.db`.
+//! The workspace store from the command line: `--store`, `SVC_STORE`, or
+//! `.svc/workspace.db`; and the secrets key: `--secrets-key-file`,
+//! `SVC_SECRETS_KEY_FILE`, `SVC_SECRETS_KEY`, or `secrets.key` beside an SQLite store.
 
 use std::path::PathBuf;
-use svc_runtime::store::{DEFAULT_PATH, STORE_ENV, SqliteStore};
+use std::sync::Arc;
+use svc_runtime::seal::{KeySource, SecretsKey};
+use svc_runtime::store::{DEFAULT_PATH, Location, STORE_ENV, WorkspaceStore};
 
 #[derive(clap::Args, Clone)]
 pub struct StoreArgs {
-    /// The workspace store (an SQLite file). Default: $SVC_STORE, else .svc/workspace.db.
-    #[arg(long, global = true, value_name = "PATH", env = STORE_ENV)]
-    pub store: Option<PathBuf>,
+    /// The workspace store: an SQLite file, or a postgres:// URL shared by every server.
+    /// Default: $SVC_STORE, else .svc/workspace.db.
+    #[arg(long, global = true, value_name = "PATH|URL", env = STORE_ENV)]
+    pub store: Option<String>,
+    /// A file holding the secrets key (base64). Default: $SVC_SECRETS_KEY_FILE, then
+    /// $SVC_SECRETS_KEY, then secrets.key beside an SQLite store.
+    #[arg(long, global = true, value_name = "PATH", env = svc_runtime::seal::KEY_FILE_ENV)]
+    pub secrets_key_file: Option<PathBuf>,
 }
 
 impl StoreArgs {
-    pub fn path(&self) -> PathBuf {
-        self.store.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_PATH))
+    pub fn location(&self) -> Location {
+        self.store
+            .as_deref()
+            .map(Location::parse)
+            .unwrap_or_else(|| Location::parse(DEFAULT_PATH))
     }
 
-    pub fn open(&self) -> Result<SqliteStore, String> {
-        SqliteStore::open(&self.path()).map_err(|e| e.to_string())
+    /// The store, for messages (a URL without its password).
+    pub fn describe(&self) -> String {
+        self.location().to_string()
+    }
+
+    pub fn open(&self) -> Result<Arc<dyn WorkspaceStore>, String> {
+        self.location().open().map_err(|e| e.to_string())
+    }
+
+    /// The secrets key. With `create`, an SQLite store without one gets a new key file
+    /// beside it (a shared store never does: every server must be given the same key).
+    pub fn secrets_key(&self, create: bool) -> Result<Option<(SecretsKey, KeySource)>, String> {
+        let location = self.location();
+        let default_file = location.default_key_file();
+        if let Some(found) = KeySource::resolve(self.secrets_key_file.as_deref(), default_file.as_deref())? {
+            return Ok(Some(found));
+        }
+        match default_file {
+            Some(path) if create => {
+                let key = svc_runtime::seal::create_key_file(&path)?;
+                eprintln!(
+                    "Created the secrets key {} (id {}): secret values are sealed with it. Keep it out of version control, and back it up: without it the values cannot be read.",
+                    path.display(),
+                    key.id_hex()
+                );
+                Ok(Some((key, KeySource::Default(path))))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// [`StoreArgs::secrets_key`], required: a clear error when there is none.
+    pub fn require_secrets_key(&self, create: bool) -> Result<(SecretsKey, KeySource), String> {
+        self.secrets_key(create)?.ok_or_else(|| {
+            format!(
+                "no secrets key for {}: a shared store needs the same key on every server and here. Make one with `svc secrets keygen > secrets.key`, then pass --secrets-key-file secrets.key (or set SVC_SECRETS_KEY_FILE)",
+                self.describe()
+            )
+        })
+    }
+}
+
+/// `svc store copy`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Copy a workspace (keys, sealed secrets, assets) into an empty store.
+    #[command(
+        after_help = "Example:\n  svc store copy --from .svc/workspace.db --to postgres://svc@db.internal/svc\n\nSecret values are copied sealed: give the servers the key they were sealed with\n(for an SQLite store, .svc/secrets.key unless you chose another)."
+    )]
+    Copy {
+        /// The store to copy from (an SQLite file or a postgres:// URL).
+        #[arg(long, value_name = "PATH|URL")]
+        from: String,
+        /// The store to copy into, which must hold no keys and no secrets.
+        #[arg(long, value_name = "PATH|URL")]
+        to: String,
+    },
+}
+
+pub fn run(args: Args) -> i32 {
+    let Command::Copy { from, to } = args.command;
+    let result = (|| -> Result<(), String> {
+        let (from, to) = (Location::parse(&from), Location::parse(&to));
+        if from == to {
+            return Err("--from and --to are the same store".into());
+        }
+        if let Location::Sqlite(path) = &from
+            && !path.exists()
+        {
+            return Err(format!("there is no store at `{}`", path.display()));
+        }
+        let source = from.open().map_err(|e| e.to_string())?;
+        let target = to.open().map_err(|e| e.to_string())?;
+        let copied = svc_runtime::store::copy::copy(source.as_ref(), target.as_ref(), svc_runtime::apikey::unix_now())
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "Copied {} keys, {} secrets (sealed) and {} assets from {from} to {to}.",
+            copied.keys, copied.secrets, copied.assets
+        );
+        if let (Some(key_file), Location::Postgres(_)) = (from.default_key_file(), &to)
+            && key_file.exists()
+            && copied.secrets > 0
+        {
+            eprintln!(
+                "The secrets are sealed with {}: give every server that key (--secrets-key-file or SVC_SECRETS_KEY_FILE).",
+                key_file.display()
+            );
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::lower::{BodyIr, Cont, HeaderIr, InputIr, LimitKeyIr, Local, NodeIr, P
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
-use svc_frontend::flow::KeyLocation;
+use svc_frontend::flow::{KeyLocation, OnStoreError};
 use svc_frontend::rust_types::{ident, rust_type};
 use svc_types::{Assets, TypeRef};
 
@@ -238,12 +238,27 @@ impl<'a> RouteEmitter<'a> {
             let node = &l.node;
             let limit = u32::try_from(l.limit).unwrap_or(u32::MAX);
             let window = l.window_seconds;
+            let on_store_error = match l.on_store_error {
+                None => quote!(None),
+                Some(p) => {
+                    let variant = format_ident!(
+                        "{}",
+                        match p {
+                            OnStoreError::Open => "Open",
+                            OnStoreError::Closed => "Closed",
+                            OnStoreError::Local => "Local",
+                        }
+                    );
+                    quote!(Some(::svc_runtime::ratelimit::FailurePolicy::#variant))
+                }
+            };
             fields.push(quote!(#f: ::svc_runtime::ratelimit::RateLimiter));
             inits.push(quote! {
-                #f: ::svc_runtime::ratelimit::RateLimiter::new(
+                #f: config.rate_limiter(
+                    ROUTE,
                     #node,
                     ::svc_runtime::ratelimit::Quota::per(#limit, ::std::time::Duration::from_secs(#window)),
-                    ::svc_runtime::ratelimit::MemoryStore::with_max_keys(config.rate_limit_max_keys),
+                    #on_store_error,
                 )
             });
         }
@@ -530,8 +545,10 @@ impl<'a> RouteEmitter<'a> {
                 quote! {
                     svc_comment!(#comment);
                     let limit_key = #key;
-                    if !ex.rate_limit(&state.#counters, &state.#f, limit_key).await {
-                        return #limited;
+                    match ex.rate_limit(&state.#counters, &state.#f, limit_key).await {
+                        Ok(true) => {}
+                        Ok(false) => return #limited,
+                        Err(unavailable) => return ex.error(unavailable),
                     }
                     #ok
                 }

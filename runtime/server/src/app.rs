@@ -1,7 +1,10 @@
 //! The main function of a generated server: its command line, start-up, and serving.
 //!
 //! ```text
-//! <project> serve [--addr 127.0.0.1] [--port 8080] [--store .svc/workspace.db]
+//! <project> serve [--addr 127.0.0.1] [--port 8080]
+//!                 [--store .svc/workspace.db | postgres://…] [--secrets-key-file PATH]
+//!                 [--rate-limit-store memory | redis://… | rediss://…]
+//!                 [--rate-limit-failure local|open|closed] [--rate-limit-timeout-ms 50]
 //!                 [--trusted-proxies 10.0.0.0/8,…] [--body-limit 1048576] [--timeout 30]
 //!                 [--rate-limit-max-keys 1000000] [--log-format text|json] [--dev]
 //! <project> routes
@@ -9,15 +12,19 @@
 //! ```
 //!
 //! Every flag has an environment variable (`SVC_ADDR`, `SVC_PORT`, `SVC_STORE`,
-//! `SVC_TRUSTED_PROXIES`, `SVC_BODY_LIMIT`, `SVC_TIMEOUT`, `SVC_RATE_LIMIT_MAX_KEYS`,
-//! `SVC_LOG_FORMAT`, `SVC_DEV`); `SVC_LOG` sets the log filter (default `info`).
+//! `SVC_SECRETS_KEY_FILE` (or the key itself in `SVC_SECRETS_KEY`), `SVC_RATE_LIMIT_STORE`,
+//! `SVC_RATE_LIMIT_FAILURE`, `SVC_RATE_LIMIT_TIMEOUT_MS`, `SVC_TRUSTED_PROXIES`,
+//! `SVC_BODY_LIMIT`, `SVC_TIMEOUT`, `SVC_RATE_LIMIT_MAX_KEYS`, `SVC_LOG_FORMAT`,
+//! `SVC_DEV`); `SVC_LOG` sets the log filter (default `info`).
 
 use crate::apikey::KeyIndex;
 use crate::client_ip::TrustedProxies;
 use crate::exchange::Trace;
+use crate::ratelimit::{FailurePolicy, MemoryStore, Quota, RateLimiter, RedisLimiter, RedisOptions};
 use crate::runtime::{Limits, Runtime};
+use crate::seal::{KeySource, SecretsKey};
 use crate::secrets::{Requirement, SecretSource, Secrets};
-use crate::store::{DEFAULT_PATH, SqliteStore, WorkspaceStore};
+use crate::store::{DEFAULT_PATH, Location, WorkspaceStore};
 use axum::Router;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -37,11 +44,15 @@ pub struct RouteInfo {
 }
 
 /// Configuration the routes are built with.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RouteConfig<'a> {
     pub rate_limit_max_keys: usize,
     /// Where routes resolve their metric series, once.
     pub metrics: &'a crate::metrics::Metrics,
+    /// The shared limiter (Redis), if the server was given one.
+    pub shared_limiter: Option<Arc<RedisLimiter>>,
+    /// What Rate Limit nodes do when the shared limiter fails, unless a node says.
+    pub failure_policy: FailurePolicy,
 }
 
 impl<'a> RouteConfig<'a> {
@@ -50,6 +61,29 @@ impl<'a> RouteConfig<'a> {
         RouteConfig {
             rate_limit_max_keys: crate::ratelimit::memory::DEFAULT_MAX_KEYS,
             metrics,
+            shared_limiter: None,
+            failure_policy: FailurePolicy::default(),
+        }
+    }
+
+    /// The limiter of Rate Limit node `node` of `route`: shared when the server has a
+    /// shared store (answering with `on_store_error`, else the server's policy, when it
+    /// fails), else in this instance's memory.
+    pub fn rate_limiter(
+        &self,
+        route: &'static str,
+        node: &'static str,
+        quota: Quota,
+        on_store_error: Option<FailurePolicy>,
+    ) -> RateLimiter {
+        let limiter = RateLimiter::new(node, quota, MemoryStore::with_max_keys(self.rate_limit_max_keys));
+        match &self.shared_limiter {
+            Some(shared) => limiter.shared(
+                shared.clone(),
+                format!("{route}:{node}"),
+                on_store_error.unwrap_or(self.failure_policy),
+            ),
+            None => limiter,
         }
     }
 }
@@ -92,9 +126,35 @@ pub struct ServeArgs {
     /// The port to listen on (0: any free port).
     #[arg(long, env = "SVC_PORT", default_value_t = 8080)]
     pub port: u16,
-    /// The workspace store (API keys, secret values).
+    /// The workspace store (API keys, secret values): an SQLite file, or a
+    /// `postgres://user:password@host/db` URL shared by every instance.
     #[arg(long, env = "SVC_STORE", default_value = DEFAULT_PATH)]
-    pub store: PathBuf,
+    pub store: String,
+    /// A file holding the key secret values are sealed with (base64; `svc secrets keygen`).
+    /// Or the key itself in SVC_SECRETS_KEY. Default for an SQLite store: secrets.key beside it.
+    #[arg(long, env = "SVC_SECRETS_KEY_FILE", value_name = "PATH")]
+    pub secrets_key_file: Option<PathBuf>,
+    /// Where Rate Limit nodes count: `memory` (this instance), or a Redis/Valkey URL
+    /// (`redis://…`, `rediss://…` for TLS) shared by every instance.
+    #[arg(
+        long,
+        env = "SVC_RATE_LIMIT_STORE",
+        default_value = "memory",
+        value_name = "memory|URL"
+    )]
+    pub rate_limit_store: String,
+    /// What a Rate Limit node answers when the shared store fails (unless its flow says):
+    /// `local` (count in this instance), `open` (let through), `closed` (503).
+    #[arg(
+        long,
+        env = "SVC_RATE_LIMIT_FAILURE",
+        default_value = "local",
+        value_name = "local|open|closed"
+    )]
+    pub rate_limit_failure: FailurePolicy,
+    /// How long a request waits for the shared rate-limit store, in milliseconds.
+    #[arg(long, env = "SVC_RATE_LIMIT_TIMEOUT_MS", default_value_t = 50, value_name = "MS")]
+    pub rate_limit_timeout_ms: u64,
     /// Proxies whose forwarded headers are believed: comma-separated IPs or CIDR blocks.
     #[arg(long, env = "SVC_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: String,
@@ -178,14 +238,19 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(format!("--trusted-proxies: {e}")),
     };
-    let store: Arc<dyn WorkspaceStore> = match SqliteStore::open(&args.store) {
-        Ok(s) => Arc::new(s),
+    let location = Location::parse(&args.store);
+    let store: Arc<dyn WorkspaceStore> = match location.open() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let secrets_key = match load_secrets_key(&args, &location, store.as_ref()) {
+        Ok(k) => k,
         Err(e) => return fail(e),
     };
     let source = if args.dev {
         SecretSource::Environment
     } else {
-        SecretSource::Store(store.as_ref())
+        SecretSource::Store(store.as_ref(), secrets_key.as_ref())
     };
     let secrets = match Secrets::load(app.secrets, source) {
         Ok(s) => s,
@@ -229,24 +294,48 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         }
     }
     crate::server::install_panic_hook(rt.redactor.clone());
-    let rt = Arc::new(rt);
-    let routes = (app.router)(&RouteConfig {
-        rate_limit_max_keys: args.rate_limit_max_keys,
-        metrics: &rt.metrics,
-    });
-    let service = crate::server::app(rt, routes);
-
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
+    // The shared limiter's connection is made inside the runtime that drives it.
+    let _entered = runtime.enter();
+    let shared_limiter = match shared_limiter(&args, &rt, secrets_key.as_ref()) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    rt.health.set_workspace(store.describe());
+    rt.health.reloaded(keys.len());
+    rt.metrics.stores.keys_loaded.set(keys.len() as i64);
+    if let Some(limiter) = &shared_limiter {
+        rt.health.set_rate_limit(limiter.clone());
+    }
+    let rt = Arc::new(rt);
+    let routes = (app.router)(&RouteConfig {
+        rate_limit_max_keys: args.rate_limit_max_keys,
+        metrics: &rt.metrics,
+        shared_limiter: shared_limiter.clone(),
+        failure_policy: args.rate_limit_failure,
+    });
+    let service = crate::server::app(rt.clone(), routes);
+    drop(_entered);
+
     runtime.block_on(async move {
+        if let Some(limiter) = &shared_limiter {
+            match limiter.ping(Duration::from_secs(2)).await {
+                Ok(()) => tracing::info!(store = limiter.display(), "rate limits shared in Redis"),
+                Err(e) => tracing::error!(
+                    store = limiter.display(),
+                    "the shared rate-limit store does not answer ({e}); Rate Limit nodes use their failure policy until it does"
+                ),
+            }
+        }
         let addr = format!("{}:{}", args.addr, args.port);
         let listener = match tokio::net::TcpListener::bind(&addr).await {
             Ok(l) => l,
             Err(e) => return fail(format!("cannot listen on {addr}: {e}")),
         };
-        let _reloader = crate::server::spawn_key_reloader(store, keys, Duration::from_millis(500));
+        let _reloader = crate::server::spawn_key_reloader(store, keys, rt);
         let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
         tracing::info!(
             project = app.project,
@@ -260,6 +349,66 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
             Err(e) => fail(format!("server error: {e}")),
         }
     })
+}
+
+/// The secrets key, from a flag, the environment, or the default file beside an SQLite
+/// store; checked against the values the store holds, so that a wrong key stops the
+/// server at start-up with a message that names the keys' ids, never a value.
+fn load_secrets_key(
+    args: &ServeArgs,
+    location: &Location,
+    store: &dyn WorkspaceStore,
+) -> Result<Option<SecretsKey>, String> {
+    let default_file = location.default_key_file();
+    let found = KeySource::resolve(args.secrets_key_file.as_deref(), default_file.as_deref())?;
+    let Some((key, source)) = found else {
+        if !store.plaintext_secrets().map_err(|e| e.to_string())?.is_empty() {
+            return Err(format!(
+                "{} holds secret values in clear from an older svc; run `svc secrets list` once to seal them",
+                store.describe()
+            ));
+        }
+        return Ok(None);
+    };
+    crate::secrets::check_key(store, &key).map_err(|e| format!("{e} (the key came from {source})"))?;
+    let sealed = crate::secrets::upgrade_plaintext(store, &key).map_err(|e| e.to_string())?;
+    if sealed > 0 {
+        tracing::info!(sealed, "sealed secret values an older svc stored in clear");
+    }
+    Ok(Some(key))
+}
+
+/// The shared limiter named by `--rate-limit-store`, if any.
+fn shared_limiter(
+    args: &ServeArgs,
+    rt: &Runtime,
+    key: Option<&SecretsKey>,
+) -> Result<Option<Arc<RedisLimiter>>, String> {
+    let url = args.rate_limit_store.trim();
+    if url.is_empty() || url == "memory" {
+        return Ok(None);
+    }
+    if !(url.starts_with("redis://")
+        || url.starts_with("rediss://")
+        || url.starts_with("valkey://")
+        || url.starts_with("valkeys://"))
+    {
+        return Err(format!(
+            "--rate-limit-store: `{}` is neither `memory` nor a redis:// or rediss:// URL",
+            crate::ratelimit::redis::redact_url(url)
+        ));
+    }
+    if key.is_none() {
+        tracing::warn!(
+            "no secrets key: the client IPs and users that Rate Limit nodes count by are hashed into Redis keys without one; set SVC_SECRETS_KEY (the same on every instance)"
+        );
+    }
+    let options = RedisOptions {
+        url: url.replacen("valkey", "redis", 1),
+        timeout: Duration::from_millis(args.rate_limit_timeout_ms.max(1)),
+        mac_key: key.map(|k| k.derive("rate-limit keys")),
+    };
+    RedisLimiter::connect(&options, &rt.realm, rt.metrics.stores.clone()).map(Some)
 }
 
 /// The development trace: one line per request, then each node's logs.

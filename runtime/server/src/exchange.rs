@@ -10,7 +10,7 @@ use crate::apikey::{Identity, KeyLocation};
 use crate::cors::OriginPolicy;
 use crate::error::ApiError;
 use crate::metrics::{NodeCounters, RouteMetrics};
-use crate::ratelimit::{LimitKey, RateLimitStore, RateLimiter};
+use crate::ratelimit::{Checked, LimitKey, RateLimitStore, RateLimiter};
 use crate::request_id;
 pub use crate::request_id::RequestId;
 use crate::runtime::Runtime;
@@ -189,22 +189,35 @@ impl<'r> Exchange<'r> {
         allowed
     }
 
-    /// Rate Limit: records the RateLimit headers; true for `sequence-ok`.
+    /// Rate Limit: records the RateLimit headers; `Ok(true)` for `sequence-ok`,
+    /// `Ok(false)` for `sequence-limited`, and the 503 to answer when a shared limiter
+    /// failed under the `closed` policy.
     pub async fn rate_limit<S: RateLimitStore>(
         &mut self,
         node: &NodeCounters,
         limiter: &RateLimiter<S>,
         key: LimitKey<'_>,
-    ) -> bool {
-        let decision = limiter.check_at(&key, crate::ratelimit::clock_at(self.started)).await;
-        limiter.decorate(&decision, &mut self.response_headers);
-        let outcome = if decision.allowed {
-            "sequence-ok"
-        } else {
-            "sequence-limited"
-        };
-        self.step(node, decision.allowed, outcome);
-        decision.allowed
+    ) -> Result<bool, ApiError> {
+        match limiter.check_at(&key, crate::ratelimit::clock_at(self.started)).await {
+            Checked::Decided(decision) => {
+                limiter.decorate(&decision, &mut self.response_headers);
+                let outcome = if decision.allowed {
+                    "sequence-ok"
+                } else {
+                    "sequence-limited"
+                };
+                self.step(node, decision.allowed, outcome);
+                Ok(decision.allowed)
+            }
+            Checked::Unchecked => {
+                self.step(node, true, "sequence-ok (unchecked: store failed, policy open)");
+                Ok(true)
+            }
+            Checked::Unavailable => {
+                self.step(node, false, "store-unavailable (policy closed)");
+                Err(crate::ratelimit::unavailable())
+            }
+        }
     }
 
     /// The key for `by: ip`.

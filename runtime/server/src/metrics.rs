@@ -6,6 +6,13 @@
 //! | `svc_http_request_duration_seconds` (histogram) | `route` |
 //! | `svc_protection_outcomes_total` | `route`, `node`, `check`, `outcome` |
 //! | `svc_node_runs_total` | `route`, `node`, `outcome` (`ok`, `failed`, `panicked`) |
+//! | `svc_rate_limit_store_errors_total` | `kind` (`error`, `timeout`, `breaker_open`) |
+//! | `svc_rate_limit_store_failures_total` | `policy` (`open`, `closed`, `local`): requests answered by the failure policy |
+//! | `svc_rate_limit_store_breaker_open` (gauge) | 1 while the shared limiter's circuit breaker is open |
+//! | `svc_workspace_store_up` (gauge) | 1 when the last read of the workspace store worked |
+//! | `svc_workspace_store_errors_total` | failed reads of the workspace store |
+//! | `svc_api_keys_reloads_total` | times the key index was reloaded |
+//! | `svc_api_keys_loaded` (gauge) | keys in the index |
 //!
 //! `route` is the flow's route (`orders/{id}`), never the raw path, so the number of
 //! series stays bounded whatever clients send; unmatched requests count as `route="-"`.
@@ -18,6 +25,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -48,8 +56,88 @@ struct NodeLabels {
     outcome: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PolicyLabels {
+    policy: &'static str,
+}
+
+/// The health of the shared stores (Redis for rate limits, the workspace store for keys):
+/// counted off the request path, so that operators can alert on an outage.
+#[derive(Clone, Debug, Default)]
+pub struct StoreMetrics {
+    limit_errors: Family<KindLabels, Counter>,
+    limit_failures: Family<PolicyLabels, Counter>,
+    /// 1 while the circuit breaker in front of the shared limiter is open.
+    pub limit_breaker_open: Gauge,
+    /// 1 when the last read of the workspace store worked.
+    pub workspace_up: Gauge,
+    pub workspace_errors: Counter,
+    pub key_reloads: Counter,
+    pub keys_loaded: Gauge,
+}
+
+impl StoreMetrics {
+    /// A failed call to the shared limiter: `error`, `timeout` or `breaker_open`.
+    pub fn limit_error(&self, kind: &'static str) {
+        self.limit_errors.get_or_create(&KindLabels { kind }).inc();
+    }
+
+    /// A request answered by the failure policy `policy` because the shared limiter failed.
+    pub fn limit_failure(&self, policy: &'static str) {
+        self.limit_failures.get_or_create(&PolicyLabels { policy }).inc();
+    }
+
+    fn register(&self, registry: &mut Registry) {
+        for kind in ["error", "timeout", "breaker_open"] {
+            let _ = self.limit_errors.get_or_create(&KindLabels { kind });
+        }
+        for policy in ["open", "closed", "local"] {
+            let _ = self.limit_failures.get_or_create(&PolicyLabels { policy });
+        }
+        self.workspace_up.set(1);
+        registry.register(
+            "svc_rate_limit_store_errors",
+            "Failed calls to the shared rate-limit store, by kind",
+            self.limit_errors.clone(),
+        );
+        registry.register(
+            "svc_rate_limit_store_failures",
+            "Requests answered by the failure policy because the shared rate-limit store failed",
+            self.limit_failures.clone(),
+        );
+        registry.register(
+            "svc_rate_limit_store_breaker_open",
+            "1 while the circuit breaker in front of the shared rate-limit store is open",
+            self.limit_breaker_open.clone(),
+        );
+        registry.register(
+            "svc_workspace_store_up",
+            "1 when the last read of the workspace store worked",
+            self.workspace_up.clone(),
+        );
+        registry.register(
+            "svc_workspace_store_errors",
+            "Failed reads of the workspace store",
+            self.workspace_errors.clone(),
+        );
+        registry.register(
+            "svc_api_keys_reloads",
+            "Reloads of the API key index",
+            self.key_reloads.clone(),
+        );
+        registry.register("svc_api_keys_loaded", "API keys in the index", self.keys_loaded.clone());
+    }
+}
+
 pub struct Metrics {
     registry: Registry,
+    /// The shared stores' health.
+    pub stores: StoreMetrics,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
     protections: Family<ProtectionLabels, Counter>,
@@ -92,8 +180,11 @@ impl Default for Metrics {
             protections.clone(),
         );
         registry.register("svc_node_runs", "Code node runs by outcome", nodes.clone());
+        let stores = StoreMetrics::default();
+        stores.register(&mut registry);
         Metrics {
             registry,
+            stores,
             requests,
             latency,
             protections,

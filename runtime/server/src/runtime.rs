@@ -69,6 +69,8 @@ pub struct Runtime {
     pub trusted_proxies: TrustedProxies,
     pub limits: Limits,
     pub dev_trace: Option<DevTrace>,
+    /// The shared stores' state, for `/healthz`.
+    pub health: Arc<crate::health::Health>,
 }
 
 impl Runtime {
@@ -94,6 +96,7 @@ impl Runtime {
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             dev_trace: None,
+            health: Arc::default(),
         }
     }
 }

@@ -1,13 +1,15 @@
 //! Secret values for `ctx.secret(name)`.
 //!
 //! - Development (`svc dev`, `serve --dev`): the environment variable of the same name.
-//! - Deployed: the workspace store (`svc secrets set`).
+//! - Deployed: the workspace store (`svc secrets set`), where values are sealed; the
+//!   server opens them with the secrets key ([`crate::seal`]).
 //!
 //! Values are read once at start-up; a server that lacks a required secret refuses to
 //! start and names what is missing (never a value). The [`Redactor`] built from the values
 //! scrubs them from node logs and panic messages, so a node cannot leak a secret into a
 //! log line by printing it.
 
+use crate::seal::SecretsKey;
 use crate::store::WorkspaceStore;
 use std::collections::BTreeMap;
 use svc_sdk::Secret;
@@ -23,8 +25,9 @@ pub struct Requirement {
 pub enum SecretSource<'a> {
     /// The process environment (development).
     Environment,
-    /// The workspace store (deployed).
-    Store(&'a dyn WorkspaceStore),
+    /// The workspace store (deployed), with the key its values are sealed with, if the
+    /// server was given one.
+    Store(&'a dyn WorkspaceStore, Option<&'a SecretsKey>),
 }
 
 /// The secrets a server runs with.
@@ -51,7 +54,16 @@ impl Secrets {
         for r in requirements {
             let value = match &source {
                 SecretSource::Environment => std::env::var(r.name).ok(),
-                SecretSource::Store(store) => store.secret(r.name).map_err(|e| LoadError::Store(e.to_string()))?,
+                SecretSource::Store(store, key) => {
+                    match store.secret(r.name).map_err(|e| LoadError::Store(e.to_string()))? {
+                        None => None,
+                        Some(sealed) => {
+                            let key = key.ok_or(LoadError::NoKey)?;
+                            let value = key.open(r.name, &sealed).map_err(|e| LoadError::Unseal(r.name, e))?;
+                            Some(value)
+                        }
+                    }
+                }
             };
             match value {
                 Some(v) if !v.is_empty() => {
@@ -89,6 +101,10 @@ impl Secrets {
 pub enum LoadError {
     Missing(MissingSecrets),
     Store(String),
+    /// The store holds sealed values and the server has no key.
+    NoKey,
+    /// A value did not open (a wrong key, or damaged): names the secret, never the value.
+    Unseal(&'static str, crate::seal::SealError),
 }
 
 impl std::fmt::Display for LoadError {
@@ -96,8 +112,48 @@ impl std::fmt::Display for LoadError {
         match self {
             LoadError::Missing(m) => m.fmt(f),
             LoadError::Store(e) => write!(f, "cannot read secrets: {e}"),
+            LoadError::NoKey => write!(
+                f,
+                "the workspace store holds sealed secret values and no secrets key was given: set {} or {}",
+                crate::seal::KEY_ENV,
+                crate::seal::KEY_FILE_ENV
+            ),
+            LoadError::Unseal(name, e) => write!(f, "cannot open secret `{name}`: {e}"),
         }
     }
+}
+
+/// Checks that every value in `store` is sealed with `key`: a store whose values were
+/// sealed with another key is an error naming both keys' ids (never a value).
+pub fn check_key(store: &dyn WorkspaceStore, key: &SecretsKey) -> Result<(), String> {
+    for info in store.list_secrets().map_err(|e| e.to_string())? {
+        let Some(sealed) = store.secret(&info.name).map_err(|e| e.to_string())? else {
+            continue;
+        };
+        match crate::seal::sealed_key_id_hex(&sealed) {
+            Some(id) if id == key.id_hex() => {}
+            Some(id) => {
+                return Err(format!(
+                    "the secrets key given (id {}) is not the one the secrets in {} are sealed with (id {id})",
+                    key.id_hex(),
+                    store.describe()
+                ));
+            }
+            None => return Err(format!("secret `{}` in {} is damaged", info.name, store.describe())),
+        }
+    }
+    Ok(())
+}
+
+/// Seals the values an old SQLite store kept in clear, then forgets the clear ones.
+/// Returns how many were sealed.
+pub fn upgrade_plaintext(store: &dyn WorkspaceStore, key: &SecretsKey) -> crate::store::Result<usize> {
+    let plain = store.plaintext_secrets()?;
+    for (name, value, updated_at) in &plain {
+        store.set_secret(name, &key.seal(name, value), *updated_at)?;
+    }
+    store.forget_plaintext_secrets()?;
+    Ok(plain.len())
 }
 
 /// Replaces known secret values in text with `[redacted]`.
@@ -146,12 +202,30 @@ mod tests {
     #[test]
     fn a_missing_required_secret_is_named_not_shown() {
         let store = SqliteStore::in_memory().unwrap();
-        let err = Secrets::load(REQ, SecretSource::Store(&store)).err().unwrap();
+        let key = SecretsKey::generate();
+        let err = Secrets::load(REQ, SecretSource::Store(&store, Some(&key)))
+            .err()
+            .unwrap();
         assert_eq!(err.to_string(), "required secrets have no value: SVC_TEST_A");
-        store.set_secret("SVC_TEST_A", "value-a", 1).unwrap();
-        let s = Secrets::load(REQ, SecretSource::Store(&store)).unwrap();
+        store
+            .set_secret("SVC_TEST_A", &key.seal("SVC_TEST_A", "value-a"), 1)
+            .unwrap();
+        let s = Secrets::load(REQ, SecretSource::Store(&store, Some(&key))).unwrap();
         assert_eq!(s.get("SVC_TEST_A").unwrap().expose(), "value-a");
         assert!(s.get("SVC_TEST_B").is_none());
+
+        // Without the key, or with another one: a clear error that names no value.
+        let err = Secrets::load(REQ, SecretSource::Store(&store, None)).err().unwrap();
+        assert!(err.to_string().contains("no secrets key was given"), "{err}");
+        let other = SecretsKey::generate();
+        let err = Secrets::load(REQ, SecretSource::Store(&store, Some(&other)))
+            .err()
+            .unwrap();
+        let text = err.to_string();
+        assert!(
+            text.contains("SVC_TEST_A") && text.contains(&key.id_hex()) && !text.contains("value-a"),
+            "{text}"
+        );
     }
 
     #[test]

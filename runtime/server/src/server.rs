@@ -42,8 +42,9 @@ pub fn app(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> App {
     Guard { inner: router, rt }
 }
 
-async fn healthz() -> Response {
-    let mut r = (StatusCode::OK, r#"{"status":"ok"}"#).into_response();
+async fn healthz(State(rt): State<Arc<Runtime>>) -> Response {
+    let body = rt.health.to_json().to_string();
+    let mut r = (StatusCode::OK, body).into_response();
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
@@ -228,39 +229,87 @@ pub async fn shutdown_signal() {
     tracing::info!("shutting down: finishing in-flight requests");
 }
 
-/// Keeps `index` in step with the store: reloads every key whenever the store's key
-/// revision changes, polled every `every` (500 ms by default). Returns the task.
+/// How often the key reloader compares the store's key revision: the fast path for
+/// SQLite, a backstop behind LISTEN/NOTIFY for PostgreSQL.
+pub const KEY_POLL_EVERY: Duration = Duration::from_millis(500);
+/// How often the key reloader reloads every key whatever the revision says (a store
+/// recreated from a backup can come back with an old revision).
+pub const FULL_RELOAD_EVERY: Duration = Duration::from_secs(60);
+
+/// Keeps `index` in step with the store: reloads every key when the store pushes a change
+/// ([`WorkspaceStore::key_changes`]), when its key revision moves (polled every
+/// [`KEY_POLL_EVERY`]), and every [`FULL_RELOAD_EVERY`] regardless. While the store cannot
+/// be read, the index keeps the keys it last loaded; the outage is logged once, counted,
+/// and shown by `/healthz`. Returns the task.
 pub fn spawn_key_reloader(
     store: Arc<dyn WorkspaceStore>,
     index: Arc<KeyIndex>,
-    every: Duration,
+    rt: Arc<Runtime>,
 ) -> tokio::task::JoinHandle<()> {
+    let changes = store.key_changes();
     tokio::spawn(async move {
         let mut seen: Option<i64> = None;
-        let mut ticker = tokio::time::interval(every);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_full = Instant::now();
         loop {
-            ticker.tick().await;
+            let pushed = async {
+                match &changes {
+                    Some(c) => c.wait().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = pushed => {}
+                _ = tokio::time::sleep(KEY_POLL_EVERY) => {}
+            }
+            let full =
+                changes.as_ref().is_some_and(|c| c.take_reload_all()) || last_full.elapsed() >= FULL_RELOAD_EVERY;
             let store = store.clone();
-            let index = index.clone();
-            let previous = seen;
-            let outcome = tokio::task::spawn_blocking(move || -> Result<Option<i64>, String> {
+            let target = index.clone();
+            let previous = if full { None } else { seen };
+            let outcome = tokio::task::spawn_blocking(move || -> Result<Option<(i64, usize)>, String> {
+                // The revision is read first: a change that lands during the reload moves it
+                // again, and the next round reloads once more.
                 let revision = store.keys_revision().map_err(|e| e.to_string())?;
                 if previous == Some(revision) {
                     return Ok(None);
                 }
                 let keys = store.list_keys().map_err(|e| e.to_string())?;
                 let count = keys.len();
-                index.replace(keys);
-                tracing::debug!(keys = count, revision, "reloaded API keys");
-                Ok(Some(revision))
+                target.replace(keys);
+                Ok(Some((revision, count)))
             })
-            .await;
+            .await
+            .unwrap_or_else(|e| Err(format!("the reload task failed: {e}")));
+            let stores = &rt.metrics.stores;
             match outcome {
-                Ok(Ok(Some(revision))) => seen = Some(revision),
-                Ok(Ok(None)) => {}
-                Ok(Err(e)) => tracing::error!("cannot reload API keys: {e}"),
-                Err(e) => tracing::error!("API key reload task failed: {e}"),
+                Ok(reloaded) => {
+                    if !rt.health.workspace_reachable() {
+                        tracing::info!("workspace store reachable again; API keys reloaded");
+                    }
+                    if full {
+                        last_full = Instant::now();
+                    }
+                    if let Some((revision, count)) = reloaded {
+                        seen = Some(revision);
+                        stores.key_reloads.inc();
+                        stores.keys_loaded.set(count as i64);
+                        tracing::debug!(keys = count, revision, full, "reloaded API keys");
+                        rt.health.reloaded(count);
+                    } else {
+                        rt.health.reloaded(index.len());
+                    }
+                    stores.workspace_up.set(1);
+                }
+                Err(e) => {
+                    stores.workspace_errors.inc();
+                    stores.workspace_up.set(0);
+                    if rt.health.unreachable() {
+                        tracing::error!(
+                            "cannot read the workspace store: {e}; verifying API keys against the {} keys loaded last until it answers",
+                            index.len()
+                        );
+                    }
+                }
             }
         }
     })

@@ -311,13 +311,16 @@ fn secrets_come_from_the_environment_in_dev_and_the_store_deployed() {
     unsafe { std::env::remove_var("SVC_RT_TEST_SECRET") };
     // Deployed: the store; a required one missing refuses start-up and is named.
     let store = SqliteStore::in_memory().unwrap();
-    match Secrets::load(&reqs, SecretSource::Store(&store)) {
+    let key = svc_runtime::seal::SecretsKey::generate();
+    match Secrets::load(&reqs, SecretSource::Store(&store, Some(&key))) {
         Err(LoadError::Missing(m)) => assert_eq!(m.0, vec!["SVC_RT_TEST_SECRET"]),
         other => panic!("expected missing secrets, got {:?}", other.map(|_| ())),
     }
-    store.set_secret("SVC_RT_TEST_SECRET", "from-store", 1).unwrap();
+    store
+        .set_secret("SVC_RT_TEST_SECRET", &key.seal("SVC_RT_TEST_SECRET", "from-store"), 1)
+        .unwrap();
     assert_eq!(
-        Secrets::load(&reqs, SecretSource::Store(&store))
+        Secrets::load(&reqs, SecretSource::Store(&store, Some(&key)))
             .unwrap()
             .get("SVC_RT_TEST_SECRET")
             .unwrap()

@@ -154,11 +154,13 @@ fn limited_routes(limiter: Arc<RateLimiter>) -> Router<Arc<Runtime>> {
                     let route = rt.metrics.route("limited", &[], &[]);
                     let mut ex = Exchange::new(rt, &route, parts, peer);
                     let key = ex.ip_key();
-                    if !ex
+                    match ex
                         .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
                         .await
                     {
-                        return ex.status(StatusCode::TOO_MANY_REQUESTS);
+                        Ok(true) => {}
+                        Ok(false) => return ex.status(StatusCode::TOO_MANY_REQUESTS),
+                        Err(e) => return ex.error(e),
                     }
                     ex.json(StatusCode::OK, &serde_json::json!({"ok": true}))
                 }
@@ -382,7 +384,8 @@ async fn a_revoked_key_stops_working_within_two_seconds_without_a_restart() {
     let store = Arc::new(SqliteStore::open(&path).unwrap());
     store.insert_key(&key_record(&key, "ci", "alice", None)).unwrap();
     let (server, index) = start_with_keys(KeyLocation::HeaderXApiKey, vec![]).await;
-    let reloader = svc_runtime::server::spawn_key_reloader(store.clone(), index, Duration::from_millis(500));
+    let reloader =
+        svc_runtime::server::spawn_key_reloader(store.clone(), index, Arc::new(Runtime::for_tests("ws/api")));
     let url = server.url("/ws/api/whoami");
     // The key appears without a restart too.
     let deadline = Instant::now() + Duration::from_secs(2);

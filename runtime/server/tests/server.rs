@@ -223,11 +223,13 @@ async fn health_and_metrics() {
                     let route = rt.metrics.route("limited", &[], &[]);
                     let mut ex = Exchange::new(rt, &route, parts, peer);
                     let key = ex.ip_key();
-                    if !ex
+                    match ex
                         .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
                         .await
                     {
-                        return ex.status(StatusCode::TOO_MANY_REQUESTS);
+                        Ok(true) => {}
+                        Ok(false) => return ex.status(StatusCode::TOO_MANY_REQUESTS),
+                        Err(e) => return ex.error(e),
                     }
                     ex.json(StatusCode::OK, &true)
                 }

@@ -1,13 +1,18 @@
 //! Rate Limit: N requests per window, keyed by client IP, user or API key, one limiter per
 //! node. The algorithm is GCRA ([`gcra`], where the guarantee is stated and proved); the
-//! state lives behind [`RateLimitStore`], in memory by default ([`memory`]), so that a
-//! shared store (Redis) can serve several instances later.
+//! state lives in memory by default ([`memory`], behind [`RateLimitStore`]), or in Redis
+//! for N instances sharing one limit ([`redis`]), with a [`FailurePolicy`] for when
+//! Redis cannot answer.
 
 pub mod gcra;
 pub mod memory;
+pub mod policy;
+pub mod redis;
 
 pub use gcra::{Decision, Quota};
 pub use memory::MemoryStore;
+pub use policy::FailurePolicy;
+pub use redis::{RedisLimiter, RedisOptions};
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use std::future::Future;
@@ -65,8 +70,30 @@ pub struct RateLimiter<S: RateLimitStore = MemoryStore> {
     /// The node id: the policy name in the RateLimit headers.
     pub name: &'static str,
     pub quota: Quota,
+    /// This instance's own state: the limiter's store without a shared one, else the
+    /// fallback of the `local` failure policy.
     store: S,
+    shared: Option<Shared>,
     policy_header: HeaderValue,
+}
+
+/// The shared limiter of a node, and what to do when it fails.
+struct Shared {
+    limiter: std::sync::Arc<RedisLimiter>,
+    /// `<route>:<node>`.
+    scope: Box<str>,
+    policy: FailurePolicy,
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// The limiter decided (the shared one, or this instance's own).
+    Decided(Decision),
+    /// The shared limiter failed and the policy is `open`: the request passes uncounted.
+    Unchecked,
+    /// The shared limiter failed and the policy is `closed`: answer 503.
+    Unavailable,
 }
 
 impl RateLimiter<MemoryStore> {
@@ -82,35 +109,68 @@ impl<S: RateLimitStore> RateLimiter<S> {
             name,
             quota,
             store,
+            shared: None,
             policy_header: crate::header_value_for_life(policy).unwrap_or(HeaderValue::from_static("\"limit\"")),
         }
+    }
+
+    /// Counts in the shared `limiter` under `scope` (`<route>:<node>`, the same on every
+    /// instance), answering with `policy` when it fails; the limiter's own store becomes
+    /// the fallback of the `local` policy.
+    pub fn shared(mut self, limiter: std::sync::Arc<RedisLimiter>, scope: String, policy: FailurePolicy) -> Self {
+        self.shared = Some(Shared {
+            limiter,
+            scope: scope.into_boxed_str(),
+            policy,
+        });
+        self
+    }
+
+    /// The failure policy, when the limiter is shared.
+    pub fn failure_policy(&self) -> Option<FailurePolicy> {
+        self.shared.as_ref().map(|s| s.policy)
     }
 
     pub fn store(&self) -> &S {
         &self.store
     }
 
-    /// Checks one request. A store failure lets the request through (and is logged):
-    /// only a shared store can fail, and an outage of it should not take the API down.
-    pub async fn check(&self, key: &LimitKey<'_>) -> Decision {
+    /// Checks one request.
+    pub async fn check(&self, key: &LimitKey<'_>) -> Checked {
         self.check_at(key, clock()).await
     }
 
     /// [`RateLimiter::check`] at `now` on [`clock`]: the server passes the time the request
     /// arrived, which it has read already (a clock read costs as much as the check). A
     /// request that reaches the limiter late is counted at its arrival, which can only
-    /// make the limit stricter, never looser.
-    pub async fn check_at(&self, key: &LimitKey<'_>, now: u64) -> Decision {
+    /// make the limit stricter, never looser. (A shared limiter counts on Redis's clock.)
+    pub async fn check_at(&self, key: &LimitKey<'_>, now: u64) -> Checked {
+        let Some(shared) = &self.shared else {
+            return self.check_here(key, now).await;
+        };
+        match shared.limiter.check(&shared.scope, key, &self.quota).await {
+            Ok(d) => Checked::Decided(d),
+            Err(e) => {
+                let policy = shared.policy;
+                tracing::debug!(limiter = self.name, %policy, error = %e.0, "shared rate limit failed; answering with the failure policy");
+                shared.limiter.count_failure(policy);
+                match policy {
+                    FailurePolicy::Open => Checked::Unchecked,
+                    FailurePolicy::Closed => Checked::Unavailable,
+                    FailurePolicy::Local => self.check_here(key, now).await,
+                }
+            }
+        }
+    }
+
+    /// A check of this instance's own store, which fails only if it is shared itself:
+    /// then the request passes, logged.
+    async fn check_here(&self, key: &LimitKey<'_>, now: u64) -> Checked {
         match self.store.check(key, &self.quota, now).await {
-            Ok(d) => d,
+            Ok(d) => Checked::Decided(d),
             Err(e) => {
                 tracing::error!(limiter = self.name, error = %e.0, "rate limit store failed; letting the request through");
-                Decision {
-                    allowed: true,
-                    remaining: 0,
-                    reset: std::time::Duration::ZERO,
-                    retry_after: std::time::Duration::ZERO,
-                }
+                Checked::Unchecked
             }
         }
     }
@@ -145,6 +205,18 @@ impl<S: RateLimitStore> RateLimiter<S> {
             headers.insert(http::header::RETRY_AFTER, HeaderValue::from(retry));
         }
     }
+}
+
+/// The answer of a Rate Limit node whose shared store failed under the `closed` policy:
+/// 503 in the one error shape, with `Retry-After: 1` (the breaker probes the store twice a
+/// second).
+pub fn unavailable() -> crate::ApiError {
+    crate::ApiError::new(
+        http::StatusCode::SERVICE_UNAVAILABLE,
+        "rate_limit_unavailable",
+        "the rate limiter is unavailable; retry shortly",
+    )
+    .retry_after(1)
 }
 
 /// A duration in whole seconds, rounded up (the headers count seconds; a client told 0

@@ -1,15 +1,23 @@
-//! The workspace store: API keys (as hashes), secret values, and synced assets.
+//! The workspace store: API keys (as hashes), secret values (sealed, see [`crate::seal`]),
+//! and synced assets.
 //!
-//! [`WorkspaceStore`] is the seam for a shared database later; [`sqlite::SqliteStore`]
-//! is the embedded default. The path comes from `--store` or `SVC_STORE`, default
-//! `.svc/workspace.db`.
+//! [`WorkspaceStore`] has two engines: [`sqlite::SqliteStore`], the embedded default for
+//! one instance, and [`postgres::PostgresStore`], shared by N instances, which also
+//! pushes key changes to every server (LISTEN/NOTIFY). [`Location`] picks one from
+//! `--store` or `SVC_STORE`: a `postgres://` URL, else the path of an SQLite file
+//! (default `.svc/workspace.db`).
 
+pub mod copy;
+pub mod postgres;
 pub mod sqlite;
 
 use crate::apikey::KeyRecord;
+pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The environment variable naming the store's path.
+/// The environment variable naming the store.
 pub const STORE_ENV: &str = "SVC_STORE";
 /// The default path, relative to the working directory.
 pub const DEFAULT_PATH: &str = ".svc/workspace.db";
@@ -50,7 +58,13 @@ pub struct StoredAsset {
     pub json: String,
 }
 
+/// Where the workspace lives. Secret values are stored sealed: the store never sees them
+/// in clear, and copying a store moves sealed bytes without needing the key.
 pub trait WorkspaceStore: Send + Sync {
+    /// What this store is, for logs and messages (an SQLite path, or a PostgreSQL URL
+    /// without its password).
+    fn describe(&self) -> String;
+
     fn insert_key(&self, record: &KeyRecord) -> Result<()>;
     fn list_keys(&self) -> Result<Vec<KeyRecord>>;
     /// Revokes by id or by name (a name must be unique among active keys).
@@ -60,13 +74,145 @@ pub trait WorkspaceStore: Send + Sync {
     /// Changes whenever any key is added, revoked or removed.
     fn keys_revision(&self) -> Result<i64>;
 
-    fn set_secret(&self, name: &str, value: &str, now: i64) -> Result<()>;
-    fn secret(&self, name: &str) -> Result<Option<String>>;
+    /// Stores a sealed value (see [`crate::seal::SecretsKey::seal`]).
+    fn set_secret(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<()>;
+    /// The sealed value of a secret.
+    fn secret(&self, name: &str) -> Result<Option<Vec<u8>>>;
     fn list_secrets(&self) -> Result<Vec<SecretInfo>>;
     /// Whether there was a value.
     fn unset_secret(&self, name: &str) -> Result<bool>;
+    /// Replaces the sealed values of the secrets named, in one transaction (a new key).
+    fn reseal_secrets(&self, sealed: &[(String, Vec<u8>)]) -> Result<()>;
+    /// Values stored in clear by a store from before sealing (SQLite schema 1): name,
+    /// value, when set. [`crate::secrets::upgrade_plaintext`] seals them.
+    fn plaintext_secrets(&self) -> Result<Vec<(String, String, i64)>> {
+        Ok(Vec::new())
+    }
+    /// Forgets the values [`WorkspaceStore::plaintext_secrets`] returned, once sealed.
+    fn forget_plaintext_secrets(&self) -> Result<()> {
+        Ok(())
+    }
 
     fn list_assets(&self) -> Result<Vec<StoredAsset>>;
     /// Replaces every asset with `assets`, in one transaction.
     fn replace_assets(&self, assets: &[StoredAsset], now: i64) -> Result<()>;
+
+    /// Raised when keys may have changed, for stores that push changes (PostgreSQL:
+    /// LISTEN/NOTIFY, and a full reload after every reconnect). `None`: poll
+    /// [`WorkspaceStore::keys_revision`].
+    fn key_changes(&self) -> Option<Arc<KeyChanges>> {
+        None
+    }
+}
+
+/// Key changes pushed by a store, waited for by the server's key reloader.
+#[derive(Debug, Default)]
+pub struct KeyChanges {
+    notify: tokio::sync::Notify,
+    reload_all: std::sync::atomic::AtomicBool,
+}
+
+impl KeyChanges {
+    /// Keys changed (a notification).
+    pub fn changed(&self) {
+        self.notify.notify_one();
+    }
+
+    /// Changes may have been missed (a reconnect): reload every key, whatever the revision.
+    pub fn reload_all(&self) {
+        self.reload_all.store(true, std::sync::atomic::Ordering::Release);
+        self.notify.notify_one();
+    }
+
+    /// Waits for the next change (or returns at once if one came since the last wait).
+    pub async fn wait(&self) {
+        self.notify.notified().await;
+    }
+
+    /// Whether a full reload was asked for since the last call.
+    pub fn take_reload_all(&self) -> bool {
+        self.reload_all.swap(false, std::sync::atomic::Ordering::AcqRel)
+    }
+}
+
+/// Where a workspace store is: `--store` / `SVC_STORE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// An SQLite file (`sqlite:PATH`, or any path).
+    Sqlite(PathBuf),
+    /// A PostgreSQL database: `postgres://` or `postgresql://`.
+    Postgres(String),
+}
+
+impl Location {
+    pub fn parse(text: &str) -> Location {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Location::Postgres(text.to_string())
+        } else {
+            Location::Sqlite(PathBuf::from(text.strip_prefix("sqlite:").unwrap_or(text)))
+        }
+    }
+
+    /// The default key file of this store (`secrets.key` beside an SQLite file); a shared
+    /// store has none.
+    pub fn default_key_file(&self) -> Option<PathBuf> {
+        match self {
+            Location::Sqlite(path) => Some(
+                path.parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."))
+                    .join(crate::seal::DEFAULT_KEY_FILE),
+            ),
+            Location::Postgres(_) => None,
+        }
+    }
+
+    /// Opens the store, creating and migrating it as needed.
+    pub fn open(&self) -> Result<Arc<dyn WorkspaceStore>> {
+        Ok(match self {
+            Location::Sqlite(path) => Arc::new(SqliteStore::open(path)?),
+            Location::Postgres(url) => Arc::new(PostgresStore::connect(url)?),
+        })
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "{}", path.display()),
+            Location::Postgres(url) => f.write_str(&crate::ratelimit::redis::redact_url(url)),
+        }
+    }
+}
+
+impl Default for Location {
+    fn default() -> Self {
+        Location::Sqlite(PathBuf::from(DEFAULT_PATH))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations() {
+        assert_eq!(Location::parse("a/b.db"), Location::Sqlite("a/b.db".into()));
+        assert_eq!(Location::parse("sqlite:x.db"), Location::Sqlite("x.db".into()));
+        assert!(matches!(Location::parse("postgres://u@h/db"), Location::Postgres(_)));
+        assert!(matches!(Location::parse("postgresql://h/db"), Location::Postgres(_)));
+        assert_eq!(
+            Location::parse("postgres://u:pw@h/db").to_string(),
+            "postgres://u:***@h/db"
+        );
+        assert_eq!(
+            Location::parse(".svc/workspace.db").default_key_file(),
+            Some(PathBuf::from(".svc/secrets.key"))
+        );
+        assert_eq!(
+            Location::parse("w.db").default_key_file(),
+            Some(PathBuf::from("./secrets.key"))
+        );
+        assert_eq!(Location::parse("postgres://h/db").default_key_file(), None);
+    }
 }

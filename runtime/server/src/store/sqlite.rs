@@ -2,8 +2,8 @@
 //! reads while `svc keys` / `svc secrets` write. Schema changes are numbered migrations
 //! tracked in `PRAGMA user_version`.
 //!
-//! Secret values are stored as given: protect the file (it is created readable by its
-//! owner only) as you would a `.env` file.
+//! Secret values are stored sealed (see [`crate::seal`]); the file is also created
+//! readable by its owner only.
 
 use super::{Result, SecretInfo, StoreError, StoredAsset, WorkspaceStore};
 use crate::apikey::KeyRecord;
@@ -45,6 +45,16 @@ const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER keys_insert AFTER INSERT ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
     CREATE TRIGGER keys_update AFTER UPDATE ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
     CREATE TRIGGER keys_delete AFTER DELETE ON api_keys BEGIN UPDATE revisions SET value = value + 1 WHERE what = 'keys'; END;
+    "#,
+    // 2: secret values sealed. Values stored in clear by schema 1 wait in
+    // `plaintext_secrets` until a command or server with the key seals them.
+    r#"
+    ALTER TABLE secrets RENAME TO plaintext_secrets;
+    CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        sealed BLOB NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
     "#,
 ];
 
@@ -140,6 +150,10 @@ fn key_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
 }
 
 impl WorkspaceStore for SqliteStore {
+    fn describe(&self) -> String {
+        format!("SQLite {}", self.path.display())
+    }
+
     fn insert_key(&self, k: &KeyRecord) -> Result<()> {
         self.conn.lock().execute(
             "INSERT INTO api_keys (id, name, owner, prefix, hash, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -213,20 +227,48 @@ impl WorkspaceStore for SqliteStore {
             .query_row("SELECT value FROM revisions WHERE what = 'keys'", [], |r| r.get(0))?)
     }
 
-    fn set_secret(&self, name: &str, value: &str, now: i64) -> Result<()> {
+    fn set_secret(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<()> {
         self.conn.lock().execute(
-            "INSERT INTO secrets (name, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-            params![name, value, now],
+            "INSERT INTO secrets (name, sealed, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at",
+            params![name, sealed, updated_at],
         )?;
         Ok(())
     }
 
-    fn secret(&self, name: &str) -> Result<Option<String>> {
+    fn secret(&self, name: &str) -> Result<Option<Vec<u8>>> {
         Ok(self
             .conn
             .lock()
-            .query_row("SELECT value FROM secrets WHERE name = ?1", [name], |r| r.get(0))
+            .query_row("SELECT sealed FROM secrets WHERE name = ?1", [name], |r| r.get(0))
             .optional()?)
+    }
+
+    fn reseal_secrets(&self, sealed: &[(String, Vec<u8>)]) -> Result<()> {
+        let mut conn = self.conn.lock();
+        let tx = conn.transaction()?;
+        for (name, value) in sealed {
+            tx.execute("UPDATE secrets SET sealed = ?1 WHERE name = ?2", params![value, name])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn plaintext_secrets(&self) -> Result<Vec<(String, String, i64)>> {
+        let conn = self.conn.lock();
+        let mut stmt = conn.prepare("SELECT name, value, updated_at FROM plaintext_secrets ORDER BY name")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn forget_plaintext_secrets(&self) -> Result<()> {
+        // The rows go, and so do the pages that held them: VACUUM rewrites the file.
+        let conn = self.conn.lock();
+        let n = conn.execute("DELETE FROM plaintext_secrets", [])?;
+        if n > 0 {
+            conn.execute_batch("VACUUM")?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        Ok(())
     }
 
     fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
@@ -304,13 +346,13 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         {
             let s = SqliteStore::open(&path).unwrap();
-            assert_eq!(s.schema_version().unwrap(), 1);
+            assert_eq!(s.schema_version().unwrap(), 2);
             s.insert_key(&key("ci").1).unwrap();
-            s.set_secret("API_TOKEN", "v1", 5).unwrap();
+            s.set_secret("API_TOKEN", b"sealed-v1", 5).unwrap();
         }
         let s = SqliteStore::open(&path).unwrap();
         assert_eq!(s.list_keys().unwrap().len(), 1);
-        assert_eq!(s.secret("API_TOKEN").unwrap().as_deref(), Some("v1"));
+        assert_eq!(s.secret("API_TOKEN").unwrap().as_deref(), Some(&b"sealed-v1"[..]));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -338,9 +380,9 @@ mod tests {
     #[test]
     fn secrets_and_assets() {
         let s = SqliteStore::in_memory().unwrap();
-        s.set_secret("B", "1", 1).unwrap();
-        s.set_secret("A", "2", 1).unwrap();
-        s.set_secret("A", "3", 2).unwrap();
+        s.set_secret("B", b"1", 1).unwrap();
+        s.set_secret("A", b"2", 1).unwrap();
+        s.set_secret("A", b"3", 2).unwrap();
         assert_eq!(
             s.list_secrets()
                 .unwrap()
@@ -349,7 +391,9 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["A", "B"]
         );
-        assert_eq!(s.secret("A").unwrap().as_deref(), Some("3"));
+        assert_eq!(s.secret("A").unwrap().as_deref(), Some(&b"3"[..]));
+        s.reseal_secrets(&[("A".into(), b"4".to_vec())]).unwrap();
+        assert_eq!(s.secret("A").unwrap().as_deref(), Some(&b"4"[..]));
         assert!(s.unset_secret("A").unwrap());
         assert!(!s.unset_secret("A").unwrap());
         let assets = vec![StoredAsset {
@@ -361,5 +405,39 @@ mod tests {
         assert_eq!(s.list_assets().unwrap(), assets);
         s.replace_assets(&[], 2).unwrap();
         assert!(s.list_assets().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_schema_1_store_keeps_its_clear_values_aside_until_they_are_sealed() {
+        let dir = std::env::temp_dir().join(format!("svc-store-v1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute(
+                "INSERT INTO secrets (name, value, updated_at) VALUES ('TOKEN', 'clear-value-1', 7)",
+                [],
+            )
+            .unwrap();
+        }
+        let s = SqliteStore::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), 2);
+        assert_eq!(s.secret("TOKEN").unwrap(), None, "not readable as a sealed value");
+        assert_eq!(
+            s.plaintext_secrets().unwrap(),
+            vec![("TOKEN".to_string(), "clear-value-1".to_string(), 7)]
+        );
+        s.forget_plaintext_secrets().unwrap();
+        assert!(s.plaintext_secrets().unwrap().is_empty());
+        drop(s);
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.windows(13).any(|w| w == b"clear-value-1"),
+            "the clear value is gone from the file"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

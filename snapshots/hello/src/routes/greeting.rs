@@ -27,16 +27,16 @@ impl State {
             node_greet: metrics.node("greet", ::svc_runtime::metrics::NodeKind::Code),
             node_limit: metrics
                 .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
-            limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
-                "limit",
-                ::svc_runtime::ratelimit::Quota::per(
-                    60u32,
-                    ::std::time::Duration::from_secs(60u64),
+            limiter_limit: config
+                .rate_limiter(
+                    ROUTE,
+                    "limit",
+                    ::svc_runtime::ratelimit::Quota::per(
+                        60u32,
+                        ::std::time::Duration::from_secs(60u64),
+                    ),
+                    None,
                 ),
-                ::svc_runtime::ratelimit::MemoryStore::with_max_keys(
-                    config.rate_limit_max_keys,
-                ),
-            ),
             metrics,
         }
     }
@@ -69,11 +69,15 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let request = Lazy::<Req>::new(body, params);
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
-    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
-        return {
-            // Return JSON `too-many`: 429
-            ex.status(StatusCode::TOO_MANY_REQUESTS)
-        };
+    match ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return {
+                // Return JSON `too-many`: 429
+                ex.status(StatusCode::TOO_MANY_REQUESTS)
+            };
+        }
+        Err(unavailable) => return ex.error(unavailable),
     }
     // Code node `greet`: hello.greet
     let req = match request.parse(&ex).await {

@@ -32,16 +32,16 @@ impl State {
             node_limit: metrics
                 .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
             node_sign: metrics.node("sign", ::svc_runtime::metrics::NodeKind::Code),
-            limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
-                "limit",
-                ::svc_runtime::ratelimit::Quota::per(
-                    30u32,
-                    ::std::time::Duration::from_secs(10u64),
+            limiter_limit: config
+                .rate_limiter(
+                    ROUTE,
+                    "limit",
+                    ::svc_runtime::ratelimit::Quota::per(
+                        30u32,
+                        ::std::time::Duration::from_secs(10u64),
+                    ),
+                    None,
                 ),
-                ::svc_runtime::ratelimit::MemoryStore::with_max_keys(
-                    config.rate_limit_max_keys,
-                ),
-            ),
             metrics,
         }
     }
@@ -80,11 +80,15 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     };
     // Rate Limit `limit`
     let limit_key = LimitKey::User(&key_auth.user);
-    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
-        return {
-            // Return JSON `too-many`: 429
-            ex.status(StatusCode::TOO_MANY_REQUESTS)
-        };
+    match ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return {
+                // Return JSON `too-many`: 429
+                ex.status(StatusCode::TOO_MANY_REQUESTS)
+            };
+        }
+        Err(unavailable) => return ex.error(unavailable),
     }
     // Code node `sign`: hooks.sign
     let req = match request.parse(&ex).await {

@@ -27,16 +27,16 @@ impl State {
             node_limit: metrics
                 .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
             node_status: metrics.node("status", ::svc_runtime::metrics::NodeKind::Code),
-            limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
-                "limit",
-                ::svc_runtime::ratelimit::Quota::per(
-                    10u32,
-                    ::std::time::Duration::from_secs(1u64),
+            limiter_limit: config
+                .rate_limiter(
+                    ROUTE,
+                    "limit",
+                    ::svc_runtime::ratelimit::Quota::per(
+                        10u32,
+                        ::std::time::Duration::from_secs(1u64),
+                    ),
+                    None,
                 ),
-                ::svc_runtime::ratelimit::MemoryStore::with_max_keys(
-                    config.rate_limit_max_keys,
-                ),
-            ),
             metrics,
         }
     }
@@ -51,11 +51,15 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let _ = params;
     // Rate Limit `limit`
     let limit_key = ex.ip_key();
-    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
-        return {
-            // Return JSON `too-many`: 429
-            ex.status(StatusCode::TOO_MANY_REQUESTS)
-        };
+    match ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return {
+                // Return JSON `too-many`: 429
+                ex.status(StatusCode::TOO_MANY_REQUESTS)
+            };
+        }
+        Err(unavailable) => return ex.error(unavailable),
     }
     // Code node `status`: hooks.key-status
     let inputs = crate::nodes::hooks_key_status::Inputs {

@@ -52,16 +52,16 @@ impl State {
                     max_age_seconds: Some(600u64),
                 })
                 .expect("svc check validated the origins of node `origin`"),
-            limiter_limit: ::svc_runtime::ratelimit::RateLimiter::new(
-                "limit",
-                ::svc_runtime::ratelimit::Quota::per(
-                    100u32,
-                    ::std::time::Duration::from_secs(60u64),
+            limiter_limit: config
+                .rate_limiter(
+                    ROUTE,
+                    "limit",
+                    ::svc_runtime::ratelimit::Quota::per(
+                        100u32,
+                        ::std::time::Duration::from_secs(60u64),
+                    ),
+                    None,
                 ),
-                ::svc_runtime::ratelimit::MemoryStore::with_max_keys(
-                    config.rate_limit_max_keys,
-                ),
-            ),
             metrics,
         }
     }
@@ -107,11 +107,15 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     };
     // Rate Limit `limit`
     let limit_key = LimitKey::KeyId(&key_auth.key_id);
-    if !ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
-        return {
-            // Return JSON `too-many`: 429
-            ex.status(StatusCode::TOO_MANY_REQUESTS)
-        };
+    match ex.rate_limit(&state.node_limit, &state.limiter_limit, limit_key).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return {
+                // Return JSON `too-many`: 429
+                ex.status(StatusCode::TOO_MANY_REQUESTS)
+            };
+        }
+        Err(unavailable) => return ex.error(unavailable),
     }
     // Code node `price`: shop.price-order
     let req = match request.parse(&ex).await {

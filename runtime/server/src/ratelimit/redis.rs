@@ -1,0 +1,286 @@
+//! The shared limiter: GCRA state in Redis (or Valkey), so that N instances of a server
+//! count against one limit.
+//!
+//! - **One atomic step per check.** [`GCRA_SCRIPT`] reads the key's TAT, decides, and
+//!   writes the new TAT in one server-side script, so concurrent checks from any number
+//!   of instances are serialised by Redis itself: no read-then-write race (Kong#5311). It
+//!   is sent with EVALSHA and loaded on `NOSCRIPT` (the `redis` crate's `Script`).
+//! - **Redis's clock.** The script reads `TIME` on the Redis server, so the instances'
+//!   clocks do not matter. Times are in microseconds (exact in Lua's doubles until the
+//!   year 2255); the emission interval is rounded down to a whole microsecond, and the
+//!   guarantee of [`super::gcra`] holds for the rounded interval.
+//! - **Bounded memory.** Every key expires when its TAT has passed, which is exactly when
+//!   its state becomes indistinguishable from a new key's: Redis holds only active keys.
+//! - **Nothing in clear.** A key is `svc:rl:<realm>:<route>:<node>:<mac>`, where `<mac>`
+//!   is a 128-bit keyed SipHash of what the request is counted by (client IP, user, key id
+//!   or the SHA-256 of a presented key), keyed from the server's secrets key when it has
+//!   one (see docs/security.md).
+//! - **One connection.** Every check of the process is pipelined on one multiplexed
+//!   connection (`ConnectionManager`, which reconnects by itself).
+//! - **Failing fast.** Each check has a deadline (50 ms by default). After
+//!   [`BREAKER_THRESHOLD`] failures in a row a circuit breaker opens: checks fail at once,
+//!   without touching the network, and a probe pings Redis every [`PROBE_EVERY`] until it
+//!   answers, when the breaker closes again. What a failed check means for the request is
+//!   the node's [`super::FailurePolicy`].
+
+use super::{Decision, LimitKey, Quota, StoreError};
+use crate::metrics::StoreMetrics;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use siphasher::sip128::{Hasher128, SipHasher24};
+use std::hash::Hasher;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+/// The GCRA step of [`super::gcra::step`], in Lua, on the Redis server's clock.
+///
+/// `KEYS[1]`: the limiter key. `ARGV[1]`: the emission interval T and `ARGV[2]`: the
+/// tolerance τ, both in microseconds. Returns `{allowed, remaining, reset, retry_after}`
+/// with times in microseconds.
+pub const GCRA_SCRIPT: &str = r#"
+-- Redis before 5 replicates scripts verbatim, which forbids a write after TIME.
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+local interval = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if tat == nil or tat < now then tat = now end
+local allow_at = tat - tolerance
+if now < allow_at then
+  return {0, 0, tat - now, allow_at - now}
+end
+local new_tat = tat + interval
+-- The key lives until its TAT has passed: after that it is the same as no key.
+redis.call('SET', KEYS[1], string.format('%d', new_tat), 'PX', math.ceil((new_tat - now) / 1000))
+return {1, math.floor((now + tolerance + interval - new_tat) / interval), new_tat - now, 0}
+"#;
+
+/// Failures in a row that open the circuit breaker.
+pub const BREAKER_THRESHOLD: u32 = 3;
+/// How often a probe pings Redis while the breaker is open.
+pub const PROBE_EVERY: Duration = Duration::from_millis(500);
+/// The default deadline of one check.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// How to reach the shared limiter.
+#[derive(Debug, Clone)]
+pub struct RedisOptions {
+    /// `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS.
+    pub url: String,
+    /// The deadline of one check.
+    pub timeout: Duration,
+    /// Key material for the MAC of limiter keys; the same on every instance.
+    pub mac_key: Option<[u8; 32]>,
+}
+
+/// The connection to the shared limiter of one server, used by all its Rate Limit nodes.
+pub struct RedisLimiter {
+    conn: ConnectionManager,
+    script: redis::Script,
+    timeout: Duration,
+    /// `svc:rl:<realm>:`.
+    prefix: String,
+    mac: (u64, u64),
+    /// The URL without its password, for logs.
+    display: String,
+    breaker: Breaker,
+    metrics: StoreMetrics,
+}
+
+#[derive(Default)]
+struct Breaker {
+    open: AtomicBool,
+    failures: AtomicU32,
+}
+
+impl RedisLimiter {
+    /// Prepares the connection (it is made on first use, and remade whenever it breaks).
+    /// Must be called inside a tokio runtime. Fails only on a URL that cannot work.
+    pub fn connect(options: &RedisOptions, realm: &str, metrics: StoreMetrics) -> Result<Arc<RedisLimiter>, String> {
+        let client = redis::Client::open(options.url.as_str()).map_err(|e| {
+            format!(
+                "--rate-limit-store: `{}` is not a Redis URL: {e}",
+                redact_url(&options.url)
+            )
+        })?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(500)))
+            .set_response_timeout(Some(Duration::from_secs(1)))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(100))
+            .set_max_delay(Duration::from_millis(500));
+        let conn =
+            ConnectionManager::new_lazy_with_config(client, config).map_err(|e| format!("--rate-limit-store: {e}"))?;
+        let mac_key = options.mac_key.unwrap_or_else(|| {
+            // Without a configured key, every instance must still derive the same one.
+            let mut k = [0u8; 32];
+            k[..20].copy_from_slice(b"svc rate-limit keys.");
+            k
+        });
+        let k0 = u64::from_le_bytes(mac_key[..8].try_into().expect("8 bytes"));
+        let k1 = u64::from_le_bytes(mac_key[8..16].try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(mac_key[16..24].try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(mac_key[24..].try_into().expect("8 bytes"));
+        Ok(Arc::new(RedisLimiter {
+            conn,
+            script: redis::Script::new(GCRA_SCRIPT),
+            timeout: options.timeout,
+            prefix: format!("svc:rl:{realm}:"),
+            mac: (k0, k1),
+            display: redact_url(&options.url),
+            breaker: Breaker::default(),
+            metrics,
+        }))
+    }
+
+    /// The URL without its password.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// Whether the circuit breaker is open (checks fail at once).
+    pub fn breaker_open(&self) -> bool {
+        self.breaker.open.load(Ordering::Relaxed)
+    }
+
+    /// Pings Redis within `deadline`.
+    pub async fn ping(&self, deadline: Duration) -> Result<(), String> {
+        let mut conn = self.conn.clone();
+        match tokio::time::timeout(deadline, redis::cmd("PING").query_async::<String>(&mut conn)).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", deadline.as_millis())),
+        }
+    }
+
+    /// The Redis key of `key` for the node `scope` (`<route>:<node>`).
+    pub fn redis_key(&self, scope: &str, key: &LimitKey<'_>) -> String {
+        let mut h = SipHasher24::new_with_keys(self.mac.0, self.mac.1);
+        match key {
+            LimitKey::Ip(ip) => {
+                h.write_u8(1);
+                match ip {
+                    std::net::IpAddr::V4(v4) => h.write(&v4.octets()),
+                    std::net::IpAddr::V6(v6) => h.write(&v6.octets()),
+                }
+            }
+            LimitKey::User(u) => {
+                h.write_u8(2);
+                h.write(u.as_bytes());
+            }
+            LimitKey::KeyId(id) => {
+                h.write_u8(3);
+                h.write(id.as_bytes());
+            }
+            LimitKey::PresentedKey(digest) => {
+                h.write_u8(4);
+                h.write(digest);
+            }
+            LimitKey::Text(t) => {
+                h.write_u8(5);
+                h.write(t.as_bytes());
+            }
+        }
+        let mac = h.finish128().as_u128();
+        format!("{}{scope}:{mac:032x}", self.prefix)
+    }
+
+    /// One GCRA step for `key` in Redis, within the deadline.
+    pub async fn check(
+        self: &Arc<Self>,
+        scope: &str,
+        key: &LimitKey<'_>,
+        quota: &Quota,
+    ) -> Result<Decision, StoreError> {
+        if self.breaker_open() {
+            self.metrics.limit_error("breaker_open");
+            return Err(StoreError(
+                "the shared rate-limit store is unreachable (circuit breaker open)".into(),
+            ));
+        }
+        let interval = (quota.interval().as_micros() as u64).max(1);
+        let tolerance = interval.saturating_mul(u64::from(quota.burst) - 1);
+        let redis_key = self.redis_key(scope, key);
+        let mut conn = self.conn.clone();
+        let mut invocation = self.script.key(redis_key);
+        invocation.arg(interval).arg(tolerance);
+        let outcome = tokio::time::timeout(self.timeout, invocation.invoke_async::<Vec<i64>>(&mut conn)).await;
+        let reply = match outcome {
+            Ok(Ok(reply)) if reply.len() == 4 => reply,
+            Ok(Ok(reply)) => return Err(self.failed("error", format!("the GCRA script answered {reply:?}"))),
+            Ok(Err(e)) => return Err(self.failed("error", e.to_string())),
+            Err(_) => {
+                return Err(self.failed("timeout", format!("no answer within {} ms", self.timeout.as_millis())));
+            }
+        };
+        self.breaker.failures.store(0, Ordering::Relaxed);
+        let micros = |v: i64| Duration::from_micros(v.max(0) as u64);
+        Ok(Decision {
+            allowed: reply[0] == 1,
+            remaining: reply[1].clamp(0, i64::from(u32::MAX)) as u32,
+            reset: micros(reply[2]),
+            retry_after: micros(reply[3]),
+        })
+    }
+
+    /// Counts a request answered by its failure policy.
+    pub fn count_failure(&self, policy: super::FailurePolicy) {
+        self.metrics.limit_failure(policy.as_str());
+    }
+
+    /// Counts a failure, opens the breaker after enough in a row, and says what failed.
+    fn failed(self: &Arc<Self>, kind: &'static str, detail: String) -> StoreError {
+        self.metrics.limit_error(kind);
+        let failures = self.breaker.failures.fetch_add(1, Ordering::Relaxed) + 1;
+        if failures >= BREAKER_THRESHOLD && !self.breaker.open.swap(true, Ordering::AcqRel) {
+            self.metrics.limit_breaker_open.set(1);
+            tracing::error!(
+                store = %self.display,
+                failures,
+                "shared rate-limit store failing ({detail}); circuit breaker open, Rate Limit nodes answer with their failure policy"
+            );
+            let this = Arc::downgrade(self);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(PROBE_EVERY).await;
+                    let Some(limiter) = this.upgrade() else { return };
+                    if limiter.ping(PROBE_EVERY).await.is_ok() {
+                        limiter.breaker.failures.store(0, Ordering::Relaxed);
+                        limiter.breaker.open.store(false, Ordering::Release);
+                        limiter.metrics.limit_breaker_open.set(0);
+                        tracing::info!(store = %limiter.display, "shared rate-limit store answers again; circuit breaker closed");
+                        return;
+                    }
+                }
+            });
+        }
+        StoreError(format!("shared rate-limit store {}: {detail}", self.display))
+    }
+}
+
+/// `redis://user:secret@host` → `redis://user:***@host`.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("***"));
+            }
+            u.to_string()
+        }
+        Err(_) => "<unparsable URL>".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_their_passwords() {
+        assert_eq!(redact_url("redis://:hunter2@cache:6379/0"), "redis://:***@cache:6379/0");
+        assert_eq!(redact_url("rediss://u:p@h"), "rediss://u:***@h");
+        assert_eq!(redact_url("redis://h:1"), "redis://h:1");
+        assert!(!redact_url("::hunter2::").contains("hunter2"));
+    }
+}

@@ -1,0 +1,213 @@
+//! The workspace store's two engines, SQLite and a real PostgreSQL, held to the same
+//! behaviour; and what only the shared one does: migrations under concurrent starts, key
+//! changes pushed to every listener, and surviving a restart of the database.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use svc_runtime::apikey::KeyRecord;
+use svc_runtime::seal::SecretsKey;
+use svc_runtime::store::{Location, PostgresStore, SqliteStore, StoredAsset, WorkspaceStore};
+use svc_testkit::{Postgres, TempDir};
+
+/// The same script of operations and answers, whatever the engine.
+fn behaves_like_a_workspace_store(store: &dyn WorkspaceStore) {
+    let (_, a) = KeyRecord::issue("ci", "alice", 100, None);
+    let (_, b) = KeyRecord::issue("ci", "bob", 101, Some(5_000));
+    let r0 = store.keys_revision().unwrap();
+    store.insert_key(&a).unwrap();
+    store.insert_key(&b).unwrap();
+    let r1 = store.keys_revision().unwrap();
+    assert!(r1 > r0, "the revision moves when keys are added");
+    assert!(store.insert_key(&a).is_err(), "ids and hashes are unique");
+
+    let listed = store.list_keys().unwrap();
+    assert_eq!(
+        listed,
+        vec![a.clone(), b.clone()],
+        "listed in creation order, every field kept"
+    );
+
+    let err = store.revoke_key("ci", 200).unwrap_err().to_string();
+    assert!(err.contains("2 active keys are named `ci`"), "{err}");
+    let revoked = store.revoke_key(&a.id, 200).unwrap();
+    assert_eq!(revoked.revoked_at, Some(200));
+    assert!(store.keys_revision().unwrap() > r1);
+    let err = store.revoke_key(&a.id, 201).unwrap_err().to_string();
+    assert!(err.contains("already revoked"), "{err}");
+    // Now `ci` names one active key.
+    assert_eq!(store.revoke_key("ci", 202).unwrap().id, b.id);
+    let err = store.revoke_key("nope", 1).unwrap_err().to_string();
+    assert!(err.contains("no active key has the id or name `nope`"), "{err}");
+
+    let (_, c) = KeyRecord::issue("deploy", "carol", 300, None);
+    store.insert_key(&c).unwrap();
+    store.set_key_expiry(&c.id, 9_999).unwrap();
+    assert_eq!(store.list_keys().unwrap()[2].expires_at, Some(9_999));
+    assert!(store.set_key_expiry("key_missing", 1).is_err());
+
+    let key = SecretsKey::generate();
+    store.set_secret("B", &key.seal("B", "value-b"), 1).unwrap();
+    store.set_secret("A", &key.seal("A", "value-a1"), 1).unwrap();
+    store.set_secret("A", &key.seal("A", "value-a2"), 2).unwrap();
+    let infos = store.list_secrets().unwrap();
+    assert_eq!(
+        infos
+            .iter()
+            .map(|i| (i.name.as_str(), i.updated_at))
+            .collect::<Vec<_>>(),
+        [("A", 2), ("B", 1)]
+    );
+    let sealed = store.secret("A").unwrap().unwrap();
+    assert!(
+        !sealed.windows(8).any(|w| w == b"value-a2"),
+        "stored sealed, not in clear"
+    );
+    assert_eq!(key.open("A", &sealed).unwrap(), "value-a2");
+    assert_eq!(store.secret("C").unwrap(), None);
+    let new_key = SecretsKey::generate();
+    store
+        .reseal_secrets(&[("A".into(), new_key.seal("A", "value-a2"))])
+        .unwrap();
+    assert_eq!(
+        new_key.open("A", &store.secret("A").unwrap().unwrap()).unwrap(),
+        "value-a2"
+    );
+    assert!(store.unset_secret("A").unwrap());
+    assert!(!store.unset_secret("A").unwrap());
+
+    let assets = vec![
+        StoredAsset {
+            kind: "enum".into(),
+            name: "Color".into(),
+            json: r#"{"values":["red"]}"#.into(),
+        },
+        StoredAsset {
+            kind: "structure".into(),
+            name: "Order".into(),
+            json: "{}".into(),
+        },
+    ];
+    store.replace_assets(&assets, 1).unwrap();
+    assert_eq!(store.list_assets().unwrap(), assets);
+    store.replace_assets(&assets[1..], 2).unwrap();
+    assert_eq!(store.list_assets().unwrap(), assets[1..]);
+}
+
+#[test]
+fn sqlite_and_postgres_behave_alike() {
+    let dir = TempDir::new("stores-sqlite");
+    let sqlite = SqliteStore::open(&dir.path().join("w.db")).unwrap();
+    behaves_like_a_workspace_store(&sqlite);
+
+    let pg = Postgres::start();
+    let store = PostgresStore::connect(&pg.url()).unwrap();
+    behaves_like_a_workspace_store(&store);
+    assert!(store.describe().starts_with("PostgreSQL postgres://svc@127.0.0.1:"));
+}
+
+#[test]
+fn postgres_migrations_run_once_when_instances_start_together() {
+    let pg = Postgres::start();
+    let url = pg.url();
+    let stores: Vec<PostgresStore> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8).map(|_| s.spawn(|| PostgresStore::connect(&url))).collect();
+        handles.into_iter().map(|h| h.join().unwrap().unwrap()).collect()
+    });
+    // Every one of them works on the one schema.
+    let (_, k) = KeyRecord::issue("ci", "alice", 1, None);
+    stores[0].insert_key(&k).unwrap();
+    for s in &stores {
+        assert_eq!(s.list_keys().unwrap().len(), 1);
+    }
+    // And a later start finds nothing to do.
+    drop(stores);
+    PostgresStore::connect(&url).unwrap();
+}
+
+#[test]
+fn postgres_pushes_key_changes_to_every_listener_and_reloads_after_a_restart() {
+    let pg = Postgres::start();
+    let writer = PostgresStore::connect(&pg.url()).unwrap();
+    let readers: Vec<PostgresStore> = (0..3).map(|_| PostgresStore::connect(&pg.url()).unwrap()).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let changes: Vec<_> = readers.iter().map(|r| r.key_changes().unwrap()).collect();
+
+    // The first signal is the full reload every listener asks for when it connects.
+    for c in &changes {
+        runtime
+            .block_on(async { tokio::time::timeout(Duration::from_secs(10), c.wait()).await })
+            .unwrap();
+        assert!(c.take_reload_all(), "a new listener asks for a full reload");
+    }
+    let (_, k) = KeyRecord::issue("ci", "alice", 1, None);
+    let start = Instant::now();
+    writer.insert_key(&k).unwrap();
+    for c in &changes {
+        runtime
+            .block_on(async { tokio::time::timeout(Duration::from_secs(2), c.wait()).await })
+            .expect("a notification within 2 s");
+        assert!(!c.take_reload_all(), "a notification, not a reconnect");
+    }
+    eprintln!("key change pushed to 3 listeners in {:?}", start.elapsed());
+
+    // The database restarts: operations fail while it is down and work again after;
+    // listeners reconnect and ask for a full reload.
+    pg.stop();
+    let err = readers[0].list_keys().unwrap_err().to_string();
+    assert!(err.starts_with("PostgreSQL postgres://svc@127.0.0.1"), "{err}");
+    pg.restart();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    for c in &changes {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            runtime
+                .block_on(async { tokio::time::timeout(left, c.wait()).await })
+                .expect("listeners reconnect after a restart");
+            if c.take_reload_all() {
+                break;
+            }
+        }
+    }
+    for r in &readers {
+        assert_eq!(r.list_keys().unwrap().len(), 1, "pooled connections recover too");
+    }
+}
+
+#[test]
+fn a_workspace_moves_from_sqlite_to_postgres_sealed() {
+    let dir = TempDir::new("stores-copy");
+    let sqlite = SqliteStore::open(&dir.path().join("w.db")).unwrap();
+    let key = SecretsKey::generate();
+    let (_, k) = KeyRecord::issue("ci", "alice", 1, None);
+    sqlite.insert_key(&k).unwrap();
+    sqlite
+        .set_secret("TOKEN", &key.seal("TOKEN", "t0ken-value"), 9)
+        .unwrap();
+    sqlite
+        .replace_assets(
+            &[StoredAsset {
+                kind: "enum".into(),
+                name: "E".into(),
+                json: "{}".into(),
+            }],
+            1,
+        )
+        .unwrap();
+    let pg = Postgres::start();
+    let target: Arc<dyn WorkspaceStore> = Location::parse(&pg.url()).open().unwrap();
+    let copied = svc_runtime::store::copy::copy(&sqlite, target.as_ref(), 10).unwrap();
+    assert_eq!((copied.keys, copied.secrets, copied.assets), (1, 1, 1));
+    assert_eq!(target.list_keys().unwrap(), vec![k]);
+    assert_eq!(
+        key.open("TOKEN", &target.secret("TOKEN").unwrap().unwrap()).unwrap(),
+        "t0ken-value"
+    );
+    assert_eq!(target.list_secrets().unwrap()[0].updated_at, 9);
+    let err = svc_runtime::store::copy::copy(&sqlite, target.as_ref(), 11)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("copy into an empty store"), "{err}");
+}
