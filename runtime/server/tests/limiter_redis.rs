@@ -1,0 +1,222 @@
+//! The shared limiter against a real `redis-server`: exact under concurrency across
+//! several connections (as several instances would hold), bounded and anonymous keys,
+//! the script reloaded after a flush, and each failure policy while Redis is down, with
+//! the shared limit back after a restart.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use svc_runtime::metrics::Metrics;
+use svc_runtime::ratelimit::{
+    Checked, FailurePolicy, LimitKey, MemoryStore, Quota, RateLimiter, RedisLimiter, RedisOptions,
+};
+use svc_testkit::Redis;
+
+fn limiter(redis: &Redis, timeout: Duration) -> Arc<RedisLimiter> {
+    limiter_counted(redis, timeout, &Metrics::default())
+}
+
+fn limiter_counted(redis: &Redis, timeout: Duration, metrics: &Metrics) -> Arc<RedisLimiter> {
+    let options = RedisOptions {
+        url: redis.url(),
+        timeout,
+        mac_key: Some([7; 32]),
+    };
+    RedisLimiter::connect(&options, "ws/api", metrics.stores.clone()).unwrap()
+}
+
+fn node(shared: &Arc<RedisLimiter>, quota: Quota, policy: FailurePolicy) -> RateLimiter {
+    RateLimiter::new("limit", quota, MemoryStore::default()).shared(shared.clone(), "orders:limit".into(), policy)
+}
+
+fn allowed(c: Checked) -> bool {
+    match c {
+        Checked::Decided(d) => d.allowed,
+        other => panic!("expected a decision, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exactly_the_burst_passes_across_instances_under_concurrency() {
+    let redis = Redis::start();
+    // Three "instances": three connections, three limiters for the same node.
+    let instances: Vec<RateLimiter> = (0..3)
+        .map(|_| {
+            node(
+                &limiter(&redis, Duration::from_secs(2)),
+                Quota::per(50, Duration::from_secs(3600)),
+                FailurePolicy::Closed,
+            )
+        })
+        .collect();
+    let instances = Arc::new(instances);
+    let mut tasks = Vec::new();
+    for client in 0..100 {
+        let instances = instances.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut passed = 0;
+            for i in 0..4 {
+                let limiter = &instances[(client + i) % 3];
+                if allowed(limiter.check(&LimitKey::Text("fresh-key")).await) {
+                    passed += 1;
+                }
+            }
+            passed
+        }));
+    }
+    let mut passed = 0;
+    for t in tasks {
+        passed += t.await.unwrap();
+    }
+    // T = 72 s: no second emission within the test, so exactly the burst of 50 passes.
+    assert_eq!(passed, 50, "400 checks from 100 clients over 3 instances");
+    // Every instance sees the shared state: the next check is refused with Retry-After.
+    match instances[1].check(&LimitKey::Text("fresh-key")).await {
+        Checked::Decided(d) => {
+            assert!(!d.allowed);
+            assert_eq!(d.remaining, 0);
+            let retry = d.retry_after.as_secs_f64();
+            assert!(retry > 60.0 && retry <= 72.0, "retry after {retry} s");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn decisions_count_down_like_the_in_memory_limiter() {
+    let redis = Redis::start();
+    let shared = limiter(&redis, Duration::from_secs(2));
+    let quota = Quota::per(5, Duration::from_secs(10)); // T = 2 s
+    let a = node(&shared, quota, FailurePolicy::Closed);
+    let b = node(&limiter(&redis, Duration::from_secs(2)), quota, FailurePolicy::Closed);
+    let key = LimitKey::User("alice");
+    let mut remaining = Vec::new();
+    for i in 0..5 {
+        let limiter = if i % 2 == 0 { &a } else { &b };
+        match limiter.check(&key).await {
+            Checked::Decided(d) => {
+                assert!(d.allowed);
+                remaining.push(d.remaining);
+                // `t`: until the key is back to a full burst.
+                let reset = d.reset.as_secs_f64();
+                let expected = 2.0 * (i + 1) as f64;
+                assert!((reset - expected).abs() < 0.2, "reset {reset} after {} passes", i + 1);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(remaining, [4, 3, 2, 1, 0]);
+    match a.check(&key).await {
+        Checked::Decided(d) => {
+            assert!(!d.allowed);
+            assert!((d.retry_after.as_secs_f64() - 2.0).abs() < 0.2, "{:?}", d.retry_after);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The headers say the same as for the in-memory limiter.
+    let mut headers = http::HeaderMap::new();
+    if let Checked::Decided(d) = b.check(&key).await {
+        b.decorate(&d, &mut headers);
+    }
+    assert_eq!(headers["ratelimit-policy"], "\"limit\";q=5;w=10");
+    assert!(headers["ratelimit"].to_str().unwrap().starts_with("\"limit\";r=0;t="));
+    assert_eq!(headers["retry-after"], "2");
+}
+
+#[tokio::test]
+async fn keys_expire_name_no_client_and_survive_a_script_flush() {
+    let redis = Redis::start();
+    let shared = limiter(&redis, Duration::from_secs(2));
+    let limiter = node(&shared, Quota::per(10, Duration::from_secs(60)), FailurePolicy::Closed);
+    let ip = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7));
+    assert!(allowed(limiter.check(&LimitKey::Ip(ip)).await));
+    assert!(allowed(limiter.check(&LimitKey::PresentedKey([9; 32])).await));
+    let keys = redis.command(&["KEYS", "*"]).unwrap();
+    assert!(keys.starts_with("*2\r\n"), "one key per counted client: {keys}");
+    assert!(!keys.contains("203.0.113.7") && !keys.contains("203-0-113-7"), "{keys}");
+    let name = shared.redis_key("orders:limit", &LimitKey::Ip(ip));
+    assert!(name.starts_with("svc:rl:ws/api:orders:limit:"), "{name}");
+    assert!(keys.contains(&name), "the key is the MAC of the client: {keys}");
+    let name = name.as_str();
+    let ttl = redis.command(&["PTTL", name]).unwrap();
+    let ttl: i64 = ttl.trim().trim_start_matches(':').parse().unwrap();
+    assert!(
+        ttl > 0 && ttl <= 6_000,
+        "a key lives until its TAT has passed: {ttl} ms"
+    );
+
+    // After SCRIPT FLUSH, EVALSHA answers NOSCRIPT and the script is loaded again.
+    assert!(redis.command(&["SCRIPT", "FLUSH"]).unwrap().starts_with("+OK"));
+    assert!(allowed(limiter.check(&LimitKey::Ip(ip)).await));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_down_each_policy_answers_at_once_and_the_shared_limit_comes_back() {
+    let mut redis = Redis::start();
+    let timeout = Duration::from_millis(50);
+    let metrics = Metrics::default();
+    let shared = limiter_counted(&redis, timeout, &metrics);
+    let quota = Quota::per(3, Duration::from_secs(3600));
+    let open = node(&shared, quota, FailurePolicy::Open);
+    let closed = node(&shared, quota, FailurePolicy::Closed);
+    let local = node(&shared, quota, FailurePolicy::Local);
+    assert!(allowed(closed.check(&LimitKey::Text("k")).await));
+
+    redis.stop();
+    let mut slowest = Duration::ZERO;
+    for _ in 0..10 {
+        let start = Instant::now();
+        assert_eq!(open.check(&LimitKey::Text("k")).await, Checked::Unchecked);
+        assert_eq!(closed.check(&LimitKey::Text("k")).await, Checked::Unavailable);
+        slowest = slowest.max(start.elapsed() / 2);
+    }
+    // `local` counts in this instance's memory with the node's quota: 3 pass, then 429s.
+    let local_passes = {
+        let mut n = 0;
+        for _ in 0..6 {
+            if allowed(local.check(&LimitKey::Text("k")).await) {
+                n += 1;
+            }
+        }
+        n
+    };
+    assert_eq!(local_passes, 3);
+    assert!(shared.breaker_open(), "the breaker opened after failures in a row");
+    assert!(
+        slowest <= timeout + Duration::from_millis(30),
+        "no check waits longer than the timeout: {slowest:?}"
+    );
+    let text = metrics.render();
+    assert!(text.contains("svc_rate_limit_store_breaker_open 1"), "{text}");
+    assert!(
+        text.contains(r#"svc_rate_limit_store_failures_total{policy="open"} 10"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"svc_rate_limit_store_failures_total{policy="closed"} 10"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"svc_rate_limit_store_errors_total{kind="breaker_open"}"#),
+        "{text}"
+    );
+
+    // Back: within 5 s the checks are shared again (counted in Redis, which restarted empty).
+    redis.restart();
+    let back = Instant::now();
+    loop {
+        if let Checked::Decided(_) = closed.check(&LimitKey::Text("k")).await {
+            break;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(5),
+            "the shared limiter did not resume within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!shared.breaker_open());
+    assert!(metrics.render().contains("svc_rate_limit_store_breaker_open 0"));
+    eprintln!("shared limiter resumed {:?} after Redis restarted", back.elapsed());
+    let keys = redis.command(&["KEYS", "*"]).unwrap();
+    assert!(keys.starts_with("*1\r\n"), "counted in Redis again: {keys}");
+}
