@@ -168,6 +168,10 @@ pub fn flow() -> Value {
                                 ]
                             },
                             "by": { "enum": ["ip", "user", "api-key"] },
+                            "on_store_error": {
+                                "description": "When the shared rate-limit store (Redis) cannot answer: `local` counts in this instance, `open` lets the request through, `closed` answers 503. Default: the server's --rate-limit-failure.",
+                                "enum": ["local", "open", "closed"]
+                            },
                             "sequence-ok": { "$ref": "#/$defs/edge" },
                             "sequence-limited": { "$ref": "#/$defs/edge" }
                         }

@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use svc_runtime::apikey::{KeyRecord, unix_now};
+use svc_runtime::seal::SecretsKey;
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
 pub fn repo() -> PathBuf {
@@ -53,6 +54,8 @@ impl Drop for Server {
 /// What a test puts in the store before the server starts.
 pub struct Setup<'a> {
     pub store: &'a SqliteStore,
+    /// The secrets key, in the default key file beside the store (the server finds it).
+    pub secrets_key: SecretsKey,
 }
 
 impl Setup<'_> {
@@ -64,7 +67,9 @@ impl Setup<'_> {
     }
 
     pub fn secret(&self, name: &str, value: &str) {
-        self.store.set_secret(name, value, unix_now()).unwrap();
+        self.store
+            .set_secret(name, &self.secrets_key.seal(name, value), unix_now())
+            .unwrap();
     }
 }
 
@@ -77,6 +82,11 @@ fn scratch(example: &str) -> PathBuf {
     dir
 }
 
+/// A new secrets key in `dir/secrets.key`, where a server finds it for `dir/workspace.db`.
+fn default_key(dir: &Path) -> SecretsKey {
+    svc_runtime::seal::create_key_file(&dir.join(svc_runtime::seal::DEFAULT_KEY_FILE)).unwrap()
+}
+
 /// Starts `example` with a fresh store prepared by `setup`.
 pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -> T) -> (Server, T) {
     let bin = binary(example);
@@ -84,7 +94,10 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
     let store_path = dir.join("workspace.db");
     let value = {
         let store = SqliteStore::open(&store_path).unwrap();
-        setup(&Setup { store: &store })
+        setup(&Setup {
+            store: &store,
+            secrets_key: default_key(&dir),
+        })
     };
     let mut child = Command::new(&bin)
         .args(["serve", "--port", "0", "--store"])
@@ -122,6 +135,7 @@ pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {
     let store_path = dir.join("workspace.db");
     setup(&Setup {
         store: &SqliteStore::open(&store_path).unwrap(),
+        secrets_key: default_key(&dir),
     });
     let started = Instant::now();
     let out = Command::new(&bin)

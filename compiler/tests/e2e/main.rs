@@ -3,6 +3,7 @@
 //! every output of every protection node, code node outputs, structure and enum round
 //! trips, `ctx.fail`, secrets, 400, 404 and 405.
 
+mod cluster;
 mod harness;
 mod hello;
 mod hooks;

@@ -4,9 +4,16 @@ use ::svc_runtime::app::{RouteConfig, RouteInfo};
 use ::svc_runtime::call::Call;
 use ::svc_runtime::secrets::Requirement;
 use ::svc_runtime::Runtime;
+pub mod start_export;
 pub mod create_order;
 /// Every route: for `<binary> routes`.
 pub static ROUTES: &[RouteInfo] = &[
+    RouteInfo {
+        methods: "POST",
+        path: "/acme/shop/exports",
+        chain: "check-api-key auth → rate-limit limit (20/3600s by user) → return-json queued (202)",
+        file: "flows/start-export.yaml",
+    },
     RouteInfo {
         methods: "POST",
         path: "/acme/shop/orders",
@@ -20,8 +27,20 @@ pub static SECRETS: &[Requirement] = &[];
 pub fn router(
     config: &RouteConfig,
 ) -> ::svc_runtime::__private::axum::Router<Arc<Runtime>> {
+    let state_start_export = Arc::new(start_export::State::new(config));
     let state_create_order = Arc::new(create_order::State::new(config));
     ::svc_runtime::__private::axum::Router::new()
+        .route(
+            start_export::PATH,
+            ::svc_runtime::__private::axum::routing::MethodRouter::new()
+                .post({
+                    let state = state_start_export.clone();
+                    move |call: Call| start_export::handle(state.clone(), call)
+                })
+                .fallback(|request: ::svc_runtime::__private::axum::extract::Request| async move {
+                    ::svc_runtime::server::method_not_allowed(&request, "POST")
+                }),
+        )
         .route(
             create_order::PATH,
             ::svc_runtime::__private::axum::routing::MethodRouter::new()
