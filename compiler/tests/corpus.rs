@@ -232,9 +232,14 @@ fn serve_moves(dir: &Path) {
     use svc_runtime::store::{SqliteStore, WorkspaceStore};
     let store_path = dir.join("workspace.db");
     let _ = std::fs::remove_file(&store_path);
+    let key_file = dir.join(svc_runtime::seal::DEFAULT_KEY_FILE);
+    let _ = std::fs::remove_file(&key_file);
     let key = {
         let store = SqliteStore::open(&store_path).unwrap();
-        store.set_secret("API_TOKEN", "token", unix_now()).unwrap();
+        let sealing = svc_runtime::seal::create_key_file(&key_file).unwrap();
+        store
+            .set_secret("API_TOKEN", &sealing.seal("API_TOKEN", "token"), unix_now())
+            .unwrap();
         let (key, record) = KeyRecord::issue("test", "tester", unix_now(), None);
         store.insert_key(&record).unwrap();
         key
