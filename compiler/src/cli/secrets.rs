@@ -142,8 +142,7 @@ fn execute(args: Args) -> Result<(), String> {
             // An older store's clear values are sealed the first time a key is at hand.
             if !store.plaintext_secrets().map_err(|e| e.to_string())?.is_empty() {
                 let (key, _) = args.store.require_secrets_key(true)?;
-                let n = svc_runtime::secrets::upgrade_plaintext(store.as_ref(), &key).map_err(|e| e.to_string())?;
-                eprintln!("Sealed {n} secret values that an older svc stored in clear.");
+                prepare(store.as_ref(), &key)?;
             }
             let set = store.list_secrets().map_err(|e| e.to_string())?;
             let dir = project.unwrap_or_else(|| PathBuf::from("."));
@@ -196,8 +195,7 @@ fn execute(args: Args) -> Result<(), String> {
 /// Before sealing with `key`: the store's other values must be sealed with it too (one
 /// store, one key), and clear values from an older svc get sealed now.
 fn prepare(store: &dyn WorkspaceStore, key: &svc_runtime::seal::SecretsKey) -> Result<(), String> {
-    svc_runtime::secrets::check_key(store, key)?;
-    let n = svc_runtime::secrets::upgrade_plaintext(store, key).map_err(|e| e.to_string())?;
+    let n = svc_runtime::secrets::prepare_store(store, key)?;
     if n > 0 {
         eprintln!("Sealed {n} secret values that an older svc stored in clear.");
     }

@@ -5,7 +5,7 @@
 //! limit is back after it restarts, and with PostgreSQL down the servers keep answering
 //! from the keys they loaded and catch up when it returns.
 
-use crate::harness::{binary, client, error};
+use crate::harness::{binary, client, error, listening_url};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -48,16 +48,7 @@ impl Instance {
                 lines.lock().unwrap().push(line);
             }
         });
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("listening on ") {
-                    let _ = tx.send(url.to_string());
-                }
-            }
-        });
-        let Ok(base) = rx.recv_timeout(Duration::from_secs(30)) else {
+        let Some(base) = listening_url(&mut child, Duration::from_secs(30)) else {
             let _ = child.kill();
             panic!("an instance did not start: {:?}", log.lock().unwrap());
         };
@@ -101,6 +92,11 @@ async fn post(c: &reqwest::Client, url: String, key: &str) -> reqwest::Response 
         .send()
         .await
         .unwrap()
+}
+
+/// An instance's `/healthz` body.
+async fn health_of(c: &reqwest::Client, i: &Instance) -> serde_json::Value {
+    c.get(i.url("/healthz")).send().await.unwrap().json().await.unwrap()
 }
 
 /// Waits until `url` answers `status` with `key` on every instance; returns the time.
@@ -281,14 +277,7 @@ async fn three_instances_share_keys_limits_and_revocations() {
             start.elapsed()
         );
     }
-    let health: serde_json::Value = c
-        .get(instances[2].url("/healthz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = health_of(&c, &instances[2]).await;
     assert_eq!(health["status"], "degraded", "{health}");
     assert_eq!(health["rate_limit_store"]["breaker"], "open", "{health}");
     let metrics = c
@@ -308,14 +297,7 @@ async fn three_instances_share_keys_limits_and_revocations() {
     eprintln!("shared limiter back {back:?} after Redis restarted");
     let r = post(&c, instances[0].url(ORDERS), &alice).await;
     assert!(r.headers().contains_key("ratelimit"), "counted in Redis again");
-    let health: serde_json::Value = c
-        .get(instances[0].url("/healthz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = health_of(&c, &instances[0]).await;
     assert_eq!(health["status"], "ok", "{health}");
 
     // 6. PostgreSQL stops: keys loaded before still work everywhere, /healthz says the
@@ -324,7 +306,7 @@ async fn three_instances_share_keys_limits_and_revocations() {
     tokio::time::sleep(Duration::from_millis(1500)).await;
     for i in &instances {
         assert_eq!(post(&c, i.url(ORDERS), &alice).await.status(), 201);
-        let health: serde_json::Value = c.get(i.url("/healthz")).send().await.unwrap().json().await.unwrap();
+        let health = health_of(&c, i).await;
         assert_eq!(health["workspace_store"]["reachable"], false, "{health}");
         assert_eq!(health["status"], "degraded");
     }
@@ -334,7 +316,7 @@ async fn three_instances_share_keys_limits_and_revocations() {
     let took = until_everywhere(&instances, ORDERS, &alice, 401, Duration::from_secs(5)).await;
     eprintln!("after PostgreSQL restarted, a revocation reached 3 instances in {took:?}");
     for i in &instances {
-        let health: serde_json::Value = c.get(i.url("/healthz")).send().await.unwrap().json().await.unwrap();
+        let health = health_of(&c, i).await;
         assert_eq!(health["workspace_store"]["reachable"], true, "{health}");
     }
 

@@ -108,7 +108,21 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
         .stderr(Stdio::piped())
         .spawn()
         .expect("start the server");
-    let stdout = child.stdout.take().unwrap();
+    let base = match listening_url(&mut child, Duration::from_secs(20)) {
+        Some(url) => url,
+        None => {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    };
+    (Server { child, base, dir }, value)
+}
+
+/// The `http://…` a started server prints on stdout (`listening on …`), read from its
+/// piped stdout, or `None` if it says nothing `within`.
+pub fn listening_url(child: &mut Child, within: Duration) -> Option<String> {
+    let stdout = child.stdout.take()?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -117,15 +131,7 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
             }
         }
     });
-    let base = match rx.recv_timeout(Duration::from_secs(20)) {
-        Ok(url) => url,
-        Err(_) => {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
-        }
-    };
-    (Server { child, base, dir }, value)
+    rx.recv_timeout(within).ok()
 }
 
 /// Runs the server binary to completion (for start-up failures).

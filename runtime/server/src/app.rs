@@ -370,8 +370,7 @@ fn load_secrets_key(
         }
         return Ok(None);
     };
-    crate::secrets::check_key(store, &key).map_err(|e| format!("{e} (the key came from {source})"))?;
-    let sealed = crate::secrets::upgrade_plaintext(store, &key).map_err(|e| e.to_string())?;
+    let sealed = crate::secrets::prepare_store(store, &key).map_err(|e| format!("{e} (the key came from {source})"))?;
     if sealed > 0 {
         tracing::info!(sealed, "sealed secret values an older svc stored in clear");
     }

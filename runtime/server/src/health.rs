@@ -34,12 +34,6 @@ impl Default for Health {
     }
 }
 
-impl std::fmt::Debug for RedisLimiter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RedisLimiter({})", self.display())
-    }
-}
-
 impl Health {
     /// Names the workspace store (once, at start-up).
     pub fn set_workspace(&self, describe: String) {

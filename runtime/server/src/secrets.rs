@@ -145,6 +145,14 @@ pub fn check_key(store: &dyn WorkspaceStore, key: &SecretsKey) -> Result<(), Str
     Ok(())
 }
 
+/// Gets `store` ready for `key`: its values must be sealed with it ([`check_key`]), and
+/// values an older svc stored in clear are sealed now ([`upgrade_plaintext`]). Returns
+/// how many were sealed.
+pub fn prepare_store(store: &dyn WorkspaceStore, key: &SecretsKey) -> Result<usize, String> {
+    check_key(store, key)?;
+    upgrade_plaintext(store, key).map_err(|e| e.to_string())
+}
+
 /// Seals the values an old SQLite store kept in clear, then forgets the clear ones.
 /// Returns how many were sealed.
 pub fn upgrade_plaintext(store: &dyn WorkspaceStore, key: &SecretsKey) -> crate::store::Result<usize> {

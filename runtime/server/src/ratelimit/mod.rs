@@ -80,8 +80,8 @@ pub struct RateLimiter<S: RateLimitStore = MemoryStore> {
 /// The shared limiter of a node, and what to do when it fails.
 struct Shared {
     limiter: std::sync::Arc<RedisLimiter>,
-    /// `<route>:<node>`.
-    scope: Box<str>,
+    /// The node's key prefix and quota in Redis's terms, built once.
+    scope: redis::RedisScope,
     policy: FailurePolicy,
 }
 
@@ -119,8 +119,8 @@ impl<S: RateLimitStore> RateLimiter<S> {
     /// the fallback of the `local` policy.
     pub fn shared(mut self, limiter: std::sync::Arc<RedisLimiter>, scope: String, policy: FailurePolicy) -> Self {
         self.shared = Some(Shared {
+            scope: limiter.scope(&scope, &self.quota),
             limiter,
-            scope: scope.into_boxed_str(),
             policy,
         });
         self
@@ -148,7 +148,7 @@ impl<S: RateLimitStore> RateLimiter<S> {
         let Some(shared) = &self.shared else {
             return self.check_here(key, now).await;
         };
-        match shared.limiter.check(&shared.scope, key, &self.quota).await {
+        match shared.limiter.check(&shared.scope, key).await {
             Ok(d) => Checked::Decided(d),
             Err(e) => {
                 let policy = shared.policy;

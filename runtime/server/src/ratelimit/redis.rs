@@ -88,6 +88,21 @@ pub struct RedisLimiter {
     metrics: StoreMetrics,
 }
 
+/// The per-node part of every check: the key prefix and the quota in microseconds.
+#[derive(Debug)]
+pub struct RedisScope {
+    /// `svc:rl:<realm>:<route>:<node>:`.
+    prefix: Box<str>,
+    interval_us: u64,
+    tolerance_us: u64,
+}
+
+impl std::fmt::Debug for RedisLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RedisLimiter({})", self.display)
+    }
+}
+
 #[derive(Default)]
 struct Breaker {
     open: AtomicBool,
@@ -112,16 +127,10 @@ impl RedisLimiter {
             .set_max_delay(Duration::from_millis(500));
         let conn =
             ConnectionManager::new_lazy_with_config(client, config).map_err(|e| format!("--rate-limit-store: {e}"))?;
-        let mac_key = options.mac_key.unwrap_or_else(|| {
-            // Without a configured key, every instance must still derive the same one.
-            let mut k = [0u8; 32];
-            k[..20].copy_from_slice(b"svc rate-limit keys.");
-            k
-        });
-        let k0 = u64::from_le_bytes(mac_key[..8].try_into().expect("8 bytes"));
-        let k1 = u64::from_le_bytes(mac_key[8..16].try_into().expect("8 bytes"))
-            ^ u64::from_le_bytes(mac_key[16..24].try_into().expect("8 bytes"))
-            ^ u64::from_le_bytes(mac_key[24..].try_into().expect("8 bytes"));
+        // Without a configured key, every instance must still use the same one.
+        let mac_key = options.mac_key.unwrap_or(*b"svc rate-limit keys, no secrets!");
+        let half = |i: usize| u64::from_le_bytes(mac_key[i..i + 8].try_into().expect("8 bytes"));
+        let (k0, k1) = (half(0), half(8));
         Ok(Arc::new(RedisLimiter {
             conn,
             script: redis::Script::new(GCRA_SCRIPT),
@@ -154,8 +163,24 @@ impl RedisLimiter {
         }
     }
 
+    /// What the node `scope` (`<route>:<node>`) with `quota` sends with each check, built
+    /// once when its route is.
+    pub fn scope(&self, scope: &str, quota: &Quota) -> RedisScope {
+        let interval_us = (quota.interval().as_micros() as u64).max(1);
+        RedisScope {
+            prefix: format!("{}{scope}:", self.prefix).into_boxed_str(),
+            interval_us,
+            tolerance_us: interval_us.saturating_mul(u64::from(quota.burst) - 1),
+        }
+    }
+
     /// The Redis key of `key` for the node `scope` (`<route>:<node>`).
     pub fn redis_key(&self, scope: &str, key: &LimitKey<'_>) -> String {
+        self.key_in(&format!("{}{scope}:", self.prefix), key)
+    }
+
+    /// `prefix` followed by the MAC of `key` in hex.
+    fn key_in(&self, prefix: &str, key: &LimitKey<'_>) -> String {
         let mut h = SipHasher24::new_with_keys(self.mac.0, self.mac.1);
         match key {
             LimitKey::Ip(ip) => {
@@ -183,28 +208,26 @@ impl RedisLimiter {
             }
         }
         let mac = h.finish128().as_u128();
-        format!("{}{scope}:{mac:032x}", self.prefix)
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = String::with_capacity(prefix.len() + 32);
+        text.push_str(prefix);
+        for shift in (0..32).rev() {
+            text.push(HEX[(mac >> (shift * 4)) as usize & 0xf] as char);
+        }
+        text
     }
 
     /// One GCRA step for `key` in Redis, within the deadline.
-    pub async fn check(
-        self: &Arc<Self>,
-        scope: &str,
-        key: &LimitKey<'_>,
-        quota: &Quota,
-    ) -> Result<Decision, StoreError> {
+    pub async fn check(self: &Arc<Self>, scope: &RedisScope, key: &LimitKey<'_>) -> Result<Decision, StoreError> {
         if self.breaker_open() {
             self.metrics.limit_error("breaker_open");
             return Err(StoreError(
                 "the shared rate-limit store is unreachable (circuit breaker open)".into(),
             ));
         }
-        let interval = (quota.interval().as_micros() as u64).max(1);
-        let tolerance = interval.saturating_mul(u64::from(quota.burst) - 1);
-        let redis_key = self.redis_key(scope, key);
         let mut conn = self.conn.clone();
-        let mut invocation = self.script.key(redis_key);
-        invocation.arg(interval).arg(tolerance);
+        let mut invocation = self.script.key(self.key_in(&scope.prefix, key));
+        invocation.arg(scope.interval_us).arg(scope.tolerance_us);
         let outcome = tokio::time::timeout(self.timeout, invocation.invoke_async::<Vec<i64>>(&mut conn)).await;
         let reply = match outcome {
             Ok(Ok(reply)) if reply.len() == 4 => reply,
