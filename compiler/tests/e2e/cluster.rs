@@ -166,6 +166,10 @@ async fn three_instances_share_keys_limits_and_revocations() {
                 &redis_url,
                 "--rate-limit-failure",
                 policy,
+                // Exactness holds for checks Redis answers in time; a loaded CI machine
+                // stalls for longer than the 50 ms default (docs/deploy.md).
+                "--rate-limit-timeout-ms",
+                "1000",
             ])
         })
         .collect();
@@ -181,6 +185,10 @@ async fn three_instances_share_keys_limits_and_revocations() {
     //    the instances, on a fresh user whose limit is 20 an hour (T = 3 min): exactly the
     //    burst passes, and the RateLimit headers count down through the shared state.
     let bob = shared("bob");
+    // A key created now reaches the instances through PostgreSQL's notifications, in
+    // milliseconds but not at once: wait for it on the orders route, whose limit is
+    // another node's, so the exports budget stays whole.
+    until_everywhere(&instances, ORDERS, &bob, 201, Duration::from_secs(2)).await;
     let bases: Arc<Vec<String>> = Arc::new(instances.iter().map(|i| i.url(EXPORTS)).collect());
     let mut tasks = Vec::new();
     for client_no in 0..100usize {
@@ -194,7 +202,11 @@ async fn three_instances_share_keys_limits_and_revocations() {
                     .send()
                     .await
                     .unwrap();
-                let limit = r.headers()["ratelimit"].to_str().unwrap().to_string();
+                let Some(limit) = r.headers().get("ratelimit") else {
+                    let status = r.status();
+                    panic!("no RateLimit header on a {status}: {:?}", r.text().await);
+                };
+                let limit = limit.to_str().unwrap().to_string();
                 let retry = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
                 seen.push((r.status().as_u16(), limit, retry));
             }
@@ -248,7 +260,7 @@ async fn three_instances_share_keys_limits_and_revocations() {
 
     // 4. Redis stops mid-run: each policy answers at once, nothing else becomes a 5xx.
     redis.stop();
-    for _ in 0..5 {
+    for round in 0..5 {
         let start = Instant::now();
         let open = post(&c, instances[0].url(ORDERS), &alice).await;
         assert_eq!(open.status(), 201, "open: through, unchecked");
@@ -271,8 +283,11 @@ async fn three_instances_share_keys_limits_and_revocations() {
             let r = c.post(i.url(EXPORTS)).header("x-api-key", &alice).send().await.unwrap();
             assert_eq!(r.status(), 503, "{}", i.base);
         }
+        // The first round may meet a reconnecting client (at most the 1 s timeout per
+        // instance); once the breakers are open the answers come at once.
+        let bound = Duration::from_secs(if round == 0 { 4 } else { 1 });
         assert!(
-            start.elapsed() < Duration::from_secs(1),
+            start.elapsed() < bound,
             "six requests with Redis down took {:?}",
             start.elapsed()
         );

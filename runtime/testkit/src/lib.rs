@@ -115,6 +115,26 @@ impl Redis {
         }
     }
 
+    /// Freezes the server (SIGSTOP): connections stay open and nothing answers, the way
+    /// a Redis stuck in a long command or behind a dead network path looks to a client.
+    pub fn pause(&self) {
+        self.signal("STOP");
+    }
+
+    /// Lets a paused server run again (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let pid = self.pid().expect("redis-server is running");
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
     /// Starts the server again on the same port (empty: it keeps nothing on disk).
     pub fn restart(&mut self) {
         self.stop();
