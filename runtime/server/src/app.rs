@@ -387,13 +387,17 @@ fn shared_limiter(
     if url.is_empty() || url == "memory" {
         return Ok(None);
     }
-    if !(url.starts_with("redis://")
-        || url.starts_with("rediss://")
-        || url.starts_with("valkey://")
-        || url.starts_with("valkeys://"))
-    {
+    let schemes = [
+        "redis://",
+        "rediss://",
+        "valkey://",
+        "valkeys://",
+        "redis+cluster://",
+        "rediss+cluster://",
+    ];
+    if !schemes.iter().any(|s| url.starts_with(s)) {
         return Err(format!(
-            "--rate-limit-store: `{}` is neither `memory` nor a redis:// or rediss:// URL",
+            "--rate-limit-store: `{}` is neither `memory` nor a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL",
             crate::ratelimit::redis::redact_url(url)
         ));
     }

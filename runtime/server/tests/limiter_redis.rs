@@ -17,12 +17,40 @@ fn limiter(redis: &Redis, timeout: Duration) -> Arc<RedisLimiter> {
 }
 
 fn limiter_counted(redis: &Redis, timeout: Duration, metrics: &Metrics) -> Arc<RedisLimiter> {
+    limiter_at(&redis.url(), timeout, metrics)
+}
+
+fn limiter_at(url: &str, timeout: Duration, metrics: &Metrics) -> Arc<RedisLimiter> {
     let options = RedisOptions {
-        url: redis.url(),
+        url: url.to_string(),
         timeout,
         mac_key: Some([7; 32]),
     };
     RedisLimiter::connect(&options, "ws/api", metrics.stores.clone()).unwrap()
+}
+
+/// 100 clients, 4 checks each, spread over `instances` of one node with a burst of 50
+/// an hour: how many passed.
+async fn burst_over(instances: &Arc<Vec<RateLimiter>>, key: &'static str) -> usize {
+    let mut tasks = Vec::new();
+    for client in 0..100 {
+        let instances = instances.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut passed = 0;
+            for i in 0..4 {
+                let limiter = &instances[(client + i) % instances.len()];
+                if allowed(limiter.check(&LimitKey::Text(key)).await) {
+                    passed += 1;
+                }
+            }
+            passed
+        }));
+    }
+    let mut passed = 0;
+    for t in tasks {
+        passed += t.await.unwrap();
+    }
+    passed
 }
 
 fn node(shared: &Arc<RedisLimiter>, quota: Quota, policy: FailurePolicy) -> RateLimiter {
@@ -50,24 +78,7 @@ async fn exactly_the_burst_passes_across_instances_under_concurrency() {
         })
         .collect();
     let instances = Arc::new(instances);
-    let mut tasks = Vec::new();
-    for client in 0..100 {
-        let instances = instances.clone();
-        tasks.push(tokio::spawn(async move {
-            let mut passed = 0;
-            for i in 0..4 {
-                let limiter = &instances[(client + i) % 3];
-                if allowed(limiter.check(&LimitKey::Text("fresh-key")).await) {
-                    passed += 1;
-                }
-            }
-            passed
-        }));
-    }
-    let mut passed = 0;
-    for t in tasks {
-        passed += t.await.unwrap();
-    }
+    let passed = burst_over(&instances, "fresh-key").await;
     // T = 72 s: no second emission within the test, so exactly the burst of 50 passes.
     assert_eq!(passed, 50, "400 checks from 100 clients over 3 instances");
     // Every instance sees the shared state: the next check is refused with Retry-After.
@@ -282,4 +293,40 @@ async fn a_hung_redis_costs_each_check_at_most_the_timeout() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(!shared.breaker_open());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_cluster_url_shares_the_limit_too() {
+    // One node that owns every slot speaks the whole cluster protocol (CLUSTER SLOTS,
+    // MOVED); each check touches one key, so the script runs on that key's primary.
+    let mut redis = Redis::start_cluster();
+    let metrics = Metrics::default();
+    let quota = Quota::per(50, Duration::from_secs(3600));
+    let connect = || limiter_at(&redis.cluster_url(), Duration::from_secs(2), &metrics);
+    let shared: Vec<Arc<RedisLimiter>> = (0..3).map(|_| connect()).collect();
+    let instances: Vec<RateLimiter> = shared.iter().map(|s| node(s, quota, FailurePolicy::Closed)).collect();
+    assert_eq!(burst_over(&Arc::new(instances), "fresh-key").await, 50);
+    let keys = redis.command(&["KEYS", "*"]).unwrap();
+    assert!(keys.starts_with("*1\r\n"), "one key: {keys}");
+
+    // The script is loaded again after a flush, through the cluster client.
+    assert!(redis.command(&["SCRIPT", "FLUSH"]).unwrap().starts_with("+OK"));
+    let limiter = node(&shared[0], quota, FailurePolicy::Closed);
+    assert!(allowed(limiter.check(&LimitKey::Text("another")).await));
+
+    // A restarted cluster (empty, slots assigned anew) is found again without a restart.
+    redis.stop();
+    assert_eq!(limiter.check(&LimitKey::Text("another")).await, Checked::Unavailable);
+    redis.restart();
+    let back = Instant::now();
+    loop {
+        if let Checked::Decided(_) = limiter.check(&LimitKey::Text("another")).await {
+            break;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(5),
+            "the cluster limiter did not resume within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -79,6 +79,7 @@ pub struct Redis {
     port: u16,
     dir: TempDir,
     child: Option<Child>,
+    cluster: bool,
 }
 
 impl Redis {
@@ -88,9 +89,30 @@ impl Redis {
             port: free_port(),
             dir: TempDir::new("redis"),
             child: None,
+            cluster: false,
         };
         redis.restart();
         redis
+    }
+
+    /// Starts a one-node Redis Cluster: cluster mode on, every hash slot assigned to this
+    /// node. Clients speak the cluster protocol to it (CLUSTER SLOTS, MOVED) exactly as to
+    /// a cluster of many.
+    pub fn start_cluster() -> Redis {
+        let mut redis = Redis {
+            port: free_port(),
+            dir: TempDir::new("redis-cluster"),
+            child: None,
+            cluster: true,
+        };
+        redis.restart();
+        redis
+    }
+
+    /// `redis+cluster://127.0.0.1:<port>`, svc's URL of a Redis Cluster.
+    pub fn cluster_url(&self) -> String {
+        assert!(self.cluster, "started with Redis::start_cluster");
+        format!("redis+cluster://127.0.0.1:{}", self.port)
     }
 
     pub fn port(&self) -> u16 {
@@ -144,6 +166,13 @@ impl Redis {
             .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
             .arg("--dir")
             .arg(self.dir.path())
+            .args(if self.cluster {
+                // A fresh node each time: the slots are assigned again below.
+                let _ = std::fs::remove_file(self.dir.path().join("nodes.conf"));
+                &["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"][..]
+            } else {
+                &[][..]
+            })
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -153,6 +182,13 @@ impl Redis {
         wait_until("redis-server", Duration::from_secs(10), || {
             command(port, &["PING"]).is_ok_and(|r| r.starts_with("+PONG"))
         });
+        if self.cluster {
+            let added = command(port, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]).expect("CLUSTER ADDSLOTSRANGE");
+            assert!(added.starts_with("+OK"), "CLUSTER ADDSLOTSRANGE: {added}");
+            wait_until("the cluster's slots", Duration::from_secs(10), || {
+                command(port, &["CLUSTER", "INFO"]).is_ok_and(|r| r.contains("cluster_state:ok"))
+            });
+        }
     }
 
     /// Sends one command and returns the raw reply (RESP), for tests that look inside.

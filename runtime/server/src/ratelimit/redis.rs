@@ -16,7 +16,9 @@
 //!   or the SHA-256 of a presented key), keyed from the server's secrets key when it has
 //!   one (see docs/security.md).
 //! - **One connection.** Every check of the process is pipelined on one multiplexed
-//!   connection (`ConnectionManager`, which reconnects by itself).
+//!   connection (`ConnectionManager`, which reconnects by itself), or, for a Redis
+//!   Cluster (`redis+cluster://`), one per node (`ClusterConnection`, which follows
+//!   `MOVED` and slot changes). A check touches one key, so it never spans slots.
 //! - **Failing fast.** Each check has a deadline (50 ms by default). After
 //!   [`BREAKER_THRESHOLD`] failures in a row a circuit breaker opens: checks fail at once,
 //!   without touching the network, and a probe pings Redis every [`PROBE_EVERY`] until it
@@ -26,6 +28,8 @@
 use super::{Decision, LimitKey, Quota, StoreError};
 use crate::metrics::StoreMetrics;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::{ClusterClient, ClusterConfig};
+use redis::cluster_async::ClusterConnection;
 use siphasher::sip128::{Hasher128, SipHasher24};
 use std::hash::Hasher;
 use std::sync::Arc;
@@ -66,7 +70,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
 /// How to reach the shared limiter.
 #[derive(Debug, Clone)]
 pub struct RedisOptions {
-    /// `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS.
+    /// `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS; a Redis Cluster
+    /// as `redis+cluster://[user:password@]host:port[,host:port…]` (`rediss+cluster://`).
     pub url: String,
     /// The deadline of one check.
     pub timeout: Duration,
@@ -76,7 +81,7 @@ pub struct RedisOptions {
 
 /// The connection to the shared limiter of one server, used by all its Rate Limit nodes.
 pub struct RedisLimiter {
-    conn: ConnectionManager,
+    conn: Connection,
     script: redis::Script,
     timeout: Duration,
     /// `svc:rl:<realm>:`.
@@ -113,20 +118,7 @@ impl RedisLimiter {
     /// Prepares the connection (it is made on first use, and remade whenever it breaks).
     /// Must be called inside a tokio runtime. Fails only on a URL that cannot work.
     pub fn connect(options: &RedisOptions, realm: &str, metrics: StoreMetrics) -> Result<Arc<RedisLimiter>, String> {
-        let client = redis::Client::open(options.url.as_str()).map_err(|e| {
-            format!(
-                "--rate-limit-store: `{}` is not a Redis URL: {e}",
-                redact_url(&options.url)
-            )
-        })?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_millis(500)))
-            .set_response_timeout(Some(Duration::from_secs(1)))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(100))
-            .set_max_delay(Duration::from_millis(500));
-        let conn =
-            ConnectionManager::new_lazy_with_config(client, config).map_err(|e| format!("--rate-limit-store: {e}"))?;
+        let conn = Connection::open(&options.url)?;
         // Without a configured key, every instance must still use the same one.
         let mac_key = options.mac_key.unwrap_or(*b"svc rate-limit keys, no secrets!");
         let half = |i: usize| u64::from_le_bytes(mac_key[i..i + 8].try_into().expect("8 bytes"));
@@ -155,9 +147,8 @@ impl RedisLimiter {
 
     /// Pings Redis within `deadline`.
     pub async fn ping(&self, deadline: Duration) -> Result<(), String> {
-        let mut conn = self.conn.clone();
-        match tokio::time::timeout(deadline, redis::cmd("PING").query_async::<String>(&mut conn)).await {
-            Ok(Ok(_)) => Ok(()),
+        match tokio::time::timeout(deadline, self.conn.ping()).await {
+            Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(e.to_string()),
             Err(_) => Err(format!("no answer within {} ms", deadline.as_millis())),
         }
@@ -225,10 +216,9 @@ impl RedisLimiter {
                 "the shared rate-limit store is unreachable (circuit breaker open)".into(),
             ));
         }
-        let mut conn = self.conn.clone();
         let mut invocation = self.script.key(self.key_in(&scope.prefix, key));
         invocation.arg(scope.interval_us).arg(scope.tolerance_us);
-        let outcome = tokio::time::timeout(self.timeout, invocation.invoke_async::<Vec<i64>>(&mut conn)).await;
+        let outcome = tokio::time::timeout(self.timeout, self.conn.invoke(&invocation)).await;
         let reply = match outcome {
             Ok(Ok(reply)) if reply.len() == 4 => reply,
             Ok(Ok(reply)) => return Err(self.failed("error", format!("the GCRA script answered {reply:?}"))),
@@ -282,16 +272,117 @@ impl RedisLimiter {
     }
 }
 
-/// `redis://user:secret@host` → `redis://user:***@host`.
-pub fn redact_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) => {
-            if u.password().is_some() {
-                let _ = u.set_password(Some("***"));
-            }
-            u.to_string()
+/// The one Redis, or the Redis Cluster, that holds the limiter's state.
+enum Connection {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl Connection {
+    /// Prepares the connection without connecting: a server starts while Redis is down,
+    /// and its checks answer by their failure policy until Redis is up.
+    fn open(url: &str) -> Result<Connection, String> {
+        let bad =
+            |e: &dyn std::fmt::Display| format!("--rate-limit-store: `{}` is not a Redis URL: {e}", redact_url(url));
+        if let Some(seeds) = cluster_seeds(url) {
+            let client = ClusterClient::builder(seeds.map_err(|e| bad(&e))?)
+                .retries(1)
+                .min_retry_wait(50)
+                .max_retry_wait(200)
+                .build()
+                .map_err(|e| bad(&e))?;
+            let config = ClusterConfig::new()
+                .set_connection_timeout(Duration::from_millis(500))
+                .set_response_timeout(Duration::from_secs(1));
+            return Ok(Connection::Cluster(
+                client.get_pending_async_connection_with_config(config),
+            ));
         }
-        Err(_) => "<unparsable URL>".into(),
+        let client = redis::Client::open(url).map_err(|e| bad(&e))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(500)))
+            .set_response_timeout(Some(Duration::from_secs(1)))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(100))
+            .set_max_delay(Duration::from_millis(500));
+        let conn =
+            ConnectionManager::new_lazy_with_config(client, config).map_err(|e| format!("--rate-limit-store: {e}"))?;
+        Ok(Connection::Single(conn))
+    }
+
+    /// Runs the GCRA script (EVALSHA, then SCRIPT LOAD and again on NOSCRIPT; in a
+    /// cluster the load goes to every primary and the call to the key's).
+    async fn invoke(&self, invocation: &redis::ScriptInvocation<'_>) -> redis::RedisResult<Vec<i64>> {
+        match self {
+            Connection::Single(c) => invocation.invoke_async(&mut c.clone()).await,
+            Connection::Cluster(c) => invocation.invoke_async(&mut c.clone()).await,
+        }
+    }
+
+    /// PING (in a cluster: every node must answer).
+    async fn ping(&self) -> redis::RedisResult<()> {
+        match self {
+            Connection::Single(c) => redis::cmd("PING").query_async(&mut c.clone()).await,
+            Connection::Cluster(c) => redis::cmd("PING").query_async(&mut c.clone()).await,
+        }
+    }
+}
+
+/// The seed nodes of a Redis Cluster URL, `redis+cluster://[user[:password]@]host:port[,
+/// host:port…][?query]` (`rediss+cluster://` for TLS), as one `redis://` URL per node
+/// carrying the credentials and the query; `None` for any other URL. A cluster has only
+/// database 0, so a path other than `/` or `/0` is an error.
+pub fn cluster_seeds(url: &str) -> Option<Result<Vec<String>, String>> {
+    let (scheme, rest) = if let Some(rest) = url.strip_prefix("redis+cluster://") {
+        ("redis", rest)
+    } else {
+        ("rediss", url.strip_prefix("rediss+cluster://")?)
+    };
+    Some((|| {
+        let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+        let (path, query) = tail.split_once('?').map_or((tail, ""), |(p, q)| (p, q));
+        if !matches!(path, "" | "/" | "/0") {
+            return Err(format!("a Redis Cluster has only database 0, not `{path}`"));
+        }
+        let (userinfo, hosts) = match authority.rsplit_once('@') {
+            Some((user, hosts)) => (Some(user), hosts),
+            None => (None, authority),
+        };
+        let mut seeds = Vec::new();
+        for host in hosts.split(',') {
+            if host.is_empty() {
+                return Err("expected host:port[,host:port…] after the scheme".into());
+            }
+            let mut seed = format!("{scheme}://");
+            if let Some(user) = userinfo {
+                seed.push_str(user);
+                seed.push('@');
+            }
+            seed.push_str(host);
+            if !query.is_empty() {
+                seed.push_str("/?");
+                seed.push_str(query);
+            }
+            seeds.push(seed);
+        }
+        Ok(seeds)
+    })())
+}
+
+/// `redis://user:secret@host` → `redis://user:***@host`, for any `scheme://` URL
+/// (cluster URLs with several hosts included); what does not look like one is not shown.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return "<unparsable URL>".into();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, hosts)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{scheme}://{user}:***@{hosts}{tail}"),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
     }
 }
 
@@ -305,5 +396,31 @@ mod tests {
         assert_eq!(redact_url("rediss://u:p@h"), "rediss://u:***@h");
         assert_eq!(redact_url("redis://h:1"), "redis://h:1");
         assert!(!redact_url("::hunter2::").contains("hunter2"));
+        assert_eq!(
+            redact_url("redis+cluster://u:s3cret@a:1,b:2/?x=1"),
+            "redis+cluster://u:***@a:1,b:2/?x=1"
+        );
+        assert_eq!(
+            redact_url("postgres://svc:pw@db/svc?sslmode=require"),
+            "postgres://svc:***@db/svc?sslmode=require"
+        );
+        // A password holding `@` or `:` is still hidden whole.
+        assert!(!redact_url("redis://u:a@b:c@host:1").contains("a@b"));
+    }
+
+    #[test]
+    fn cluster_urls_become_one_seed_per_node() {
+        assert!(cluster_seeds("redis://h:1").is_none());
+        assert_eq!(
+            cluster_seeds("redis+cluster://u:p@a:7000,b:7001").unwrap().unwrap(),
+            ["redis://u:p@a:7000", "redis://u:p@b:7001"]
+        );
+        assert_eq!(
+            cluster_seeds("rediss+cluster://a:7000/?insecure").unwrap().unwrap(),
+            ["rediss://a:7000/?insecure"]
+        );
+        assert!(cluster_seeds("redis+cluster://a:1/3").unwrap().is_err());
+        assert!(cluster_seeds("redis+cluster://a:1,,b:2").unwrap().is_err());
+        assert!(cluster_seeds("redis+cluster://").unwrap().is_err());
     }
 }
