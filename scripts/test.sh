@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 step() { printf '\n==> %s\n' "$*"; }
 
+step "set-up: install what is missing (scripts/setup.sh)"
+scripts/setup.sh
+
 step "format"
 cargo fmt --all -- --check
 
@@ -29,10 +32,6 @@ done
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
     step "fuzz the loader and checker for ${FUZZ_SECONDS}s"
-    if ! command -v cargo-fuzz >/dev/null; then
-        echo "cargo-fuzz is not installed: cargo install cargo-fuzz --locked" >&2
-        exit 1
-    fi
     # cargo-fuzz needs nightly flags; use a nightly toolchain when there is one.
     if rustup run nightly rustc --version >/dev/null 2>&1; then toolchain=(+nightly); else toolchain=(); export RUSTC_BOOTSTRAP=1; fi
     mkdir -p compiler/fuzz/corpus/check

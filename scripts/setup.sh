@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what the tests need when it is missing, before anything is built, so that a
+# fresh machine fails (or is fixed) in seconds rather than after twenty minutes of builds.
+# scripts/test.sh runs it first; it is safe to run again (it only installs what is missing).
+#
+#   - real servers the tests start on loopback ports (never mocked, never skipped):
+#     redis-server (shared rate limiter), PostgreSQL (shared workspace store), nginx (the
+#     deployment example's load balancer), wrk (its load);
+#   - rustfmt and clippy (lint steps), cargo-fuzz (fuzzing step);
+#   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests.
+set -euo pipefail
+
+missing_apt=()
+command -v redis-server >/dev/null || missing_apt+=(redis-server)
+command -v nginx >/dev/null || missing_apt+=(nginx-light)
+command -v wrk >/dev/null || missing_apt+=(wrk)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing_apt+=(postgresql)
+python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
+
+if [ ${#missing_apt[@]} -gt 0 ]; then
+    echo "setup: installing ${missing_apt[*]} (apt)"
+    if [ "$(id -u)" = 0 ]; then
+        sudo_=()
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        sudo_=(sudo -n)
+    else
+        echo "setup: missing ${missing_apt[*]}; install them (apt-get install ${missing_apt[*]}) or run as root" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_[@]}" apt-get update -qq
+    "${sudo_[@]}" apt-get install -y -qq --no-install-recommends "${missing_apt[@]}"
+    # Debian starts packaged services on install; the tests want the ports to themselves.
+    for service in redis-server nginx postgresql; do
+        ("${sudo_[@]}" service "$service" stop || true) >/dev/null 2>&1
+    done
+fi
+
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    echo "setup: installing rustfmt and clippy (rustup)"
+    rustup component add rustfmt clippy
+fi
+if [ "${FUZZ_SECONDS:-60}" -gt 0 ] && ! command -v cargo-fuzz >/dev/null; then
+    echo "setup: installing cargo-fuzz (cargo install)"
+    cargo install cargo-fuzz --locked
+fi
+
+if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml' >/dev/null 2>&1; then
+    echo "setup: installing the Python validators (pip)"
+    pip=(python3 -m pip install --quiet --disable-pip-version-check)
+    packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*')
+    # Debian marks its Python as externally managed; these are test tools, not the system's.
+    "${pip[@]}" "${packages[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages "${packages[@]}"
+fi
