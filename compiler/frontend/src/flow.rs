@@ -415,6 +415,21 @@ fn read_route(node: &Node, diags: &mut Diagnostics) -> Option<Spanned<String>> {
         if segment.is_empty() {
             return bad(format!("the route `{s}` has an empty segment (`//`)"), diags);
         }
+        if segment == "." || segment == ".." {
+            // RFC 3986 §5.2.4: clients and proxies remove dot segments before sending, so
+            // `a/../admin` arrives as `admin` and `a/./b` as `a/b`: the route would be
+            // unreachable, or reached by requests meant for another.
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidRoute,
+                    node.span,
+                    format!("the route `{s}` has a dot segment `{segment}`, which HTTP clients and proxies remove before the request arrives"),
+                )
+                .label("dot segment")
+                .help("write the path as it arrives, without `.` or `..` segments (a `.` inside a segment, as in `v1.2`, is fine)"),
+            );
+            return None;
+        }
         if let Some(param) = segment.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             if svc_types::names::check_pin_id(param).is_err() {
                 return bad(format!("path parameter `{{{param}}}` is not a snake_case name"), diags);
