@@ -134,3 +134,53 @@ pub fn write_project(dir: &Path, routes: usize, nodes: usize) -> std::io::Result
     }
     Ok(())
 }
+
+/// The shapes of one large flow file, each the worst case of one step of `svc check`.
+pub const LARGE_SHAPES: [&str; 4] = ["keys", "array", "wires", "nodes"];
+
+/// Writes a project of one route whose flow is large in one direction (`shape`, one of
+/// [`LARGE_SHAPES`]) with `n` elements: a Return JSON body with `n` literal keys, a body
+/// holding an array of `n` numbers, `n` wires into one Return JSON, or a chain of `n`
+/// Check Origin nodes. Returns the size of the flow file in bytes.
+pub fn write_large_flow(dir: &Path, shape: &str, n: usize) -> std::io::Result<usize> {
+    write_project(dir, 0, 1)?;
+    let mut flow = String::from("route: large\nmethods: [GET]\n");
+    match shape {
+        "keys" => {
+            flow.push_str("start: ok\nnodes:\n  ok:\n    type: return-json\n    status: 200\n    body:\n");
+            for i in 0..n {
+                let _ = writeln!(flow, "      key_number_{i:07}: \"value {i}\"");
+            }
+        }
+        "array" => {
+            flow.push_str(
+                "start: ok\nnodes:\n  ok:\n    type: return-json\n    status: 200\n    body:\n      items:\n",
+            );
+            for i in 0..n {
+                let _ = writeln!(flow, "        - {i}");
+            }
+        }
+        "wires" => {
+            flow.push_str("request:\n  query:\n    name: { type: string, required: true }\n");
+            flow.push_str("start: ok\nnodes:\n  ok:\n    type: return-json\n    status: 200\n    body:\n");
+            for i in 0..n {
+                let _ = writeln!(flow, "      k{i}: {{ from: request.query.name }}");
+            }
+        }
+        "nodes" => {
+            flow.push_str("start: n0\nnodes:\n");
+            for i in 0..n {
+                let next = i + 1;
+                let _ = writeln!(
+                    flow,
+                    "  n{i}: {{ type: check-origin, allowed_origins: [\"https://a.example\"], allowed: n{next}, blocked: no }}"
+                );
+            }
+            let _ = writeln!(flow, "  n{n}: {{ type: return-json, status: 200 }}");
+            flow.push_str("  no: { type: return-json, status: 403 }\n");
+        }
+        other => panic!("unknown shape `{other}`: one of {LARGE_SHAPES:?}"),
+    }
+    std::fs::write(dir.join("flows/large.yaml"), &flow)?;
+    Ok(flow.len())
+}

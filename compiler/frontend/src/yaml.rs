@@ -237,7 +237,9 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
                     return Err(Diagnostic::new(
                         Code::InvalidValue,
                         here(one_line_len),
-                        format!("`{value}` is not a number JSON can carry: JSON numbers are finite, with no infinity or NaN"),
+                        format!(
+                            "`{value}` is not a number JSON can carry: JSON numbers are finite, with no infinity or NaN"
+                        ),
                     )
                     .label("not a finite number")
                     .help("write a finite number, or quote it (`\"…\"`) to make it a string"));
@@ -663,7 +665,12 @@ mod tests {
 
     #[test]
     fn numbers_json_cannot_carry_are_refused_where_they_stand() {
-        for (text, column) in [("a: .inf\n", 4), ("a: [1, -.Inf]\n", 8), ("a:\n  b: .nan\n", 6), ("a: 1e999\n", 4)] {
+        for (text, column) in [
+            ("a: .inf\n", 4),
+            ("a: [1, -.Inf]\n", 8),
+            ("a:\n  b: .nan\n", 6),
+            ("a: 1e999\n", 4),
+        ] {
             let e = parse(FileId(0), text).unwrap_err();
             assert_eq!(e.code, Code::InvalidValue, "{text}");
             assert_eq!(e.primary.span.column, column, "{text}");
