@@ -202,7 +202,7 @@ pub fn flow() -> Value {
                             "node": {
                                 "type": "string",
                                 "description": "The node key: <namespace>.<node-name>.",
-                                "pattern": "^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_-]*$"
+                                "pattern": "^[a-z][a-z0-9]*(-[a-z0-9]+)*\\.[a-z][a-z0-9]*(-[a-z0-9]+)*$"
                             },
                             "inputs": { "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } },
                             "next": { "$ref": "#/$defs/edge" },

@@ -35,6 +35,13 @@ fn is_lower_kebab_segment(s: &str) -> bool {
         && !s.contains("--")
 }
 
+/// One part of a node key: lower kebab case, `[a-z][a-z0-9]*(-[a-z0-9]+)*`. Unlike node
+/// ids in flows, no `_`: a node key is a published identifier, and one spelling per word
+/// boundary keeps `acme.price_order` and `acme.price-order` from being two nodes.
+fn is_node_key_part(s: &str) -> bool {
+    is_lower_kebab_segment(s) && !s.contains('_')
+}
+
 /// A node key: `<namespace>.<node-name>`, both parts lower kebab case.
 pub fn check_node_key(key: &str) -> Result<(), NameError> {
     let Some((namespace, name)) = key.split_once('.') else {
@@ -50,10 +57,21 @@ pub fn check_node_key(key: &str) -> Result<(), NameError> {
         );
     }
     for (what, part) in [("namespace", namespace), ("node name", name)] {
-        if !is_lower_kebab_segment(part) {
+        if !is_node_key_part(part) {
+            let kebab = key.to_ascii_lowercase().replace('_', "-");
+            let hint = if kebab != key
+                && is_node_key_part(kebab.split_once('.').map_or("", |p| p.0))
+                && is_node_key_part(kebab.split_once('.').map_or("", |p| p.1))
+            {
+                format!(
+                    "node keys are lower kebab case: lowercase letters, digits and single `-` between words, starting with a letter; write `{kebab}`"
+                )
+            } else {
+                "node keys are lower kebab case: lowercase letters, digits and single `-` between words, starting with a letter, for example `acme.price-order`".to_string()
+            };
             return err(
                 format!("the {what} `{part}` in node key `{key}` is not lower kebab case"),
-                "use lowercase letters, digits and `-`, starting with a letter, for example `acme.price-order`",
+                hint,
             );
         }
     }
@@ -151,7 +169,11 @@ mod tests {
     #[test]
     fn node_keys() {
         assert!(check_node_key("acme.price-order").is_ok());
-        assert!(check_node_key("a1.b_2").is_ok());
+        assert!(check_node_key("a1.b-2").is_ok());
+        let e = check_node_key("a1.b_2").unwrap_err();
+        assert!(e.hint.contains("`a1.b-2`"), "{e:?}");
+        assert!(check_node_key("acme_co.price").is_err());
+        assert!(check_node_key("acme.price--order").is_err());
         assert!(check_node_key("price-order").is_err());
         assert!(check_node_key("acme.price.order").is_err());
         assert!(check_node_key("Acme.price").is_err());
