@@ -12,7 +12,7 @@ use svc_frontend::config::{self, CONFIG_FILE, Config};
 use svc_frontend::flow::{self, Flow};
 use svc_frontend::node_crate::{self, NodeCrate};
 use svc_frontend::source::display_path;
-use svc_frontend::vfs::{Disk, Vfs};
+use svc_frontend::vfs::{Disk, ReadError, Vfs};
 use svc_frontend::{Code, Diagnostic, Diagnostics, FileId, SourceFile, SourceMap, Span};
 
 /// The directory of flow files.
@@ -38,12 +38,17 @@ impl Project {
         let mut sources = SourceMap::new();
         let config_path = root.join(CONFIG_FILE);
         let config = match vfs.read(&config_path) {
-            Some(text) => {
+            Ok(text) => {
                 let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), text));
                 let text = sources.get(file).text.clone();
                 config::load(file, &text, diags)
             }
-            None => {
+            Err(ReadError::NotUtf8(bad)) => {
+                let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), bad.lossy.clone()));
+                diags.push(bad.diagnostic(file, CONFIG_FILE));
+                None
+            }
+            Err(ReadError::Missing) => {
                 let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), String::new()));
                 diags.push(
                     Diagnostic::new(
@@ -71,9 +76,26 @@ impl Project {
         }
         let flow_files: Vec<FileId> = flow_paths
             .iter()
-            .map(|p| {
-                let text = vfs.read(p).unwrap_or_default();
-                sources.add(SourceFile::new(display_path(root, p), Some(p.clone()), text))
+            .filter_map(|p| {
+                let shown = display_path(root, p);
+                match vfs.read(p) {
+                    Ok(text) => Some(sources.add(SourceFile::new(shown, Some(p.clone()), text))),
+                    // Reported once, and not checked: its content is not what the user wrote.
+                    Err(ReadError::NotUtf8(bad)) => {
+                        let file = sources.add(SourceFile::new(shown.clone(), Some(p.clone()), bad.lossy.clone()));
+                        diags.push(bad.diagnostic(file, &shown));
+                        None
+                    }
+                    Err(ReadError::Missing) => {
+                        let file = sources.add(SourceFile::new(shown.clone(), Some(p.clone()), String::new()));
+                        diags.push(
+                            Diagnostic::new(Code::Io, Span::file_start(file), format!("cannot read `{shown}`"))
+                                .label("unreadable file")
+                                .help("check the file's permissions"),
+                        );
+                        None
+                    }
+                }
             })
             .collect();
         let flows = parse_flows(&sources, &flow_files, diags);

@@ -120,3 +120,33 @@ fn a_missing_directory_is_an_error_not_a_panic() {
     assert!(stderr.contains("error[E0100]"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_file_that_is_not_utf8_is_one_located_error_and_nothing_else() {
+    // A flow: one error at the first bad byte, not errors about what was lost.
+    let dir = scratch("hello", "latin1-flow");
+    let flow = dir.join("flows/greeting.yaml");
+    let mut bytes = std::fs::read(&flow).unwrap();
+    let at = bytes.windows(9).position(|w| w == b"summary: ").unwrap() + 9;
+    bytes.insert(at + 6, 0xe9); // "Greets\xe9 the caller" (Latin-1 é)
+    std::fs::write(&flow, &bytes).unwrap();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
+    assert!(stderr.contains("`flows/greeting.yaml` is not valid UTF-8"), "{stderr}");
+    assert!(stderr.contains(&format!("flows/greeting.yaml:{line}:16")), "{stderr}");
+
+    // A node source file: one error there, and no "unknown node key" in the flow that
+    // uses the nodes it holds.
+    let dir = scratch("hello", "latin1-node");
+    let node = dir.join("src/nodes/greet.rs");
+    let mut bytes = std::fs::read(&node).unwrap();
+    bytes.splice(0..0, b"// caf\xe9\n".iter().copied());
+    std::fs::write(&node, &bytes).unwrap();
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
+    assert!(stderr.contains("src/nodes/greet.rs:1:7"), "{stderr}");
+    assert!(stderr.contains("is not valid UTF-8"), "{stderr}");
+}

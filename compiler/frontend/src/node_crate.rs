@@ -9,7 +9,7 @@
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::node_def::{self, DefErrorKind, NodeDef};
 use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
-use crate::vfs::Vfs;
+use crate::vfs::{ReadError, Vfs};
 use proc_macro2::{TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
 use svc_types::NodeManifest;
@@ -76,6 +76,9 @@ pub struct NodeCrate {
     /// Whether the crate root calls `include_assets!`, which makes `crate::assets`.
     pub includes_assets: bool,
     pub files: Vec<FileId>,
+    /// Whether a file of the crate could not be read or parsed (already reported): its
+    /// nodes are unknown, so flows that use them get no second, misleading error.
+    pub unreadable: bool,
 }
 
 /// Crates that give node code sockets, files, processes or databases directly.
@@ -155,7 +158,20 @@ pub fn load(
     diags: &mut Diagnostics,
 ) -> Option<NodeCrate> {
     let manifest_path = dir.join("Cargo.toml");
-    let manifest_text = vfs.read(&manifest_path)?;
+    let manifest_text = match vfs.read(&manifest_path) {
+        Ok(text) => text,
+        Err(ReadError::Missing) => return None,
+        Err(ReadError::NotUtf8(bad)) => {
+            let shown = display_path(root, &manifest_path);
+            let file = sources.add(SourceFile::new(
+                shown.clone(),
+                Some(manifest_path.clone()),
+                bad.lossy.clone(),
+            ));
+            diags.push(bad.diagnostic(file, &shown));
+            return None;
+        }
+    };
     let manifest_file = sources.add(SourceFile::new(
         display_path(root, &manifest_path),
         Some(manifest_path.clone()),
@@ -169,7 +185,15 @@ pub fn load(
         ..Default::default()
     };
     let lib = dir.join("src").join("lib.rs");
-    let Some(text) = vfs.read(&lib) else {
+    let read = vfs.read(&lib);
+    if let Err(ReadError::NotUtf8(bad)) = &read {
+        let shown = display_path(root, &lib);
+        let file = sources.add(SourceFile::new(shown.clone(), Some(lib.clone()), bad.lossy.clone()));
+        diags.push(bad.diagnostic(file, &shown));
+        krate.unreadable = true;
+        return Some(krate);
+    }
+    let Ok(text) = read else {
         diags.push(
             Diagnostic::new(Code::Io, Span::file_start(manifest_file), "the node crate has no `src/lib.rs`")
                 .label("this crate")
@@ -293,6 +317,7 @@ impl Walker<'_> {
                         .label("here")
                         .help("fix the syntax error; `cargo check` in the node crate shows rustc's view"),
                 );
+                self.krate.unreadable = true;
                 return;
             }
         };
@@ -355,9 +380,21 @@ impl Walker<'_> {
                         Some(p) => vec![dir.join(p)],
                         None => vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
                     };
-                    match candidates.iter().find_map(|c| self.vfs.read(c).map(|t| (c.clone(), t))) {
-                        Some((path, text)) => self.file(&path, text, child_path, public && is_pub),
-                        None => self.diags.push(
+                    let found = candidates.iter().find_map(|c| match self.vfs.read(c) {
+                        Err(ReadError::Missing) => None,
+                        read => Some((c.clone(), read)),
+                    });
+                    match found {
+                        Some((path, Ok(text))) => self.file(&path, text, child_path, public && is_pub),
+                        Some((path, Err(ReadError::NotUtf8(bad)))) => {
+                            let shown = display_path(self.root, &path);
+                            let file = self
+                                .sources
+                                .add(SourceFile::new(shown.clone(), Some(path), bad.lossy.clone()));
+                            self.diags.push(bad.diagnostic(file, &shown));
+                            self.krate.unreadable = true;
+                        }
+                        Some((_, Err(ReadError::Missing))) | None => self.diags.push(
                             Diagnostic::new(
                                 Code::Io,
                                 Span::from_proc_macro(file, m.ident.span()),

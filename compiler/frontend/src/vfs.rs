@@ -4,18 +4,68 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub trait Vfs: Sync {
-    fn read(&self, path: &Path) -> Option<String>;
+    /// The file's bytes, or `None` when it cannot be read.
+    fn read_bytes(&self, path: &Path) -> Option<Vec<u8>>;
+
+    /// The file as text: `Missing` when it cannot be read, `NotUtf8` (with the place of
+    /// the first bad byte) when it is not UTF-8, so that the loader reports that one
+    /// problem instead of checking a file whose content it lost.
+    fn read(&self, path: &Path) -> Result<String, ReadError> {
+        let bytes = self.read_bytes(path).ok_or(ReadError::Missing)?;
+        String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(NotUtf8::at(e.as_bytes(), e.utf8_error())))
+    }
     /// The files directly in `dir`, sorted.
     fn list(&self, dir: &Path) -> Vec<PathBuf>;
     fn is_dir(&self, path: &Path) -> bool;
+}
+
+/// Why a file could not be read as text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadError {
+    Missing,
+    NotUtf8(NotUtf8),
+}
+
+/// A file that is not UTF-8: where its first bad byte is, and the text with bad bytes
+/// replaced (for showing the line in the diagnostic, never for checking).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotUtf8 {
+    pub line: u32,
+    pub column: u32,
+    pub lossy: String,
+}
+
+impl NotUtf8 {
+    fn at(bytes: &[u8], error: std::str::Utf8Error) -> NotUtf8 {
+        let valid = &bytes[..error.valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // The prefix is valid UTF-8, so the column counts characters, like every span.
+        let column = std::str::from_utf8(&valid[line_start..]).map_or(1, |l| l.chars().count() + 1);
+        NotUtf8 {
+            line: valid.iter().filter(|&&b| b == b'\n').count() as u32 + 1,
+            column: column as u32,
+            lossy: String::from_utf8_lossy(bytes).into_owned(),
+        }
+    }
+
+    /// The one diagnostic for the file, at its first bad byte.
+    pub fn diagnostic(&self, file: crate::source::FileId, shown: &str) -> crate::Diagnostic {
+        crate::Diagnostic::new(
+            crate::Code::Io,
+            crate::source::Span::new(file, self.line, self.column, 1),
+            format!("`{shown}` is not valid UTF-8"),
+        )
+        .label("the first byte that is not UTF-8")
+        .help("save the file as UTF-8 (svc reads every project file as UTF-8 text); nothing else in this file was checked")
+    }
 }
 
 /// The real filesystem.
 pub struct Disk;
 
 impl Vfs for Disk {
-    fn read(&self, path: &Path) -> Option<String> {
-        std::fs::read_to_string(path).ok()
+    fn read_bytes(&self, path: &Path) -> Option<Vec<u8>> {
+        std::fs::read(path).ok()
     }
 
     fn list(&self, dir: &Path) -> Vec<PathBuf> {
@@ -34,7 +84,7 @@ impl Vfs for Disk {
 /// Files held in memory, keyed by path.
 #[derive(Default, Clone)]
 pub struct Memory {
-    pub files: BTreeMap<PathBuf, String>,
+    pub files: BTreeMap<PathBuf, Vec<u8>>,
 }
 
 impl Memory {
@@ -42,14 +92,18 @@ impl Memory {
         Self::default()
     }
 
-    pub fn with(mut self, path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
-        self.files.insert(path.into(), text.into());
+    pub fn with(self, path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        self.with_bytes(path, text.into().into_bytes())
+    }
+
+    pub fn with_bytes(mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) -> Self {
+        self.files.insert(path.into(), bytes.into());
         self
     }
 }
 
 impl Vfs for Memory {
-    fn read(&self, path: &Path) -> Option<String> {
+    fn read_bytes(&self, path: &Path) -> Option<Vec<u8>> {
         self.files.get(path).cloned()
     }
 
@@ -71,5 +125,26 @@ impl Vfs for Memory {
 
     fn is_dir(&self, path: &Path) -> bool {
         self.files.keys().any(|p| p.starts_with(path) && p != path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_bad_byte_is_placed_by_line_and_character() {
+        let vfs = Memory::new()
+            .with_bytes("a", b"ok: 1\nname: \xc3\xa9t\xe9\n".to_vec())
+            .with("b", "fine");
+        match vfs.read(Path::new("a")) {
+            Err(ReadError::NotUtf8(n)) => {
+                assert_eq!((n.line, n.column), (2, 9), "after `name: ét`");
+                assert!(n.lossy.contains('\u{fffd}'));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(vfs.read(Path::new("b")).unwrap(), "fine");
+        assert_eq!(vfs.read(Path::new("c")), Err(ReadError::Missing));
     }
 }

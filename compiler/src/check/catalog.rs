@@ -10,12 +10,15 @@ use svc_types::{Assets, TypeRef};
 #[derive(Default)]
 pub struct Catalog<'a> {
     pub nodes: BTreeMap<&'a str, &'a NodeInfo>,
+    /// A file of the node crate could not be read or parsed: the nodes are not all known.
+    pub incomplete: bool,
 }
 
 impl<'a> Catalog<'a> {
     pub fn build(krate: Option<&'a NodeCrate>, assets: &Assets, diags: &mut Diagnostics) -> Catalog<'a> {
         let mut catalog = Catalog::default();
         let Some(krate) = krate else { return catalog };
+        catalog.incomplete = krate.unreadable;
         let mut uses_assets: Option<Span> = None;
         for node in &krate.nodes {
             let key = node.manifest.node_key.as_str();

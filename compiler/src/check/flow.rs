@@ -117,6 +117,11 @@ impl FlowContext<'_> {
 
     fn check_code(&self, i: usize, c: &CodeCall, diags: &mut Diagnostics) {
         let Some(node) = self.catalog.get(&c.node_key.value) else {
+            if self.catalog.incomplete {
+                // A node file could not be read or parsed, which was reported there; the
+                // node may well be in it.
+                return;
+            }
             let keys: Vec<&str> = self.catalog.nodes.keys().copied().collect();
             let hint = match svc_types::assets::closest(&c.node_key.value, keys.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
