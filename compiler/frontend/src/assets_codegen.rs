@@ -101,10 +101,12 @@ pub fn generate(assets: &Assets, sdk: &TokenStream) -> TokenStream {
         items.push(quote! {
             #doc
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, #sdk::__private::serde::Serialize, #sdk::__private::serde::Deserialize)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            // A structure is a JSON object, never serde's positional array form.
+            #[serde(crate = #serde_crate, remote = "Self", deny_unknown_fields)]
             pub struct #name {
                 #( #fields )*
             }
+            #sdk::__object_serde!(#name, #sdk::__private::serde);
         });
     }
 

@@ -324,10 +324,11 @@ impl<'a> RouteEmitter<'a> {
                 extra = quote! {
                     /// The request body of this route.
                     #[derive(Debug, Clone, ::svc_runtime::__private::serde::Deserialize, ::svc_runtime::__private::serde::Serialize)]
-                    #[serde(crate = "::svc_runtime::__private::serde", deny_unknown_fields)]
+                    #[serde(crate = "::svc_runtime::__private::serde", remote = "Self", deny_unknown_fields)]
                     pub struct Body {
                         #(#members,)*
                     }
+                    ::svc_runtime::__private::svc_sdk::__object_serde!(Body, ::svc_runtime::__private::serde);
                 };
                 fields.push(quote!(pub body: Body));
                 parses.push(quote!(body: ::svc_runtime::body::parse_json(body)?));

@@ -134,6 +134,22 @@ async fn typed_bodies_reject_what_does_not_fit() {
     bad["admin"] = json!(true);
     let (s, _) = error(send(bad).await.unwrap()).await;
     assert_eq!(s, 400);
+    // A structure is a JSON object at every depth, never serde's positional array form:
+    // the order as an array, a line as an array, both refused at their place.
+    let positional = json!(["ada@example.com", "EUR", [["A1", 1, 10]]]);
+    let (s, body) = error(send(positional).await.unwrap()).await;
+    assert_eq!(s, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid type: sequence"),
+        "{body}"
+    );
+    let mut bad = order(None, 1.0, 1.0);
+    bad["lines"][1] = json!(["B2", 1, 5.5]);
+    let (s, body) = error(send(bad).await.unwrap()).await;
+    assert_eq!((s, body["error"]["field"].as_str()), (400, Some("lines[1]")), "{body}");
     // A protection fails before the body is read: no key, bad body → 401, not 400.
     let (s, _) = error(c.post(server.url(ORDERS)).body("{not json").send().await.unwrap()).await;
     assert_eq!(s, 401);

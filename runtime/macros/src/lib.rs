@@ -58,7 +58,7 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 
         #[doc = #inputs_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, ::svc_sdk::__private::serde::Deserialize, ::svc_sdk::__private::serde::Serialize)]
-        #[serde(crate = "::svc_sdk::__private::serde", deny_unknown_fields)]
+        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
         pub struct Inputs {
             #( #input_fields )*
         }
@@ -67,10 +67,13 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 
         #[doc = #outputs_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, ::svc_sdk::__private::serde::Deserialize, ::svc_sdk::__private::serde::Serialize)]
-        #[serde(crate = "::svc_sdk::__private::serde", deny_unknown_fields)]
+        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
         pub struct Outputs {
             #( #output_fields )*
         }
+
+        ::svc_sdk::__object_serde!(Inputs, ::svc_sdk::__private::serde);
+        ::svc_sdk::__object_serde!(Outputs, ::svc_sdk::__private::serde);
 
         #run_fn
 

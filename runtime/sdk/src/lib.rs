@@ -40,6 +40,7 @@ pub mod context;
 pub mod failure;
 pub mod fetch;
 pub mod node;
+mod only_maps;
 pub mod pin;
 pub mod testing;
 
@@ -73,6 +74,7 @@ pub mod prelude {
 /// Used by generated code. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::only_maps::OnlyMaps;
     pub use serde;
     pub use serde_json;
 

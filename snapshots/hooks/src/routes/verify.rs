@@ -39,7 +39,7 @@ static KEY_AUTH: KeyLocation = KeyLocation::Header("x-hooks-key");
     ::svc_runtime::__private::serde::Deserialize,
     ::svc_runtime::__private::serde::Serialize
 )]
-#[serde(crate = "::svc_runtime::__private::serde", deny_unknown_fields)]
+#[serde(crate = "::svc_runtime::__private::serde", remote = "Self", deny_unknown_fields)]
 pub struct Body {
     #[serde(rename = "event")]
     pub event: crate::assets::Event,
@@ -52,6 +52,9 @@ pub struct Body {
     )]
     pub tolerance: Option<f64>,
 }
+::svc_runtime::__private::svc_sdk::__object_serde!(
+    Body, ::svc_runtime::__private::serde
+);
 /// The typed request inputs of this route, parsed once, after the protections.
 pub struct Req {
     pub body: Body,
