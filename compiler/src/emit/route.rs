@@ -570,7 +570,7 @@ impl<'a> RouteEmitter<'a> {
                     let k = self.names.identity(*index);
                     quote! {
                         svc_comment!(#comment);
-                        let Some(#k) = ex.check_api_key(&state.#counters, &#loc) else {
+                        let Some(#k) = ex.check_api_key(&state.#counters, &#loc).await else {
                             return #invalid;
                         };
                         #valid
@@ -578,7 +578,7 @@ impl<'a> RouteEmitter<'a> {
                 } else {
                     quote! {
                         svc_comment!(#comment);
-                        if ex.check_api_key(&state.#counters, &#loc).is_none() {
+                        if ex.check_api_key(&state.#counters, &#loc).await.is_none() {
                             return #invalid;
                         }
                         #valid

@@ -43,6 +43,13 @@ pub struct Server {
     dir: PathBuf,
 }
 
+impl Server {
+    /// The server's workspace store, for `svc keys --store` while it runs.
+    pub fn store_path(&self) -> PathBuf {
+        self.dir.join("workspace.db")
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -159,6 +159,38 @@ async fn typed_bodies_reject_what_does_not_fit() {
 }
 
 #[tokio::test]
+async fn a_key_works_the_moment_svc_keys_create_returns() {
+    // The README's two lines, pasted together: no sleep, no reload in between.
+    let (server, _) = start("shop", &[], |_| ());
+    let c = client();
+    for n in 0..3 {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+            .args([
+                "keys",
+                "create",
+                "--name",
+                &format!("new{n}"),
+                "--owner",
+                "alice",
+                "--store",
+            ])
+            .arg(server.store_path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let key = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let r = c
+            .post(server.url(ORDERS))
+            .header("x-api-key", &key)
+            .json(&order(None, 1.0, 1.0))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "key {n}: {:?}", r.text().await);
+    }
+}
+
+#[tokio::test]
 async fn preflights() {
     let (server, _) = start("shop", &[], |_| ());
     let c = client();

@@ -335,6 +335,8 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
             Ok(l) => l,
             Err(e) => return fail(format!("cannot listen on {addr}: {e}")),
         };
+        // A key created after the last reload is looked up (bounded) before a 401.
+        keys.look_up_misses_in(crate::apikey::lookup::MissLookup::new(store.clone(), rt.metrics.stores.clone()));
         let _reloader = crate::server::spawn_key_reloader(store, keys, rt);
         let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
         tracing::info!(

@@ -236,7 +236,7 @@ impl<'r> Exchange<'r> {
 
     /// Check API Key: the identity for `valid`, or `None` for `invalid` (a later 401 then
     /// carries a `WWW-Authenticate` challenge for this location).
-    pub fn check_api_key(&mut self, node: &NodeCounters, location: &KeyLocation) -> Option<Identity> {
+    pub async fn check_api_key(&mut self, node: &NodeCounters, location: &KeyLocation) -> Option<Identity> {
         if let Some(h) = location.header_name()
             && !ALWAYS_HIDDEN.contains(&h)
         {
@@ -246,7 +246,7 @@ impl<'r> Exchange<'r> {
             self.credential_query = Some(q);
         }
         let presented = location.extract(&self.headers, self.uri.query());
-        match self.rt.keys.verify_now(presented.as_deref()) {
+        match self.rt.keys.verify_or_look_up(presented.as_deref()).await {
             Ok(identity) => {
                 self.step(node, true, "valid");
                 Some(identity)

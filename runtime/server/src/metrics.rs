@@ -79,6 +79,12 @@ pub struct StoreMetrics {
     pub workspace_errors: Counter,
     pub key_reloads: Counter,
     pub keys_loaded: Gauge,
+    key_lookups: Family<OutcomeLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
 }
 
 impl StoreMetrics {
@@ -92,7 +98,21 @@ impl StoreMetrics {
         self.limit_failures.get_or_create(&PolicyLabels { policy }).inc();
     }
 
+    /// An API key the index did not know: `found` or `absent` in the store, `cached`
+    /// (absent a moment ago), `throttled` (over the lookup budget) or `error`.
+    pub fn key_lookup(&self, outcome: &'static str) {
+        self.key_lookups.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
     fn register(&self, registry: &mut Registry) {
+        for outcome in ["found", "absent", "cached", "throttled", "error"] {
+            let _ = self.key_lookups.get_or_create(&OutcomeLabels { outcome });
+        }
+        registry.register(
+            "svc_api_key_store_lookups",
+            "Well-formed API keys the index did not know, looked up in the workspace store, by outcome",
+            self.key_lookups.clone(),
+        );
         for kind in ["error", "timeout", "breaker_open"] {
             let _ = self.limit_errors.get_or_create(&KindLabels { kind });
         }

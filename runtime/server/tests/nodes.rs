@@ -124,6 +124,7 @@ fn routes() -> Router<Arc<Runtime>> {
                     let mut ex = Exchange::new(rt, &route, parts, peer);
                     if ex
                         .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &KeyLocation::HeaderXApiKey)
+                        .await
                         .is_none()
                     {
                         return ex.status(StatusCode::UNAUTHORIZED);

@@ -273,7 +273,10 @@ fn key_routes(location: KeyLocation) -> Router<Arc<Runtime>> {
                     let (parts, _) = req.into_parts();
                     let route = rt.metrics.route("whoami", &[], &[]);
                     let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex.check_api_key(&route.node("auth", NodeKind::CheckApiKey), &location) {
+                    match ex
+                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &location)
+                        .await
+                    {
                         Some(id) => ex.json(
                             StatusCode::OK,
                             &serde_json::json!({"user": &*id.user, "key_name": &*id.key_name, "key_id": &*id.key_id}),

@@ -20,6 +20,13 @@ fn behaves_like_a_workspace_store(store: &dyn WorkspaceStore) {
     assert!(r1 > r0, "the revision moves when keys are added");
     assert!(store.insert_key(&a).is_err(), "ids and hashes are unique");
 
+    assert_eq!(
+        store.find_key(&a.hash).unwrap().as_ref(),
+        Some(&a),
+        "found by its digest"
+    );
+    assert_eq!(store.find_key(&[0; 32]).unwrap(), None);
+
     let listed = store.list_keys().unwrap();
     assert_eq!(
         listed,

@@ -6,6 +6,7 @@
 //! every request against the clock.
 
 pub mod format;
+pub mod lookup;
 
 use http::HeaderMap;
 use parking_lot::RwLock;
@@ -218,6 +219,8 @@ pub struct KeyIndex {
     current: RwLock<Generation>,
     /// SipHash-2-4 keyed with the index's random key (the key is all its state).
     mac: siphasher::sip128::SipHasher24,
+    /// The store, asked about well-formed keys the index does not know (set by `serve`).
+    miss: std::sync::OnceLock<lookup::MissLookup>,
 }
 
 /// The keys of one reload, and those of them verified since.
@@ -256,6 +259,7 @@ impl Default for KeyIndex {
         KeyIndex {
             current: RwLock::default(),
             mac: siphasher::sip128::SipHasher24::new_with_key(&mac_key),
+            miss: std::sync::OnceLock::new(),
         }
     }
 }
@@ -319,6 +323,41 @@ impl KeyIndex {
             by_hash: map,
             verified: HashMap::default(),
         };
+    }
+
+    /// Asks `lookup` about well-formed keys the index does not know, in
+    /// [`KeyIndex::verify_or_look_up`]. Set once.
+    pub fn look_up_misses_in(&self, lookup: lookup::MissLookup) {
+        let _ = self.miss.set(lookup);
+    }
+
+    /// Adds one key (found in the store between reloads). The next reload replaces it
+    /// with the store's view, as every other key.
+    pub fn insert(&self, r: KeyRecord) {
+        let indexed = Indexed {
+            revoked: r.revoked_at.is_some(),
+            grant: Grant {
+                expires_at: r.expires_at,
+                identity: Identity::new(r.id, r.name, r.owner),
+            },
+        };
+        self.current.write().by_hash.entry(r.hash).or_insert(indexed);
+    }
+
+    /// [`KeyIndex::verify_now`], and for a well-formed key the index does not know, one
+    /// bounded lookup in the store (see [`lookup`]) before it is refused.
+    pub async fn verify_or_look_up(&self, presented: Option<&[u8]>) -> Result<Identity, Rejection> {
+        match self.verify_now(presented) {
+            Err(Rejection::Unknown) => {
+                let (Some(miss), Some(presented)) = (self.miss.get(), presented) else {
+                    return Err(Rejection::Unknown);
+                };
+                let record = miss.find(format::hash(presented)).await.ok_or(Rejection::Unknown)?;
+                self.insert(record);
+                self.verify_now(Some(presented))
+            }
+            verified => verified,
+        }
     }
 
     pub fn len(&self) -> usize {

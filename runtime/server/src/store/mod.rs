@@ -67,6 +67,8 @@ pub trait WorkspaceStore: Send + Sync {
 
     fn insert_key(&self, record: &KeyRecord) -> Result<()>;
     fn list_keys(&self) -> Result<Vec<KeyRecord>>;
+    /// The key whose SHA-256 is `hash`, if any (one indexed lookup: the column is unique).
+    fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>>;
     /// Revokes by id or by name (a name must be unique among active keys).
     fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord>;
     /// Sets when a key stops working (rotation with a grace period).

@@ -342,6 +342,17 @@ impl WorkspaceStore for PostgresStore {
         })
     }
 
+    fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
+        let hash = hash.to_vec();
+        self.run(|pool| async move {
+            let client = pool.get().await?;
+            let row = client
+                .query_opt("SELECT * FROM svc_api_keys WHERE hash = $1", &[&hash])
+                .await?;
+            Ok(row.as_ref().map(key_from_row))
+        })
+    }
+
     fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord> {
         let id_or_name = id_or_name.to_string();
         self.run(|pool| async move {

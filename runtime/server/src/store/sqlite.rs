@@ -169,6 +169,13 @@ impl WorkspaceStore for SqliteStore {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
+        let conn = self.conn.lock();
+        Ok(conn
+            .query_row("SELECT * FROM api_keys WHERE hash = ?1", [&hash[..]], key_from_row)
+            .optional()?)
+    }
+
     fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord> {
         let conn = self.conn.lock();
         let by_id: Option<KeyRecord> = conn

@@ -61,7 +61,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
     let request = Lazy::<Req>::new(body, params);
     // Check API Key `auth`
-    if ex.check_api_key(&state.node_auth, &KEY_AUTH).is_none() {
+    if ex.check_api_key(&state.node_auth, &KEY_AUTH).await.is_none() {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)

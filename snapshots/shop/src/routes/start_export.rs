@@ -53,7 +53,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
     let _unread = ::svc_runtime::body::DrainOnDrop::new(body);
     let _ = params;
     // Check API Key `auth`
-    let Some(key_auth) = ex.check_api_key(&state.node_auth, &KEY_AUTH) else {
+    let Some(key_auth) = ex.check_api_key(&state.node_auth, &KEY_AUTH).await else {
         return {
             // Return JSON `unauthorized`: 401
             ex.status(StatusCode::UNAUTHORIZED)
