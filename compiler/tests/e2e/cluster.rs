@@ -59,8 +59,19 @@ impl Instance {
         format!("{}{path}", self.base)
     }
 
+    /// Whether the instance logged `text`, waiting up to 3 s for the line: its stderr is
+    /// read by another thread, which may not have seen a line just written.
     fn logged(&self, text: &str) -> bool {
-        self.log.lock().unwrap().iter().any(|l| l.contains(text))
+        let start = Instant::now();
+        loop {
+            if self.log.lock().unwrap().iter().any(|l| l.contains(text)) {
+                return true;
+            }
+            if start.elapsed() > Duration::from_secs(3) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
