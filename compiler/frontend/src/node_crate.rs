@@ -11,6 +11,7 @@ use crate::node_def::{self, DefErrorKind, NodeDef};
 use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
 use crate::vfs::{ReadError, Vfs};
 use proc_macro2::{TokenStream, TokenTree};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use svc_types::NodeManifest;
 use syn::spanned::Spanned;
@@ -177,7 +178,8 @@ pub fn load(
         Some(manifest_path.clone()),
         manifest_text.clone(),
     ));
-    let package_name = read_manifest(&manifest_text, manifest_file, sources, diags)?;
+    let workspace_deps = workspace_dependencies(vfs, dir, &manifest_text);
+    let package_name = read_manifest(&manifest_text, manifest_file, &workspace_deps, diags)?;
     let mut krate = NodeCrate {
         dir: dir.to_path_buf(),
         crate_name: package_name.replace('-', "_"),
@@ -217,7 +219,71 @@ pub fn load(
 }
 
 /// Reads the package name and reports forbidden dependencies.
-fn read_manifest(text: &str, file: FileId, sources: &SourceMap, diags: &mut Diagnostics) -> Option<String> {
+/// `[workspace.dependencies]` of the workspace the node crate belongs to: its own manifest
+/// when it declares `[workspace]`, else the first of up to eight parent directories whose
+/// `Cargo.toml` does (as cargo searches). Empty when there is none.
+fn workspace_dependencies(vfs: &dyn Vfs, dir: &Path, own_manifest: &str) -> toml::Table {
+    let deps_of = |text: &str| -> Option<toml::Table> {
+        let value: toml::Table = text.parse().ok()?;
+        let workspace = value.get("workspace")?.as_table()?;
+        Some(
+            workspace
+                .get("dependencies")
+                .and_then(|d| d.as_table())
+                .cloned()
+                .unwrap_or_default(),
+        )
+    };
+    if let Some(deps) = deps_of(own_manifest) {
+        return deps;
+    }
+    for ancestor in dir.ancestors().skip(1).take(8) {
+        if let Ok(text) = vfs.read(&ancestor.join("Cargo.toml"))
+            && let Some(deps) = deps_of(&text)
+        {
+            return deps;
+        }
+    }
+    toml::Table::new()
+}
+
+/// Every dependency table a build reads: `[dependencies]`, `[build-dependencies]` and
+/// both under each `[target.'cfg(…)']` (dev-dependencies only build tests, which are not
+/// deployed).
+fn dependency_tables(manifest: &toml::Table) -> Vec<&toml::Table> {
+    let targets = manifest.get("target").and_then(|t| t.as_table());
+    std::iter::once(manifest)
+        .chain(
+            targets
+                .into_iter()
+                .flat_map(|t| t.values().filter_map(|t| t.as_table())),
+        )
+        .flat_map(|t| {
+            ["dependencies", "build-dependencies", "build_dependencies"]
+                .into_iter()
+                .filter_map(|section| t.get(section).and_then(|d| d.as_table()))
+        })
+        .collect()
+}
+
+/// The crates.io package a dependency entry names: its `package` key (a rename), or for
+/// `{ workspace = true }` the workspace's entry's, or the key itself.
+fn dependency_package<'a>(key: &'a str, entry: &'a toml::Value, workspace_deps: &'a toml::Table) -> &'a str {
+    if let Some(package) = entry.get("package").and_then(|p| p.as_str()) {
+        return package;
+    }
+    if entry.get("workspace").and_then(|w| w.as_bool()) == Some(true)
+        && let Some(package) = workspace_deps
+            .get(key)
+            .and_then(|w| w.get("package"))
+            .and_then(|p| p.as_str())
+    {
+        return package;
+    }
+    key
+}
+
+fn read_manifest(text: &str, file: FileId, workspace_deps: &toml::Table, diags: &mut Diagnostics) -> Option<String> {
     let value: toml::Table = match text.parse() {
         Ok(v) => v,
         Err(e) => {
@@ -250,24 +316,13 @@ fn read_manifest(text: &str, file: FileId, sources: &SourceMap, diags: &mut Diag
         );
         return None;
     };
-    for section in ["dependencies", "dev-dependencies-are-fine", "build-dependencies"] {
-        let Some(deps) = value.get(section).and_then(|d| d.as_table()) else {
-            continue;
-        };
+    for deps in dependency_tables(&value) {
         for dep in deps.keys() {
-            let package = deps[dep].get("package").and_then(|p| p.as_str()).unwrap_or(dep);
-            if FORBIDDEN_CRATES.contains(&package) {
-                let line = text
-                    .lines()
-                    .position(|l| l.trim_start().starts_with(dep.as_str()))
-                    .map(|i| i as u32 + 1)
-                    .unwrap_or(1);
-                let col = sources
-                    .get(file)
-                    .line(line)
-                    .map(|l| l.len() - l.trim_start().len())
-                    .unwrap_or(0) as u32
-                    + 1;
+            let package = dependency_package(dep, &deps[dep], workspace_deps);
+            // crates.io treats `-` and `_` in names as the same.
+            let normalized = package.replace('_', "-");
+            if FORBIDDEN_CRATES.iter().any(|c| c.replace('_', "-") == normalized) {
+                let (line, col) = dependency_place(text, dep);
                 diags.push(
                     Diagnostic::new(Code::ForbiddenDependency, Span::new(file, line, col, dep.len() as u32), format!("node code may not depend on `{package}`"))
                         .label("forbidden dependency")
@@ -277,6 +332,29 @@ fn read_manifest(text: &str, file: FileId, sources: &SourceMap, diags: &mut Diag
         }
     }
     Some(name.to_string())
+}
+
+/// Where the dependency `dep` is declared: the line `dep = …` (or `"dep" = …`) or the
+/// header `[….dependencies.dep]`, and the column of the name; line 1 if neither is found.
+fn dependency_place(text: &str, dep: &str) -> (u32, u32) {
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = (line.len() - trimmed.len()) as u32;
+        let rest = trimmed.strip_prefix(dep).or_else(|| {
+            trimmed
+                .strip_prefix('"')
+                .and_then(|t| t.strip_prefix(dep))
+                .and_then(|t| t.strip_prefix('"'))
+        });
+        if rest.is_some_and(|r| r.trim_start().starts_with(['=', '.'])) {
+            return (i as u32 + 1, indent + 1);
+        }
+        if trimmed.starts_with('[') && trimmed.trim_end().ends_with(&format!(".{dep}]")) {
+            let col = trimmed.rfind(dep).unwrap_or(0) as u32;
+            return (i as u32 + 1, indent + col + 1);
+        }
+    }
+    (1, 1)
 }
 
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
@@ -585,13 +663,48 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 
 /// Finds secret reads and forbidden APIs in one file.
 pub fn scan_file(ast: &syn::File, file: FileId, secrets: &mut Vec<SecretUse>, diags: &mut Diagnostics) {
+    let mut aliases = UseAliases::default();
+    aliases.visit_file(ast);
     let mut v = Scanner {
         file,
         secrets,
         diags,
         in_test: 0,
+        aliases: aliases.0,
     };
     v.visit_file(ast);
+}
+
+/// The names `use … as name` binds anywhere in a file, with the paths they stand for
+/// (`use std as s` → `s`: `std`; `use std::{self as s2, env as e}` → `s2`: `std`, `e`:
+/// `std::env`). Paths are expanded through them before forbidden paths are matched, so
+/// that `s::env::var` is seen as `std::env::var`. Scopes are not tracked: an alias counts
+/// in the whole file, which can only flag more, never less.
+#[derive(Default)]
+struct UseAliases(HashMap<String, Vec<String>>);
+
+impl<'ast> Visit<'ast> for UseAliases {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, Vec<String>>) {
+            match tree {
+                syn::UseTree::Path(p) => {
+                    prefix.push(p.ident.to_string());
+                    walk(&p.tree, prefix, out);
+                    prefix.pop();
+                }
+                syn::UseTree::Rename(r) => {
+                    let mut full = prefix.clone();
+                    if r.ident != "self" {
+                        full.push(r.ident.to_string());
+                    }
+                    out.insert(r.rename.to_string(), full);
+                }
+                syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix, out)),
+                syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
+            }
+        }
+        walk(&u.tree, &mut Vec::new(), &mut self.0);
+    }
 }
 
 struct Scanner<'a> {
@@ -600,6 +713,8 @@ struct Scanner<'a> {
     diags: &'a mut Diagnostics,
     /// Depth of `#[cfg(test)]` items being visited (tests are not deployed).
     in_test: usize,
+    /// `use … as` names of the file and the paths they stand for.
+    aliases: HashMap<String, Vec<String>>,
 }
 
 impl Scanner<'_> {
@@ -614,7 +729,24 @@ impl Scanner<'_> {
         );
     }
 
+    /// `segments` with a leading `use … as` alias replaced by its path, repeatedly (an
+    /// alias may name another alias), at most eight times so that cycles end.
+    fn expand_aliases(&self, segments: &[String]) -> Vec<String> {
+        let mut expanded = segments.to_vec();
+        for _ in 0..8 {
+            let Some(path) = expanded
+                .first()
+                .and_then(|first| self.aliases.get(first.trim_start_matches("r#")))
+            else {
+                break;
+            };
+            expanded.splice(0..1, path.iter().cloned());
+        }
+        expanded
+    }
+
     fn check_segments(&mut self, segments: &[String], span: proc_macro2::Span) {
+        let segments = self.expand_aliases(segments);
         let segs: Vec<&str> = segments.iter().map(|s| s.trim_start_matches("r#")).collect();
         let segs: &[&str] = match segs.first() {
             Some(&"") => &segs[1..],
@@ -796,7 +928,13 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
         let mut prefixes = Vec::new();
         collect_use_paths(&u.tree, &mut Vec::new(), &mut prefixes);
         for (segments, span, glob) in prefixes {
-            if glob && matches!(segments.as_slice(), [s] if s == "std" || s == "core" || s == "tokio") {
+            let segments = self.expand_aliases(&segments);
+            let segments: Vec<String> = segments
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| s.trim_start_matches("r#").to_string())
+                .collect();
+            if glob && matches!(segments.as_slice(), [s] if s == "std" || s == "core" || s == "alloc" || s == "tokio") {
                 self.forbid(
                     span,
                     format!("`use {}::*`", segments[0]),
@@ -925,6 +1063,72 @@ mod tests {
         assert_eq!(
             d.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
             [(Code::ForbiddenApi, 5)]
+        );
+    }
+
+    #[test]
+    fn renames_do_not_hide_forbidden_paths() {
+        let src = r#"
+use std as s;
+use ::tokio as t;
+use std::{self as s2, collections::HashMap as Map};
+use s::process as p;
+use s::*;
+fn a() { let _ = s::env::var("X"); }
+fn b() { let _ = t::fs::read("x"); }
+fn c() { let _ = s2::net::TcpStream::connect("x"); }
+fn d() { let _ = p::id(); let _: Map<u8, u8> = Map::new(); }
+fn e() { let _ = format!("{:?}", s::thread::current()); }
+"#;
+        let (_, d) = scan(src);
+        let lines: Vec<u32> = d.iter().map(|x| x.1).collect();
+        // `use s::process as p` (through the alias) and `use s::*` at their lines, then
+        // each use through an alias; `HashMap as Map` is fine.
+        assert_eq!(lines, [5, 6, 7, 8, 9, 10, 11], "{d:?}");
+        assert!(d.iter().all(|x| x.0 == Code::ForbiddenApi), "{d:?}");
+        assert!(d[2].2.contains("`std::env`"), "{:?}", d[2]);
+    }
+
+    fn manifest_problems(manifest: &str, workspace: &toml::Table) -> Vec<(u32, String)> {
+        let mut sources = SourceMap::new();
+        let file = sources.add(SourceFile::new("Cargo.toml", None, manifest.to_string()));
+        let mut d = Diagnostics::new();
+        read_manifest(manifest, file, workspace, &mut d);
+        d.into_iter().map(|d| (d.primary.span.line, d.message)).collect()
+    }
+
+    #[test]
+    fn every_dependency_table_is_read() {
+        let manifest = r#"[package]
+name = "n"
+
+[dependencies]
+http = { package = "reqwest", version = "0.12" }
+serde = "1"
+
+[target.'cfg(unix)'.dependencies]
+libc = "0.2"
+
+[target.'cfg(windows)'.build-dependencies]
+fs_stuff = { package = "tempfile", version = "3" }
+
+[dependencies.db]
+workspace = true
+
+[dev-dependencies]
+tempfile = "3"
+"#;
+        let workspace: toml::Table = r#"db = { package = "tokio_postgres", version = "0.7" }"#.parse().unwrap();
+        let mut problems = manifest_problems(manifest, &workspace);
+        problems.sort();
+        assert_eq!(
+            problems,
+            [
+                (5, "node code may not depend on `reqwest`".to_string()),
+                (9, "node code may not depend on `libc`".to_string()),
+                (12, "node code may not depend on `tempfile`".to_string()),
+                (14, "node code may not depend on `tokio_postgres`".to_string()),
+            ],
         );
     }
 
