@@ -164,6 +164,10 @@ pub struct ServeArgs {
     /// Seconds to answer a request before 408.
     #[arg(long, env = "SVC_TIMEOUT", default_value_t = 30)]
     pub timeout: u64,
+    /// Leading bits of an IPv6 client address that Rate Limit nodes count by (`by: ip`):
+    /// addresses inside one /64 are one client by default. 128 counts each address.
+    #[arg(long, env = "SVC_RATE_LIMIT_IPV6_PREFIX", default_value_t = crate::runtime::DEFAULT_IPV6_PREFIX, value_parser = clap::value_parser!(u8).range(16..=128))]
+    pub rate_limit_ipv6_prefix: u8,
     /// Keys each Rate Limit node tracks at most.
     #[arg(long, env = "SVC_RATE_LIMIT_MAX_KEYS", default_value_t = crate::ratelimit::memory::DEFAULT_MAX_KEYS)]
     pub rate_limit_max_keys: usize,
@@ -282,6 +286,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     rt.limits = Limits {
         body_bytes: args.body_limit,
         timeout: Duration::from_secs(args.timeout.max(1)),
+        ipv6_prefix: args.rate_limit_ipv6_prefix,
     };
     if args.dev {
         rt.dev_trace = Some(Arc::new(print_trace));

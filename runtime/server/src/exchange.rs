@@ -222,7 +222,7 @@ impl<'r> Exchange<'r> {
 
     /// The key for `by: ip`.
     pub fn ip_key(&self) -> LimitKey<'static> {
-        LimitKey::Ip(self.client_ip)
+        LimitKey::Ip(self.rt.limits.rate_limit_ip(self.client_ip))
     }
 
     /// The key for `by: api-key` before the key is checked: the hash of what was

@@ -18,6 +18,29 @@ pub struct Limits {
     pub body_bytes: usize,
     /// Longest time to answer a request (408 beyond).
     pub timeout: Duration,
+    /// How many leading bits of an IPv6 client address Rate Limit nodes count by: one
+    /// host is usually given a whole /64, and rotating addresses inside it must not buy a
+    /// fresh limit per address. IPv4 addresses (and IPv4-mapped IPv6) count whole.
+    pub ipv6_prefix: u8,
+}
+
+/// The default of [`Limits::ipv6_prefix`]: the /64 a subscriber or a host is assigned.
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+
+impl Limits {
+    /// The address a Rate Limit node counts `ip` by: IPv6 cut to the configured prefix.
+    pub fn rate_limit_ip(&self, ip: std::net::IpAddr) -> std::net::IpAddr {
+        use std::net::{IpAddr, Ipv6Addr};
+        match ip {
+            IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => IpAddr::V4(v6.to_ipv4_mapped().expect("mapped")),
+            IpAddr::V6(v6) => {
+                let bits = u32::from(self.ipv6_prefix.min(128));
+                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+                IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask))
+            }
+            v4 => v4,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -25,6 +48,7 @@ impl Default for Limits {
         Limits {
             body_bytes: 1024 * 1024,
             timeout: Duration::from_secs(30),
+            ipv6_prefix: DEFAULT_IPV6_PREFIX,
         }
     }
 }
@@ -98,5 +122,38 @@ impl Runtime {
             dev_trace: None,
             health: Arc::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::IpAddr;
+
+    #[test]
+    fn ipv6_clients_count_by_their_prefix() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let limits = Limits::default();
+        assert_eq!(limits.rate_limit_ip(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
+        assert_eq!(
+            limits.rate_limit_ip(ip("2001:db8:1:2:ffff:1:2:3")),
+            limits.rate_limit_ip(ip("2001:db8:1:2::9"))
+        );
+        assert_ne!(
+            limits.rate_limit_ip(ip("2001:db8:1:3::1")),
+            limits.rate_limit_ip(ip("2001:db8:1:2::1"))
+        );
+        assert_eq!(limits.rate_limit_ip(ip("203.0.113.7")), ip("203.0.113.7"));
+        assert_eq!(limits.rate_limit_ip(ip("::ffff:203.0.113.7")), ip("203.0.113.7"));
+        let whole = Limits {
+            ipv6_prefix: 128,
+            ..Limits::default()
+        };
+        assert_eq!(whole.rate_limit_ip(ip("2001:db8::1")), ip("2001:db8::1"));
+        let zero = Limits {
+            ipv6_prefix: 0,
+            ..Limits::default()
+        };
+        assert_eq!(zero.rate_limit_ip(ip("2001:db8::1")), ip("::"));
     }
 }

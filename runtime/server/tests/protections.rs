@@ -429,3 +429,34 @@ async fn a_revoked_key_stops_working_within_two_seconds_without_a_restart() {
     reloader.abort();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn ipv6_clients_rotating_inside_their_64_share_one_limit() {
+    // The test client connects from 127.0.0.1, trusted as a proxy, and says which IPv6
+    // address it stands for: 40 addresses of one /64 against a limit of 5.
+    let mut rt = Runtime::for_tests("ws/api");
+    rt.trusted_proxies = svc_runtime::client_ip::TrustedProxies::parse("127.0.0.1/32").unwrap();
+    let limiter = Arc::new(RateLimiter::in_memory(
+        "limit",
+        Quota::per(5, Duration::from_secs(3600)),
+    ));
+    let server = TestServer::start(Arc::new(rt), limited_routes(limiter)).await;
+    let c = client();
+    let send = |ip: String| {
+        c.post(server.url("/ws/api/limited"))
+            .header("x-forwarded-for", ip)
+            .send()
+    };
+    let mut passed = 0;
+    for n in 0..40u32 {
+        let r = send(format!("2001:db8:77:1:{:x}::{:x}", n * 7919 % 65536, n + 1))
+            .await
+            .unwrap();
+        if r.status() == StatusCode::OK {
+            passed += 1;
+        }
+    }
+    assert_eq!(passed, 5, "one /64 is one client");
+    // Another /64 is another client.
+    assert_eq!(send("2001:db8:77:2::1".into()).await.unwrap().status(), StatusCode::OK);
+}
