@@ -44,8 +44,7 @@ impl Project {
                 config::load(file, &text, diags)
             }
             Err(ReadError::NotUtf8(bad)) => {
-                let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), bad.lossy.clone()));
-                diags.push(bad.diagnostic(file, CONFIG_FILE));
+                bad.report(CONFIG_FILE, config_path, &mut sources, diags);
                 None
             }
             Err(ReadError::Missing) => {
@@ -82,8 +81,7 @@ impl Project {
                     Ok(text) => Some(sources.add(SourceFile::new(shown, Some(p.clone()), text))),
                     // Reported once, and not checked: its content is not what the user wrote.
                     Err(ReadError::NotUtf8(bad)) => {
-                        let file = sources.add(SourceFile::new(shown.clone(), Some(p.clone()), bad.lossy.clone()));
-                        diags.push(bad.diagnostic(file, &shown));
+                        bad.report(&shown, p.clone(), &mut sources, diags);
                         None
                     }
                     Err(ReadError::Missing) => {

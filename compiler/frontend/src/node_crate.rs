@@ -163,13 +163,7 @@ pub fn load(
         Ok(text) => text,
         Err(ReadError::Missing) => return None,
         Err(ReadError::NotUtf8(bad)) => {
-            let shown = display_path(root, &manifest_path);
-            let file = sources.add(SourceFile::new(
-                shown.clone(),
-                Some(manifest_path.clone()),
-                bad.lossy.clone(),
-            ));
-            diags.push(bad.diagnostic(file, &shown));
+            bad.report(&display_path(root, &manifest_path), manifest_path, sources, diags);
             return None;
         }
     };
@@ -187,21 +181,21 @@ pub fn load(
         ..Default::default()
     };
     let lib = dir.join("src").join("lib.rs");
-    let read = vfs.read(&lib);
-    if let Err(ReadError::NotUtf8(bad)) = &read {
-        let shown = display_path(root, &lib);
-        let file = sources.add(SourceFile::new(shown.clone(), Some(lib.clone()), bad.lossy.clone()));
-        diags.push(bad.diagnostic(file, &shown));
-        krate.unreadable = true;
-        return Some(krate);
-    }
-    let Ok(text) = read else {
-        diags.push(
+    let text = match vfs.read(&lib) {
+        Ok(text) => text,
+        Err(ReadError::NotUtf8(bad)) => {
+            bad.report(&display_path(root, &lib), lib, sources, diags);
+            krate.unreadable = true;
+            return Some(krate);
+        }
+        Err(ReadError::Missing) => {
+            diags.push(
             Diagnostic::new(Code::Io, Span::file_start(manifest_file), "the node crate has no `src/lib.rs`")
                 .label("this crate")
                 .help("code nodes live in a library crate: create `src/lib.rs` with `svc_sdk::include_assets!();` and `pub mod nodes;`"),
         );
-        return Some(krate);
+            return Some(krate);
+        }
     };
     let mut walker = Walker {
         vfs,
@@ -465,11 +459,7 @@ impl Walker<'_> {
                     match found {
                         Some((path, Ok(text))) => self.file(&path, text, child_path, public && is_pub),
                         Some((path, Err(ReadError::NotUtf8(bad)))) => {
-                            let shown = display_path(self.root, &path);
-                            let file = self
-                                .sources
-                                .add(SourceFile::new(shown.clone(), Some(path), bad.lossy.clone()));
-                            self.diags.push(bad.diagnostic(file, &shown));
+                            bad.report(&display_path(self.root, &path), path, self.sources, self.diags);
                             self.krate.unreadable = true;
                         }
                         Some((_, Err(ReadError::Missing))) | None => self.diags.push(
@@ -685,25 +675,13 @@ struct UseAliases(HashMap<String, Vec<String>>);
 
 impl<'ast> Visit<'ast> for UseAliases {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, Vec<String>>) {
-            match tree {
-                syn::UseTree::Path(p) => {
-                    prefix.push(p.ident.to_string());
-                    walk(&p.tree, prefix, out);
-                    prefix.pop();
-                }
-                syn::UseTree::Rename(r) => {
-                    let mut full = prefix.clone();
-                    if r.ident != "self" {
-                        full.push(r.ident.to_string());
-                    }
-                    out.insert(r.rename.to_string(), full);
-                }
-                syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix, out)),
-                syn::UseTree::Name(_) | syn::UseTree::Glob(_) => {}
+        let mut paths = Vec::new();
+        collect_use_paths(&u.tree, &mut Vec::new(), &mut paths);
+        for path in paths {
+            if let Some(alias) = path.alias {
+                self.0.insert(alias, path.segments);
             }
         }
-        walk(&u.tree, &mut Vec::new(), &mut self.0);
     }
 }
 
@@ -925,9 +903,12 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        let mut prefixes = Vec::new();
-        collect_use_paths(&u.tree, &mut Vec::new(), &mut prefixes);
-        for (segments, span, glob) in prefixes {
+        let mut paths = Vec::new();
+        collect_use_paths(&u.tree, &mut Vec::new(), &mut paths);
+        for UsePath {
+            segments, span, glob, ..
+        } in paths
+        {
             let segments = self.expand_aliases(&segments);
             let segments: Vec<String> = segments
                 .into_iter()
@@ -993,13 +974,26 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
     }
 }
 
-/// Flattens a use tree into full paths (`use std::{env, fmt::Write}` → `std::env`,
-/// `std::fmt::Write`).
-fn collect_use_paths(
-    tree: &syn::UseTree,
-    prefix: &mut Vec<String>,
-    out: &mut Vec<(Vec<String>, proc_macro2::Span, bool)>,
-) {
+/// One path a `use` item imports.
+struct UsePath {
+    /// The full path: `use std::{env, fmt::Write}` gives `std::env` and `std::fmt::Write`;
+    /// `use std::{self as s}` gives `std`.
+    segments: Vec<String>,
+    span: proc_macro2::Span,
+    /// `use path::*`.
+    glob: bool,
+    /// The name a `use … as name` binds.
+    alias: Option<String>,
+}
+
+/// Flattens a use tree into the paths it imports.
+fn collect_use_paths(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UsePath>) {
+    let path = |segments, span, glob, alias| UsePath {
+        segments,
+        span,
+        glob,
+        alias,
+    };
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
@@ -1009,14 +1003,16 @@ fn collect_use_paths(
         syn::UseTree::Name(n) => {
             let mut full = prefix.clone();
             full.push(n.ident.to_string());
-            out.push((full, n.ident.span(), false));
+            out.push(path(full, n.ident.span(), false, None));
         }
         syn::UseTree::Rename(r) => {
             let mut full = prefix.clone();
-            full.push(r.ident.to_string());
-            out.push((full, r.ident.span(), false));
+            if r.ident != "self" {
+                full.push(r.ident.to_string());
+            }
+            out.push(path(full, r.ident.span(), false, Some(r.rename.to_string())));
         }
-        syn::UseTree::Glob(g) => out.push((prefix.clone(), g.star_token.span, true)),
+        syn::UseTree::Glob(g) => out.push(path(prefix.clone(), g.star_token.span, true, None)),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 collect_use_paths(t, prefix, out);

@@ -48,15 +48,25 @@ impl NotUtf8 {
         }
     }
 
-    /// The one diagnostic for the file, at its first bad byte.
-    pub fn diagnostic(&self, file: crate::source::FileId, shown: &str) -> crate::Diagnostic {
-        crate::Diagnostic::new(
-            crate::Code::Io,
-            crate::source::Span::new(file, self.line, self.column, 1),
-            format!("`{shown}` is not valid UTF-8"),
-        )
-        .label("the first byte that is not UTF-8")
-        .help("save the file as UTF-8 (svc reads every project file as UTF-8 text); nothing else in this file was checked")
+    /// Reports the file once, at its first bad byte: it joins `sources` as `shown`, with
+    /// bad bytes replaced, so that the diagnostic can show the line.
+    pub fn report(
+        self,
+        shown: &str,
+        path: std::path::PathBuf,
+        sources: &mut crate::SourceMap,
+        diags: &mut crate::Diagnostics,
+    ) {
+        let file = sources.add(crate::SourceFile::new(shown, Some(path), self.lossy));
+        diags.push(
+            crate::Diagnostic::new(
+                crate::Code::Io,
+                crate::source::Span::new(file, self.line, self.column, 1),
+                format!("`{shown}` is not valid UTF-8"),
+            )
+            .label("the first byte that is not UTF-8")
+            .help("save the file as UTF-8 (svc reads every project file as UTF-8 text); nothing else in this file was checked"),
+        );
     }
 }
 

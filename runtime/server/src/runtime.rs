@@ -31,15 +31,13 @@ impl Limits {
     /// The address a Rate Limit node counts `ip` by: IPv6 cut to the configured prefix.
     pub fn rate_limit_ip(&self, ip: std::net::IpAddr) -> std::net::IpAddr {
         use std::net::{IpAddr, Ipv6Addr};
-        match ip {
-            IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => IpAddr::V4(v6.to_ipv4_mapped().expect("mapped")),
-            IpAddr::V6(v6) => {
-                let bits = u32::from(self.ipv6_prefix.min(128));
-                let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
-                IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask))
-            }
-            v4 => v4,
+        let IpAddr::V6(v6) = ip else { return ip };
+        if let Some(v4) = v6.to_ipv4_mapped() {
+            return IpAddr::V4(v4);
         }
+        let bits = u32::from(self.ipv6_prefix.min(128));
+        let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+        IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask))
     }
 }
 

@@ -213,20 +213,10 @@ async fn with_redis_down_each_policy_answers_at_once_and_the_shared_limit_comes_
 
     // Back: within 5 s the checks are shared again (counted in Redis, which restarted empty).
     redis.restart();
-    let back = Instant::now();
-    loop {
-        if let Checked::Decided(_) = closed.check(&LimitKey::Text("k")).await {
-            break;
-        }
-        assert!(
-            back.elapsed() < Duration::from_secs(5),
-            "the shared limiter did not resume within 5 s"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let back = until_decided(&closed, "k").await;
     assert!(!shared.breaker_open());
     assert!(metrics.render().contains("svc_rate_limit_store_breaker_open 0"));
-    eprintln!("shared limiter resumed {:?} after Redis restarted", back.elapsed());
+    eprintln!("shared limiter resumed {back:?} after Redis restarted");
     let keys = redis.command(&["KEYS", "*"]).unwrap();
     assert!(keys.starts_with("*1\r\n"), "counted in Redis again: {keys}");
 }
@@ -278,20 +268,7 @@ async fn a_hung_redis_costs_each_check_at_most_the_timeout() {
     );
 
     redis.resume();
-    let back = Instant::now();
-    loop {
-        let checked = node(&shared, quota, FailurePolicy::Closed)
-            .check(&LimitKey::Text("k"))
-            .await;
-        if let Checked::Decided(_) = checked {
-            break;
-        }
-        assert!(
-            back.elapsed() < Duration::from_secs(5),
-            "the shared limiter did not resume within 5 s of Redis answering again"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_decided(&node(&shared, quota, FailurePolicy::Closed), "k").await;
     assert!(!shared.breaker_open());
 }
 
@@ -318,14 +295,20 @@ async fn a_redis_cluster_url_shares_the_limit_too() {
     redis.stop();
     assert_eq!(limiter.check(&LimitKey::Text("another")).await, Checked::Unavailable);
     redis.restart();
+    until_decided(&limiter, "another").await;
+}
+
+/// Checks `key` every 50 ms until the shared store decides again, within 5 s (the
+/// promise after Redis returns); how long it took.
+async fn until_decided(limiter: &RateLimiter, key: &str) -> Duration {
     let back = Instant::now();
     loop {
-        if let Checked::Decided(_) = limiter.check(&LimitKey::Text("another")).await {
-            break;
+        if let Checked::Decided(_) = limiter.check(&LimitKey::Text(key)).await {
+            return back.elapsed();
         }
         assert!(
             back.elapsed() < Duration::from_secs(5),
-            "the cluster limiter did not resume within 5 s"
+            "the shared limiter did not resume within 5 s of Redis answering again"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

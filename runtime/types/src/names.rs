@@ -58,11 +58,9 @@ pub fn check_node_key(key: &str) -> Result<(), NameError> {
     }
     for (what, part) in [("namespace", namespace), ("node name", name)] {
         if !is_node_key_part(part) {
+            // Suggest the kebab spelling when that alone makes the key valid.
             let kebab = key.to_ascii_lowercase().replace('_', "-");
-            let hint = if kebab != key
-                && is_node_key_part(kebab.split_once('.').map_or("", |p| p.0))
-                && is_node_key_part(kebab.split_once('.').map_or("", |p| p.1))
-            {
+            let hint = if kebab != key && check_node_key(&kebab).is_ok() {
                 format!(
                     "node keys are lower kebab case: lowercase letters, digits and single `-` between words, starting with a letter; write `{kebab}`"
                 )

@@ -295,6 +295,20 @@ struct Indexed {
     grant: Grant,
 }
 
+impl Indexed {
+    /// A stored key as the index holds it, under its digest.
+    fn from_record(r: KeyRecord) -> ([u8; 32], Indexed) {
+        let indexed = Indexed {
+            revoked: r.revoked_at.is_some(),
+            grant: Grant {
+                expires_at: r.expires_at,
+                identity: Identity::new(r.id, r.name, r.owner),
+            },
+        };
+        (r.hash, indexed)
+    }
+}
+
 impl KeyIndex {
     pub fn new(records: Vec<KeyRecord>) -> Self {
         let index = KeyIndex::default();
@@ -304,19 +318,7 @@ impl KeyIndex {
 
     /// Replaces every key (after a reload).
     pub fn replace(&self, records: Vec<KeyRecord>) {
-        let map = records
-            .into_iter()
-            .map(|r| {
-                let indexed = Indexed {
-                    revoked: r.revoked_at.is_some(),
-                    grant: Grant {
-                        expires_at: r.expires_at,
-                        identity: Identity::new(r.id, r.name, r.owner),
-                    },
-                };
-                (r.hash, indexed)
-            })
-            .collect();
+        let map = records.into_iter().map(Indexed::from_record).collect();
         let mut current = self.current.write();
         *current = Generation {
             number: current.number + 1,
@@ -333,15 +335,9 @@ impl KeyIndex {
 
     /// Adds one key (found in the store between reloads). The next reload replaces it
     /// with the store's view, as every other key.
-    pub fn insert(&self, r: KeyRecord) {
-        let indexed = Indexed {
-            revoked: r.revoked_at.is_some(),
-            grant: Grant {
-                expires_at: r.expires_at,
-                identity: Identity::new(r.id, r.name, r.owner),
-            },
-        };
-        self.current.write().by_hash.entry(r.hash).or_insert(indexed);
+    pub fn insert(&self, record: KeyRecord) {
+        let (hash, indexed) = Indexed::from_record(record);
+        self.current.write().by_hash.entry(hash).or_insert(indexed);
     }
 
     /// [`KeyIndex::verify_now`], and for a well-formed key the index does not know, one
