@@ -5,7 +5,8 @@
 #
 #   - real servers the tests start on loopback ports (never mocked, never skipped):
 #     redis-server (shared rate limiter), PostgreSQL (shared workspace store), nginx (the
-#     deployment example's load balancer), wrk (its load);
+#     deployment example's load balancer), wrk (its load), openssl (the private CA of the
+#     TLS tests of both stores);
 #   - rustfmt and clippy (lint steps), cargo-fuzz (fuzzing step);
 #   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests.
 set -euo pipefail
@@ -15,6 +16,7 @@ command -v redis-server >/dev/null || missing_apt+=(redis-server)
 command -v nginx >/dev/null || missing_apt+=(nginx-light)
 command -v wrk >/dev/null || missing_apt+=(wrk)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing_apt+=(postgresql)
+command -v openssl >/dev/null || missing_apt+=(openssl)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
 
 if [ ${#missing_apt[@]} -gt 0 ]; then

@@ -41,6 +41,7 @@ pub mod seal;
 pub mod secrets;
 pub mod server;
 pub mod store;
+pub mod tls_roots;
 
 pub use error::ApiError;
 

@@ -10,7 +10,7 @@ use svc_runtime::metrics::Metrics;
 use svc_runtime::ratelimit::{
     Checked, FailurePolicy, LimitKey, MemoryStore, Quota, RateLimiter, RedisLimiter, RedisOptions,
 };
-use svc_testkit::Redis;
+use svc_testkit::{Redis, TestCa};
 
 fn limiter(redis: &Redis, timeout: Duration) -> Arc<RedisLimiter> {
     limiter_counted(redis, timeout, &Metrics::default())
@@ -312,4 +312,50 @@ async fn until_decided(limiter: &RateLimiter, key: &str) -> Duration {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rediss_verifies_the_server_against_the_ca_of_sslrootcert() {
+    let ca = TestCa::new();
+    let redis = Redis::start_tls(&ca);
+    let quota = Quota::per(3, Duration::from_secs(3600));
+    let trusted = format!("{}/?sslrootcert={}", redis.tls_url(), ca.ca_pem().display());
+    let shared = limiter_at(&trusted, Duration::from_secs(2), &Metrics::default());
+    let limit = node(&shared, quota, FailurePolicy::Closed);
+    let mut passes = Vec::new();
+    for _ in 0..4 {
+        passes.push(allowed(limit.check(&LimitKey::Text("over-tls")).await));
+    }
+    assert_eq!(passes, [true, true, true, false], "the shared limit over TLS");
+
+    // The Mozilla roots do not know this CA: every check fails, none is let through.
+    let metrics = Metrics::default();
+    let untrusted = node(
+        &limiter_at(&redis.tls_url(), Duration::from_secs(2), &metrics),
+        quota,
+        FailurePolicy::Closed,
+    );
+    match untrusted.check(&LimitKey::Text("over-tls")).await {
+        Checked::Unavailable => {}
+        other => panic!("a certificate of an unknown CA must fail the check, got {other:?}"),
+    }
+
+    // The parameter means TLS: on a plain URL it is a start-up error, as is a missing file.
+    let options = |url: String| RedisOptions {
+        url,
+        timeout: Duration::from_secs(1),
+        mac_key: None,
+    };
+    let plain = RedisLimiter::connect(
+        &options(format!("{}/?sslrootcert={}", redis.url(), ca.ca_pem().display())),
+        "ws/api",
+        metrics.stores.clone(),
+    );
+    assert!(plain.unwrap_err().contains("rediss://"));
+    let missing = RedisLimiter::connect(
+        &options(format!("{}/?sslrootcert=/nonexistent.pem", redis.tls_url())),
+        "ws/api",
+        metrics.stores.clone(),
+    );
+    assert!(missing.unwrap_err().contains("/nonexistent.pem"));
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use svc_runtime::apikey::KeyRecord;
 use svc_runtime::seal::SecretsKey;
 use svc_runtime::store::{Location, PostgresStore, SqliteStore, StoredAsset, WorkspaceStore};
-use svc_testkit::{Postgres, TempDir};
+use svc_testkit::{Postgres, TempDir, TestCa};
 
 /// The same script of operations and answers, whatever the engine.
 fn behaves_like_a_workspace_store(store: &dyn WorkspaceStore) {
@@ -110,6 +110,37 @@ fn sqlite_and_postgres_behave_alike() {
     let store = PostgresStore::connect(&pg.url()).unwrap();
     behaves_like_a_workspace_store(&store);
     assert!(store.describe().starts_with("PostgreSQL postgres://svc@127.0.0.1:"));
+}
+
+#[test]
+fn postgres_over_tls_trusts_the_ca_of_sslrootcert_and_no_other() {
+    let ca = TestCa::new();
+    let pg = Postgres::start_tls(&ca);
+    let trusted = format!("{}?sslmode=require&sslrootcert={}", pg.url(), ca.ca_pem().display());
+    let store = PostgresStore::connect(&trusted).unwrap();
+    let (_, k) = KeyRecord::issue("tls", "alice", 1, None);
+    store.insert_key(&k).unwrap();
+    assert_eq!(store.list_keys().unwrap().len(), 1);
+
+    // With the Mozilla roots, the same server's certificate is refused: TLS is real and
+    // verified, not merely negotiated.
+    let refused = PostgresStore::connect(&format!("{}?sslmode=require", pg.url()))
+        .err()
+        .expect("an unknown CA");
+    assert!(
+        refused.0.to_lowercase().contains("certificate"),
+        "the error names the certificate: {}",
+        refused.0
+    );
+    // A CA to verify against and no TLS contradict each other.
+    let contradiction = PostgresStore::connect(&format!(
+        "{}?sslmode=disable&sslrootcert={}",
+        pg.url(),
+        ca.ca_pem().display()
+    ))
+    .err()
+    .expect("sslrootcert with sslmode=disable");
+    assert!(contradiction.0.contains("sslmode=disable"), "{}", contradiction.0);
 }
 
 #[test]

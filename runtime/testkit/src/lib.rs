@@ -74,12 +74,107 @@ fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
     }
 }
 
+/// A certificate authority of our own, made with `openssl`, and a server certificate it
+/// signed for `127.0.0.1` and `localhost`: what a managed Redis or PostgreSQL with a
+/// private CA presents.
+pub struct TestCa {
+    dir: TempDir,
+}
+
+impl TestCa {
+    /// Creates the CA and the server's certificate and key (EC P-256, valid two days).
+    pub fn new() -> TestCa {
+        let dir = TempDir::new("ca");
+        let openssl = program("openssl", &[], "openssl");
+        let run = |args: &[&str]| {
+            let out = Command::new(&openssl)
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .expect("run openssl");
+            assert!(
+                out.status.success(),
+                "openssl {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+        run(&[
+            &["req", "-x509", "-new"][..],
+            &ec[..],
+            &["-keyout", "ca.key", "-out", "ca.pem", "-days", "2"][..],
+            &[
+                "-subj",
+                "/CN=svc test CA",
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign,cRLSign",
+            ][..],
+        ]
+        .concat());
+        run(&[
+            &["req", "-new"][..],
+            &ec[..],
+            &["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"][..],
+        ]
+        .concat());
+        std::fs::write(
+            dir.path().join("server.ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+        )
+        .expect("write server.ext");
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ]);
+        TestCa { dir }
+    }
+
+    /// The CA's certificate (PEM): what a client trusts with `sslrootcert=`.
+    pub fn ca_pem(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// The server's certificate (PEM), signed by the CA.
+    pub fn server_cert(&self) -> PathBuf {
+        self.dir.path().join("server.pem")
+    }
+
+    /// The server's private key (PEM).
+    pub fn server_key(&self) -> PathBuf {
+        self.dir.path().join("server.key")
+    }
+}
+
+impl Default for TestCa {
+    fn default() -> TestCa {
+        TestCa::new()
+    }
+}
+
 /// A `redis-server` of our own.
 pub struct Redis {
     port: u16,
     dir: TempDir,
     child: Option<Child>,
     cluster: bool,
+    /// A TLS port beside the plain one, with the CA's server certificate.
+    tls: Option<(u16, PathBuf, PathBuf)>,
 }
 
 impl Redis {
@@ -90,9 +185,31 @@ impl Redis {
             dir: TempDir::new("redis"),
             child: None,
             cluster: false,
+            tls: None,
         };
         redis.restart();
         redis
+    }
+
+    /// Starts a Redis server that also accepts TLS, on a second port, with the server
+    /// certificate of `ca` (clients need not present one). The plain port stays for
+    /// [`Redis::command`].
+    pub fn start_tls(ca: &TestCa) -> Redis {
+        let mut redis = Redis {
+            port: free_port(),
+            dir: TempDir::new("redis-tls"),
+            child: None,
+            cluster: false,
+            tls: Some((free_port(), ca.server_cert(), ca.server_key())),
+        };
+        redis.restart();
+        redis
+    }
+
+    /// `rediss://127.0.0.1:<tls port>`.
+    pub fn tls_url(&self) -> String {
+        let (port, _, _) = self.tls.as_ref().expect("started with Redis::start_tls");
+        format!("rediss://127.0.0.1:{port}")
     }
 
     /// Starts a one-node Redis Cluster: cluster mode on, every hash slot assigned to this
@@ -104,6 +221,7 @@ impl Redis {
             dir: TempDir::new("redis-cluster"),
             child: None,
             cluster: true,
+            tls: None,
         };
         redis.restart();
         redis
@@ -172,6 +290,19 @@ impl Redis {
                 &["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"][..]
             } else {
                 &[][..]
+            })
+            .args(match &self.tls {
+                Some((port, cert, key)) => vec![
+                    "--tls-port".to_string(),
+                    port.to_string(),
+                    "--tls-cert-file".to_string(),
+                    cert.display().to_string(),
+                    "--tls-key-file".to_string(),
+                    key.display().to_string(),
+                    "--tls-auth-clients".to_string(),
+                    "no".to_string(),
+                ],
+                None => Vec::new(),
             })
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -264,11 +395,23 @@ pub struct Postgres {
     bin: PathBuf,
     /// Run the server programs as this user (PostgreSQL refuses to run as root).
     run_as: Option<String>,
+    /// TLS on (`ssl=on`, with the certificate of a [`TestCa`] copied into the directory).
+    tls: bool,
 }
 
 impl Postgres {
     /// Creates and starts a cluster with a database `svc` owned by the user `svc`.
     pub fn start() -> Postgres {
+        Postgres::start_with(None)
+    }
+
+    /// [`Postgres::start`], with TLS on: the server presents `ca`'s server certificate,
+    /// and clients may connect with `sslmode=require`.
+    pub fn start_tls(ca: &TestCa) -> Postgres {
+        Postgres::start_with(Some(ca))
+    }
+
+    fn start_with(ca: Option<&TestCa>) -> Postgres {
         let extra: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
             .map(|entries| {
                 let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path().join("bin")).collect();
@@ -284,6 +427,14 @@ impl Postgres {
         let dir = TempDir::new("postgres");
         let data = dir.path().join("data");
         let run_as = is_root().then(|| "postgres".to_string());
+        if let Some(ca) = ca {
+            // PostgreSQL refuses a key that others can read.
+            std::fs::copy(ca.server_cert(), dir.path().join("server.pem")).expect("copy the server certificate");
+            std::fs::copy(ca.server_key(), dir.path().join("server.key")).expect("copy the server key");
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.path().join("server.key"), std::fs::Permissions::from_mode(0o600))
+                .expect("chmod the server key");
+        }
         if let Some(user) = &run_as {
             // The server's user must own its directory.
             let status = Command::new("chown")
@@ -299,6 +450,7 @@ impl Postgres {
             data,
             bin,
             run_as,
+            tls: ca.is_some(),
         };
         let out = pg
             .pg_command("initdb")
@@ -339,11 +491,17 @@ impl Postgres {
     }
 
     fn start_server(&self) {
-        let options = format!(
+        let mut options = format!(
             "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
             self.port,
             self.dir.path().display()
         );
+        if self.tls {
+            let dir = self.dir.path().display();
+            options.push_str(&format!(
+                " -c ssl=on -c ssl_cert_file={dir}/server.pem -c ssl_key_file={dir}/server.key"
+            ));
+        }
         let out = self
             .pg_command("pg_ctl")
             .arg("-D")

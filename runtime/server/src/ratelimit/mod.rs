@@ -4,6 +4,7 @@
 //! for N instances sharing one limit ([`redis`]), with a [`FailurePolicy`] for when
 //! Redis cannot answer.
 
+mod batch;
 pub mod gcra;
 pub mod memory;
 pub mod policy;

@@ -16,7 +16,8 @@
 //!   or the SHA-256 of a presented key), keyed from the server's secrets key when it has
 //!   one (see docs/security.md).
 //! - **One connection.** Every check of the process is pipelined on one multiplexed
-//!   connection (`ConnectionManager`, which reconnects by itself), or, for a Redis
+//!   connection (`ConnectionManager`, which reconnects by itself), the checks of one
+//!   scheduler tick in one write ([`super::batch`]), or, for a Redis
 //!   Cluster (`redis+cluster://`), one per node (`ClusterConnection`, which follows
 //!   `MOVED` and slot changes). A check touches one key, so it never spans slots.
 //! - **Failing fast.** Each check has a deadline (50 ms by default). After
@@ -25,6 +26,7 @@
 //!   answers, when the breaker closes again. What a failed check means for the request is
 //!   the node's [`super::FailurePolicy`].
 
+use super::batch::Batcher;
 use super::{Decision, LimitKey, Quota, StoreError};
 use crate::metrics::StoreMetrics;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -72,6 +74,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
 pub struct RedisOptions {
     /// `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS; a Redis Cluster
     /// as `redis+cluster://[user:password@]host:port[,host:port…]` (`rediss+cluster://`).
+    /// With TLS, `?sslrootcert=PATH` trusts the CAs of that PEM file instead of the
+    /// Mozilla roots ([`crate::tls_roots`]).
     pub url: String,
     /// The deadline of one check.
     pub timeout: Duration,
@@ -82,6 +86,8 @@ pub struct RedisOptions {
 /// The connection to the shared limiter of one server, used by all its Rate Limit nodes.
 pub struct RedisLimiter {
     conn: Connection,
+    /// The checks of a single Redis, coalesced per scheduler tick (none for a cluster).
+    batcher: Option<Batcher>,
     script: redis::Script,
     timeout: Duration,
     /// `svc:rl:<realm>:`.
@@ -119,13 +125,19 @@ impl RedisLimiter {
     /// Must be called inside a tokio runtime. Fails only on a URL that cannot work.
     pub fn connect(options: &RedisOptions, realm: &str, metrics: StoreMetrics) -> Result<Arc<RedisLimiter>, String> {
         let conn = Connection::open(&options.url)?;
+        let script = redis::Script::new(GCRA_SCRIPT);
+        let batcher = match &conn {
+            Connection::Single(manager) => Some(Batcher::start(manager.clone(), script.clone())),
+            Connection::Cluster(_) => None,
+        };
         // Without a configured key, every instance must still use the same one.
         let mac_key = options.mac_key.unwrap_or(*b"svc rate-limit keys, no secrets!");
         let half = |i: usize| u64::from_le_bytes(mac_key[i..i + 8].try_into().expect("8 bytes"));
         let (k0, k1) = (half(0), half(8));
         Ok(Arc::new(RedisLimiter {
             conn,
-            script: redis::Script::new(GCRA_SCRIPT),
+            batcher,
+            script,
             timeout: options.timeout,
             prefix: format!("svc:rl:{realm}:"),
             mac: (k0, k1),
@@ -216,9 +228,26 @@ impl RedisLimiter {
                 "the shared rate-limit store is unreachable (circuit breaker open)".into(),
             ));
         }
-        let mut invocation = self.script.key(self.key_in(&scope.prefix, key));
-        invocation.arg(scope.interval_us).arg(scope.tolerance_us);
-        let outcome = tokio::time::timeout(self.timeout, self.conn.invoke(&invocation)).await;
+        let redis_key = self.key_in(&scope.prefix, key);
+        let outcome = match &self.batcher {
+            Some(batcher) => {
+                let answer = batcher.submit(redis_key, scope.interval_us, scope.tolerance_us);
+                tokio::time::timeout(self.timeout, async {
+                    answer.await.unwrap_or_else(|_| {
+                        Err(redis::RedisError::from((
+                            redis::ErrorKind::Client,
+                            "the batch was dropped",
+                        )))
+                    })
+                })
+                .await
+            }
+            None => {
+                let mut invocation = self.script.key(redis_key);
+                invocation.arg(scope.interval_us).arg(scope.tolerance_us);
+                tokio::time::timeout(self.timeout, self.conn.invoke(&invocation)).await
+            }
+        };
         let reply = match outcome {
             Ok(Ok(reply)) if reply.len() == 4 => reply,
             Ok(Ok(reply)) => return Err(self.failed("error", format!("the GCRA script answered {reply:?}"))),
@@ -284,13 +313,23 @@ impl Connection {
     fn open(url: &str) -> Result<Connection, String> {
         let bad =
             |e: &dyn std::fmt::Display| format!("--rate-limit-store: `{}` is not a Redis URL: {e}", redact_url(url));
-        if let Some(seeds) = cluster_seeds(url) {
-            let client = ClusterClient::builder(seeds.map_err(|e| bad(&e))?)
+        let (url, root_cert) = crate::tls_roots::take_root_cert(url).map_err(|e| format!("--rate-limit-store: {e}"))?;
+        if root_cert.is_some() && !url.starts_with("rediss") {
+            return Err("--rate-limit-store: sslrootcert applies to TLS connections (rediss://) only".into());
+        }
+        let certificates = || redis::TlsCertificates {
+            client_tls: None,
+            root_cert: root_cert.as_ref().map(|ca| ca.pem.clone()),
+        };
+        if let Some(seeds) = cluster_seeds(&url) {
+            let mut builder = ClusterClient::builder(seeds.map_err(|e| bad(&e))?)
                 .retries(1)
                 .min_retry_wait(50)
-                .max_retry_wait(200)
-                .build()
-                .map_err(|e| bad(&e))?;
+                .max_retry_wait(200);
+            if root_cert.is_some() {
+                builder = builder.certs(certificates());
+            }
+            let client = builder.build().map_err(|e| bad(&e))?;
             let config = ClusterConfig::new()
                 .set_connection_timeout(Duration::from_millis(500))
                 .set_response_timeout(Duration::from_secs(1));
@@ -298,7 +337,11 @@ impl Connection {
                 client.get_pending_async_connection_with_config(config),
             ));
         }
-        let client = redis::Client::open(url).map_err(|e| bad(&e))?;
+        let client = match &root_cert {
+            None => redis::Client::open(url.as_str()),
+            Some(_) => redis::Client::build_with_tls(url.as_str(), certificates()),
+        }
+        .map_err(|e| bad(&e))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_millis(500)))
             .set_response_timeout(Some(Duration::from_secs(1)))

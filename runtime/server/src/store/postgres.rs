@@ -15,7 +15,8 @@
 //!   so this store runs its own small tokio runtime (one thread) and each call waits for
 //!   its query there, with a deadline. Servers call it off the request path only.
 //! - **TLS**: `sslmode=require` (or `prefer`, the default) in the URL negotiates TLS with
-//!   rustls and the Mozilla roots.
+//!   rustls, verifying the server's certificate and name against the Mozilla roots, or
+//!   against the CAs of `sslrootcert=PATH` ([`crate::tls_roots`]).
 
 use super::{KeyChanges, Result, SecretInfo, StoreError, StoredAsset, WorkspaceStore};
 use crate::apikey::KeyRecord;
@@ -94,8 +95,21 @@ impl PostgresStore {
     /// Connects, applies pending migrations, and starts listening for key changes.
     pub fn connect(url: &str) -> Result<PostgresStore> {
         let display = format!("PostgreSQL {}", crate::ratelimit::redis::redact_url(url));
-        let mut config = tokio_postgres::Config::from_str(url)
+        let (url, root_cert) =
+            crate::tls_roots::take_root_cert(url).map_err(|e| StoreError(format!("{display}: {e}")))?;
+        let mut config = tokio_postgres::Config::from_str(&url)
             .map_err(|e| StoreError(format!("{display}: not a PostgreSQL URL: {e}")))?;
+        if root_cert.is_some() {
+            // A CA to verify against means TLS: never fall back to a plain connection.
+            match config.get_ssl_mode() {
+                tokio_postgres::config::SslMode::Disable => {
+                    return Err(StoreError(format!("{display}: sslrootcert with sslmode=disable")));
+                }
+                _ => {
+                    config.ssl_mode(tokio_postgres::config::SslMode::Require);
+                }
+            }
+        }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -108,7 +122,7 @@ impl PostgresStore {
             .enable_all()
             .build()
             .map_err(|e| StoreError(format!("cannot start the PostgreSQL client: {e}")))?;
-        let tls = tls_connector()?;
+        let tls = tls_connector(root_cert.as_ref())?;
         let manager = Manager::from_config(
             config.clone(),
             tls.clone(),
@@ -190,9 +204,20 @@ enum PgError {
 impl From<tokio_postgres::Error> for PgError {
     fn from(e: tokio_postgres::Error) -> Self {
         // `Display` of a server error is only "db error"; the detail is in its source.
+        // Nor does a failed handshake say why ("invalid peer certificate: UnknownIssuer"
+        // is the source's): the chain of sources is written out.
         let detail = match e.as_db_error() {
             Some(db) => db.message().to_string(),
-            None => e.to_string(),
+            None => {
+                let mut text = e.to_string();
+                let mut source = std::error::Error::source(&e);
+                while let Some(cause) = source {
+                    text.push_str(": ");
+                    text.push_str(&cause.to_string());
+                    source = cause.source();
+                }
+                text
+            }
         };
         PgError::Message(detail)
     }
@@ -207,9 +232,21 @@ impl From<deadpool_postgres::PoolError> for PgError {
     }
 }
 
-fn tls_connector() -> Result<Tls> {
+/// TLS with the Mozilla roots, or with only the CAs of `sslrootcert` (as libpq does).
+fn tls_connector(root_cert: Option<&crate::tls_roots::RootCert>) -> Result<Tls> {
+    use rustls::pki_types::{CertificateDer, pem::PemObject};
     let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    match root_cert {
+        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        Some(ca) => {
+            for cert in CertificateDer::pem_slice_iter(&ca.pem) {
+                let cert = cert.map_err(|e| StoreError(format!("sslrootcert `{}`: {e}", ca.path)))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| StoreError(format!("sslrootcert `{}`: {e}", ca.path)))?;
+            }
+        }
+    }
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
         .with_safe_default_protocol_versions()
         .map_err(|e| StoreError(format!("TLS for PostgreSQL: {e}")))?
