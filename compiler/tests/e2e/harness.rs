@@ -168,6 +168,27 @@ impl Server {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
+
+    /// Asks the server to stop, as a supervisor does (SIGTERM by PID).
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -TERM");
+    }
+
+    /// The server's exit status, if it exits `within`.
+    pub fn wait_for_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let until = std::time::Instant::now() + within;
+        while std::time::Instant::now() < until {
+            if let Some(status) = self.child.try_wait().expect("wait for the server") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
 }
 
 pub fn client() -> reqwest::Client {

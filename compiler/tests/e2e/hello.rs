@@ -1,6 +1,7 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
 use crate::harness::{binary, client, error, start};
+use std::time::Duration;
 
 #[tokio::test]
 async fn greets_with_typed_query_parameters_and_enum_round_trips() {
@@ -140,4 +141,42 @@ fn version_and_routes() {
         "{text}"
     );
     assert!(text.contains("flows/greeting.yaml"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_with_a_thousand_slowloris_clients_exits_within_the_shutdown_deadline() {
+    use tokio::io::AsyncWriteExt;
+    // Heads are given a minute: only the shutdown deadline can end these connections.
+    let (mut server, _) = start(
+        "hello",
+        &["--header-read-timeout-ms", "60000", "--shutdown-timeout-ms", "1500"],
+        |_| (),
+    );
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut slow = Vec::new();
+    for _ in 0..1000 {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        s.write_all(b"GET /demo/hello/greeting HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        slow.push(s);
+    }
+    let c = client();
+    for _ in 0..20 {
+        assert_eq!(
+            c.get(server.url("/demo/hello/greeting")).send().await.unwrap().status(),
+            200
+        );
+    }
+    let asked = std::time::Instant::now();
+    server.terminate();
+    let status = tokio::task::block_in_place(|| server.wait_for_exit(Duration::from_secs(6)))
+        .expect("the server exits despite 1,000 clients holding half-sent requests");
+    assert!(status.success(), "{status:?}");
+    let took = asked.elapsed();
+    assert!(
+        took < Duration::from_millis(1500 + 2000),
+        "exited {took:?} after SIGTERM"
+    );
+    drop(slow);
 }

@@ -164,6 +164,14 @@ pub struct ServeArgs {
     /// Seconds to answer a request before 408.
     #[arg(long, env = "SVC_TIMEOUT", default_value_t = 30)]
     pub timeout: u64,
+    /// Milliseconds a client may take to send a request head (and a keep-alive connection
+    /// may idle between requests) before its connection is closed.
+    #[arg(long, env = "SVC_HEADER_READ_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    pub header_read_timeout_ms: u64,
+    /// Milliseconds a shutdown (SIGTERM, Ctrl-C) waits for open requests to finish before
+    /// it closes the remaining connections and exits.
+    #[arg(long, env = "SVC_SHUTDOWN_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_DRAIN_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    pub shutdown_timeout_ms: u64,
     /// Leading bits of an IPv6 client address that Rate Limit nodes count by (`by: ip`):
     /// addresses inside one /64 are one client by default. 128 counts each address.
     #[arg(long, env = "SVC_RATE_LIMIT_IPV6_PREFIX", default_value_t = crate::runtime::DEFAULT_IPV6_PREFIX, value_parser = clap::value_parser!(u8).range(16..=128))]
@@ -287,6 +295,8 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         body_bytes: args.body_limit,
         timeout: Duration::from_secs(args.timeout.max(1)),
         ipv6_prefix: args.rate_limit_ipv6_prefix,
+        header_read_timeout: Duration::from_millis(args.header_read_timeout_ms.max(1)),
+        drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
     };
     if args.dev {
         rt.dev_trace = Some(Arc::new(print_trace));

@@ -22,7 +22,20 @@ pub struct Limits {
     /// host is usually given a whole /64, and rotating addresses inside it must not buy a
     /// fresh limit per address. IPv4 addresses (and IPv4-mapped IPv6) count whole.
     pub ipv6_prefix: u8,
+    /// Longest time a client may take to send a request head, counted from when the
+    /// server starts reading it (also the longest a keep-alive connection idles between
+    /// requests); the connection is closed beyond.
+    pub header_read_timeout: Duration,
+    /// Longest a shutdown waits for open connections to finish their requests before it
+    /// closes them and the server exits.
+    pub drain_timeout: Duration,
 }
+
+/// The default of [`Limits::header_read_timeout`].
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default of [`Limits::drain_timeout`]: under the 30 s a supervisor such as
+/// Kubernetes waits before it kills, with room for a pre-stop hook.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The default of [`Limits::ipv6_prefix`]: the /64 a subscriber or a host is assigned.
 pub const DEFAULT_IPV6_PREFIX: u8 = 64;
@@ -47,6 +60,8 @@ impl Default for Limits {
             body_bytes: 1024 * 1024,
             timeout: Duration::from_secs(30),
             ipv6_prefix: DEFAULT_IPV6_PREFIX,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
         }
     }
 }

@@ -16,7 +16,6 @@ use axum::routing::get;
 use http::{HeaderValue, Method, StatusCode, header};
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -35,8 +34,8 @@ pub type App = Guard<Router>;
 /// measured with `bench/instructions.py`).
 pub fn app(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> App {
     let router = routes
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
+        .route("/healthz", get(healthz).fallback(only_get))
+        .route("/metrics", get(metrics).fallback(only_get))
         .fallback(not_found)
         .with_state(rt.clone());
     Guard { inner: router, rt }
@@ -57,6 +56,11 @@ async fn metrics(State(rt): State<Arc<Runtime>>) -> Response {
         HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
     );
     r
+}
+
+/// `/healthz` and `/metrics` asked with another method: the JSON 405 of every route.
+async fn only_get(req: Request) -> Response {
+    method_not_allowed(&req, "GET, HEAD")
 }
 
 async fn not_found(req: Request) -> Response {
@@ -194,16 +198,121 @@ pub fn install_panic_hook(redactor: crate::secrets::Redactor) {
     }));
 }
 
-/// Runs `app` on `listener` until `shutdown` resolves, then waits for in-flight requests.
+/// Runs `app` on `listener` until `shutdown` resolves, then drains: no new connection is
+/// accepted, idle connections and connections still sending a request head are closed at
+/// once, requests in flight may finish, and whatever is still open after
+/// [`Limits::drain_timeout`](crate::runtime::Limits::drain_timeout) is closed. Returns when
+/// every connection is gone.
+///
+/// Our own accept loop on hyper-util rather than `axum::serve`, for the limits a server
+/// facing the internet needs and `axum::serve` does not set: a deadline for reading each
+/// request head (slowloris), and a bounded drain.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: App,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let make_service = axum::ServiceExt::<Request>::into_make_service_with_connect_info::<SocketAddr>(app);
-    axum::serve(listener, make_service)
-        .with_graceful_shutdown(shutdown)
-        .await
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+
+    raise_open_files_limit();
+    let limits = &app.rt.limits;
+    let drain_timeout = limits.drain_timeout;
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder.http2().timer(TokioTimer::new());
+    let builder = Arc::new(builder);
+    let (closing, closing_seen) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let shutdown = std::pin::pin!(shutdown);
+    let mut shutdown = shutdown;
+    loop {
+        let (stream, remote) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    accept_failed(e).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            let mut req = req.map(axum::body::Body::new);
+            req.extensions_mut().insert(axum::extract::ConnectInfo(remote));
+            tower::ServiceExt::oneshot(app.clone(), req)
+        });
+        let builder = builder.clone();
+        let mut closing = closing_seen.clone();
+        connections.spawn(async move {
+            let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = closing.changed() => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    let _ = closing.send(true);
+    let open = connections.len();
+    if open > 0 {
+        tracing::info!(connections = open, "draining open connections");
+    }
+    let drained = tokio::time::timeout(drain_timeout, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            connections = connections.len(),
+            drain_timeout_ms = drain_timeout.as_millis() as u64,
+            "closing the connections still open at the shutdown deadline"
+        );
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// What to do when `accept` fails: a connection that was reset before we took it is
+/// nothing; anything else (out of file descriptors, most likely) is logged and waited out
+/// briefly, so that the loop does not spin while the condition lasts.
+async fn accept_failed(e: std::io::Error) {
+    use std::io::ErrorKind::*;
+    if matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionReset | ConnectionRefused | Interrupted
+    ) {
+        return;
+    }
+    tracing::warn!("accepting a connection failed: {e}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Raises the soft limit of open files to the hard limit, as Go's runtime and nginx's
+/// `worker_rlimit_nofile` do: every connection is a file, and the soft default (often
+/// 1,024) would refuse clients long before memory or CPU run out.
+fn raise_open_files_limit() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit only read and write the struct we pass.
+    unsafe {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).

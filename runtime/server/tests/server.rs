@@ -438,3 +438,171 @@ async fn unread_request_bodies_do_not_close_the_connection() {
     let statuses = statuses_on_one_connection(&server, "/ws/api/orders", r#"{"lines":[]}"#, 3).await;
     assert_eq!(statuses, [201, 201, 201]);
 }
+
+/// `runtime`, with the connection limits of a test: a short header deadline, a short drain.
+fn runtime_with_connection_limits(header_read: Duration, drain: Duration) -> Arc<Runtime> {
+    let mut rt = Runtime::for_tests("ws/api");
+    rt.limits.timeout = Duration::from_secs(10);
+    rt.limits.header_read_timeout = header_read;
+    rt.limits.drain_timeout = drain;
+    Arc::new(rt)
+}
+
+/// Opens `count` connections that each send the start of a request head and no more.
+async fn half_sent_heads(server: &TestServer, count: usize) -> Vec<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt;
+    let mut held = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut s = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        s.write_all(b"GET /ws/api/ip HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            .await
+            .unwrap();
+        held.push(s);
+    }
+    held
+}
+
+/// Waits until the server has closed every one of `conns` (a read sees EOF or a reset),
+/// at most `within`; returns how many were still open then.
+async fn still_open_after(conns: Vec<tokio::net::TcpStream>, within: Duration) -> usize {
+    use tokio::io::AsyncReadExt;
+    let deadline = tokio::time::Instant::now() + within;
+    let mut open = 0;
+    for mut s in conns {
+        let mut buf = [0u8; 512];
+        loop {
+            match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => break,
+                Ok(Ok(_)) => continue,
+                Err(_) => {
+                    open += 1;
+                    break;
+                }
+            }
+        }
+    }
+    open
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slowloris_clients_are_cut_at_the_header_deadline_while_others_are_served() {
+    use tokio::io::AsyncWriteExt;
+    let header_read = Duration::from_secs(2);
+    let server = TestServer::start(
+        runtime_with_connection_limits(header_read, Duration::from_secs(5)),
+        routes(),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let slow = half_sent_heads(&server, 1000).await;
+    // Drip-feeders: a byte every 100 ms keeps no deadline from running out.
+    let mut drip = Vec::new();
+    for _ in 0..10 {
+        let mut s = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        s.write_all(b"GET /ws/api/ip HTTP/1.1\r\n").await.unwrap();
+        drip.push(s);
+    }
+    let dripping = tokio::spawn(async move {
+        for _ in 0..60 {
+            for s in &mut drip {
+                let _ = s.write_all(b"X").await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        drip
+    });
+    // Meanwhile every well-behaved client is served.
+    let c = client();
+    for _ in 0..50 {
+        let r = c.get(server.url("/ws/api/ip")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let served_within = started.elapsed();
+    assert!(
+        served_within < header_read,
+        "50 requests were served while 1,010 slow clients held connections ({served_within:?})"
+    );
+    // Then every slow connection is closed at its deadline, not when the client gives up.
+    assert_eq!(still_open_after(slow, header_read + Duration::from_secs(4)).await, 0);
+    let drip = dripping.await.unwrap();
+    assert_eq!(
+        still_open_after(drip, Duration::from_secs(1)).await,
+        0,
+        "drip-fed heads have the same deadline"
+    );
+    assert_eq!(client().get(server.url("/healthz")).send().await.unwrap().status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_slow_and_stuck_clients_and_exits_within_the_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let drain = Duration::from_millis(1500);
+    // A header deadline far beyond the drain: only the shutdown can close these.
+    let mut server = TestServer::start(
+        runtime_with_connection_limits(Duration::from_secs(120), drain),
+        routes(),
+    )
+    .await;
+    let half_sent = half_sent_heads(&server, 200).await;
+    let mut silent = Vec::new();
+    for _ in 0..50 {
+        silent.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+    }
+    // A keep-alive connection idle after one answer.
+    let mut idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A request that finishes inside the drain, and one that cannot.
+    let finishes = tokio::spawn({
+        let url = server.url("/ws/api/slow?ms=500");
+        async move { client().get(url).send().await.map(|r| r.status()) }
+    });
+    let cannot = tokio::spawn({
+        let url = server.url("/ws/api/slow?ms=8000");
+        async move { client().get(url).send().await.map(|r| r.status()) }
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+
+    let asked = std::time::Instant::now();
+    server.shutdown();
+    let done = server.done.take().unwrap();
+    tokio::time::timeout(drain + Duration::from_secs(2), done)
+        .await
+        .expect("the server exits within the drain deadline")
+        .unwrap()
+        .unwrap();
+    let took = asked.elapsed();
+    assert!(
+        took >= drain - Duration::from_millis(100),
+        "it waited for the long request ({took:?})"
+    );
+    assert_eq!(
+        finishes.await.unwrap().expect("answered"),
+        200,
+        "in-flight requests that can finish, finish"
+    );
+    assert!(cannot.await.unwrap().is_err(), "the request past the deadline is cut");
+    let mut every = half_sent;
+    every.extend(silent);
+    every.push(idle);
+    assert_eq!(
+        still_open_after(every, Duration::from_secs(1)).await,
+        0,
+        "every connection is closed"
+    );
+}
+
+#[tokio::test]
+async fn health_and_metrics_answer_other_methods_with_the_json_405() {
+    let server = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
+    let c = client();
+    for path in ["/healthz", "/metrics"] {
+        let (s, body, h) = error_of(c.post(server.url(path)).send().await.unwrap()).await;
+        assert_eq!(s, 405, "{path}");
+        assert_eq!(h["allow"], "GET, HEAD");
+        assert!(body["error"]["message"].as_str().unwrap().contains("POST"), "{body}");
+        assert_eq!(c.head(server.url(path)).send().await.unwrap().status(), 200);
+    }
+}
