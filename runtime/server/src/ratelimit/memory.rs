@@ -10,10 +10,17 @@
 //! `gcra`), so removing it changes nothing: each shard drops such idle entries at most once
 //! a second, and the whole store does when it is full. An entry is idle at most one window
 //! after its last passed request. A hard cap bounds the number of keys tracked at once
-//! (default 1,000,000 per Rate Limit node): when the store is full of active keys, a
-//! *new* key is rejected (429 with `Retry-After: 1`) rather than let through untracked, so
-//! a flood of distinct keys cannot switch rate limiting off. Keys already tracked are
-//! unaffected.
+//! (default 1,000,000 per Rate Limit node).
+//!
+//! **A full store makes room; it does not refuse.** Refusing new keys once the store is
+//! full of active ones would let a flood of distinct keys (cheap with IPv6) lock every
+//! new client out. Instead a new key evicts an entry of its shard: among the first
+//! [`EVICTION_SAMPLE`] entries, every idle one (which changes nothing), or else the one
+//! *closest to fully restored* (the smallest TAT). Forgetting an entry can only give its
+//! client back what it had used, and the least-used entry is chosen: flood keys, each
+//! seen once, hold one emission interval and go first, while a client that has used up
+//! its burst holds a TAT a whole burst ahead and is evicted only if every sampled entry
+//! is further from restored than it is, which costs a flooder a burst per flood key.
 
 use super::gcra::{self, Decision, Quota};
 use super::{LimitKey, RateLimitStore, StoreError};
@@ -25,6 +32,8 @@ use std::time::Duration;
 
 const SHARDS: usize = 64;
 const SWEEP_EVERY_NS: u64 = 1_000_000_000;
+/// Entries of a full shard looked at to choose which one a new key evicts.
+pub const EVICTION_SAMPLE: usize = 32;
 
 /// Keys are already uniformly distributed 64-bit hashes; hashing them again is waste.
 #[derive(Default)]
@@ -119,24 +128,51 @@ impl MemoryStore {
             return decision;
         }
         if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
-            // Full: drop idle keys everywhere (at most once a second), then decide.
+            // Full: drop idle keys everywhere (at most once a second); if that was not
+            // enough, make room in this shard.
             drop(state);
             if self.next_full_sweep.fetch_max(now + SWEEP_EVERY_NS, Ordering::Relaxed) <= now {
                 self.sweep_all(now);
             }
-            if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
-                return Decision {
-                    allowed: false,
-                    remaining: 0,
-                    reset: Duration::from_secs(1),
-                    retry_after: Duration::from_secs(1),
-                };
-            }
             state = shard.inner.lock();
+            if self.tracked.load(Ordering::Relaxed) >= self.max_keys {
+                self.evict_for_new_key(&mut state.table, now);
+            }
             let existing = state.table.get(&key_hash).copied();
             return self.apply(&mut state.table, key_hash, existing, quota, now);
         }
         self.apply(&mut state.table, key_hash, None, quota, now)
+    }
+
+    /// Makes room in a full store's `table`: among its first [`EVICTION_SAMPLE`] entries,
+    /// removes every idle one, or if none is idle the one closest to fully restored.
+    ///
+    /// Which entries come first is decided by the table's layout, that is by the keyed
+    /// hash of each key with this process's random seed: clients cannot choose it.
+    fn evict_for_new_key(&self, table: &mut Table, now: u64) {
+        let mut idle = [0u64; EVICTION_SAMPLE];
+        let mut idle_count = 0;
+        let mut closest: Option<(u64, u64)> = None;
+        for (&key, &tat) in table.iter().take(EVICTION_SAMPLE) {
+            if tat <= now {
+                idle[idle_count] = key;
+                idle_count += 1;
+            } else if closest.is_none_or(|(_, t)| tat < t) {
+                closest = Some((key, tat));
+            }
+        }
+        let evicted = if idle_count > 0 {
+            for key in &idle[..idle_count] {
+                table.remove(key);
+            }
+            idle_count
+        } else if let Some((key, _)) = closest {
+            table.remove(&key);
+            1
+        } else {
+            0
+        };
+        self.tracked.fetch_sub(evicted, Ordering::Relaxed);
     }
 
     fn apply(&self, table: &mut Table, key_hash: u64, existing: Option<u64>, quota: &Quota, now: u64) -> Decision {
@@ -202,27 +238,65 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_rejects_new_keys_but_not_known_ones() {
-        let store = MemoryStore::with_max_keys(256);
-        let q = Quota::per(1000, Duration::from_secs(3600));
-        let mut rejected = 0;
-        for i in 0..10_000u32 {
-            if !store
-                .check_now(store.hash(&LimitKey::Text(&i.to_string())), &q, 10)
-                .allowed
-            {
-                rejected += 1;
-            }
+    fn a_flood_of_twice_the_cap_locks_out_no_one_and_frees_no_abuser() {
+        let cap = 64 * 16;
+        let store = MemoryStore::with_max_keys(cap);
+        let q = Quota::per(10, Duration::from_secs(60)); // T = 6 s, burst 10
+        let key = |name: &str| store.hash(&LimitKey::Text(name));
+        let ms = 1_000_000u64;
+        // Before the flood: an abuser spends its whole burst and is refused.
+        for _ in 0..10 {
+            assert!(store.check_now(key("abuser"), &q, ms).allowed);
         }
-        assert_eq!(store.len(), 256);
-        assert_eq!(rejected, 10_000 - 256);
-        // A tracked key keeps its quota.
-        let known = (0..10_000u32)
-            .map(|i| store.hash(&LimitKey::Text(&i.to_string())))
-            .find(|h| {
-                let s = &store.shards[(*h >> 58) as usize % SHARDS];
-                s.inner.lock().table.contains_key(h)
-            });
-        assert!(store.check_now(known.unwrap(), &q, 11).allowed);
+        assert!(!store.check_now(key("abuser"), &q, ms).allowed);
+        // The flood: 2 × the cap of distinct keys, one request each, over 2 seconds, while a
+        // well-behaved client asks once every 400 flood keys (6 times: inside its quota).
+        let flood = 2 * cap;
+        let mut now = ms;
+        for i in 0..flood {
+            now = ms + (i as u64 * 2_000 * ms) / flood as u64;
+            assert!(
+                store
+                    .check_now(store.hash(&LimitKey::Text(&format!("flood-{i}"))), &q, now)
+                    .allowed,
+                "flood key {i} is a new client and gets its burst"
+            );
+            if i % 400 == 0 {
+                assert!(
+                    store.check_now(key("client"), &q, now).allowed,
+                    "the well-behaved client at {i}"
+                );
+            }
+            assert!(store.len() <= cap + 1, "{} keys tracked, cap {cap}", store.len());
+        }
+        // The abuser was never evicted: it is still refused (its TAT is a burst ahead of
+        // every flood key's), and a new client after the flood is served at once.
+        assert!(
+            !store.check_now(key("abuser"), &q, now).allowed,
+            "the flood did not reset the abuser"
+        );
+        assert!(store.check_now(key("newcomer"), &q, now).allowed);
+    }
+
+    #[test]
+    fn eviction_takes_idle_entries_first_then_the_one_closest_to_restored() {
+        let store = MemoryStore::with_max_keys(10);
+        let now = 1_000;
+        // Three idle entries (TAT passed) among active ones: only the idle ones go.
+        let mut table: Table = (1..=10u64)
+            .map(|k| (k, if k <= 3 { now - k } else { now + 100 * k }))
+            .collect();
+        store.tracked.store(10, Ordering::Relaxed);
+        store.evict_for_new_key(&mut table, now);
+        let mut left: Vec<u64> = table.keys().copied().collect();
+        left.sort();
+        assert_eq!(left, (4..=10).collect::<Vec<_>>());
+        assert_eq!(store.tracked.load(Ordering::Relaxed), 7);
+        // All active: the smallest TAT (the least used) goes, one entry only.
+        store.evict_for_new_key(&mut table, now);
+        let mut left: Vec<u64> = table.keys().copied().collect();
+        left.sort();
+        assert_eq!(left, (5..=10).collect::<Vec<_>>());
+        assert_eq!(store.tracked.load(Ordering::Relaxed), 6);
     }
 }
