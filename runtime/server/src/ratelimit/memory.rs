@@ -28,7 +28,6 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
 
 const SHARDS: usize = 64;
 const SWEEP_EVERY_NS: u64 = 1_000_000_000;
@@ -224,6 +223,7 @@ impl RateLimitStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn idle_keys_are_evicted_exactly() {
