@@ -228,6 +228,29 @@ mod tests {
     }
 
     #[test]
+    fn keyword_enum_keys_become_valid_variants() {
+        let assets = Assets {
+            enums: vec![EnumDefinition {
+                name: "Scope".into(),
+                description: None,
+                values: vec![
+                    "self".into(),
+                    "super".into(),
+                    "crate".into(),
+                    "type".into(),
+                    "fn".into(),
+                ],
+            }],
+            ..Default::default()
+        };
+        assert!(assets.validate().is_empty(), "{:?}", assets.validate());
+        let tokens = generate(&assets, &quote!(::svc_sdk));
+        let file: syn::File = syn::parse2(tokens.clone()).unwrap_or_else(|e| panic!("{e}: {tokens}"));
+        let text = quote!(#file).to_string();
+        assert!(text.contains("Self_"), "{text}");
+    }
+
+    #[test]
     fn generates_parseable_items() {
         let assets = Assets {
             enums: vec![EnumDefinition {

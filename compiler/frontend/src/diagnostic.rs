@@ -94,6 +94,7 @@ codes! {
     DuplicateRoute = "E0606", "duplicate-route";
     RateLimitWithoutIdentity = "E0607", "rate-limit-without-identity";
     InvalidRoute = "E0608", "invalid-route";
+    DuplicateRequestInput = "E0609", "duplicate-request-input";
     // Warnings (W07xx)
     WriteRouteWithoutApiKey = "W0701", "write-route-without-api-key";
     RateLimitByUncheckedKey = "W0702", "rate-limit-by-unchecked-key";

@@ -60,6 +60,7 @@ impl FlowContext<'_> {
             }
             None => {}
         }
+        check_distinct_inputs(req, diags);
         for (what, fields, arrays) in [("query parameters", &req.query, true), ("headers", &req.headers, false)] {
             for f in fields {
                 check_asset_ref(&f.type_ref.value, f.type_ref.span, self.assets, diags);
@@ -628,4 +629,59 @@ impl FlowContext<'_> {
 /// The span of a flow's route, for cross-flow diagnostics.
 pub fn route_span(flow: &Flow) -> Span {
     flow.route.span
+}
+
+/// Each request input becomes a field of the route's generated `Request` (query
+/// parameters `query_<snake>`, headers `header_<snake>`, body fields `<snake>`), so two
+/// names that differ only in punctuation or case would be one field; and HTTP header
+/// names are case-insensitive, so two header inputs differing in case are one header.
+fn check_distinct_inputs(req: &svc_frontend::flow::RequestSchema, diags: &mut Diagnostics) {
+    use svc_types::case::to_snake;
+    let body_fields: &[svc_frontend::flow::FieldSchema] = match &req.body {
+        Some(BodySchema::Fields(fields)) => fields,
+        _ => &[],
+    };
+    for (what, fields) in [
+        ("query parameter", &req.query[..]),
+        ("header", &req.headers[..]),
+        ("body field", body_fields),
+    ] {
+        let mut seen: std::collections::HashMap<String, &svc_frontend::flow::FieldSchema> =
+            std::collections::HashMap::new();
+        for f in fields {
+            let name = &f.name.value;
+            let rust = to_snake(name);
+            let Some(first) = seen.get(&rust) else {
+                seen.insert(rust, f);
+                continue;
+            };
+            let first_name = &first.name.value;
+            let same_header = what == "header" && name.eq_ignore_ascii_case(first_name);
+            let (label, help) = if same_header {
+                (
+                    "HTTP header names are case-insensitive: both name one header".to_string(),
+                    format!("declare the header once, as `{first_name}`"),
+                )
+            } else {
+                (
+                    format!("both become the Rust field `{rust}` of the route's request"),
+                    "rename one of them so that the names differ in more than `-`, `_`, `.` and case".to_string(),
+                )
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::DuplicateRequestInput,
+                    f.name.span,
+                    if same_header {
+                        format!("the header `{name}` is declared twice (header names are read without case)")
+                    } else {
+                        format!("{what}s `{first_name}` and `{name}` cannot both be inputs of this route")
+                    },
+                )
+                .label(label)
+                .with_secondary(first.name.span, format!("`{first_name}` is here"))
+                .help(help),
+            );
+        }
+    }
 }

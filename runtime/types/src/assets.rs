@@ -57,9 +57,15 @@ impl EnumValue {
         }
     }
 
-    /// The Rust variant name generated for this value (from its key).
+    /// The Rust variant name generated for this value (from its key); the one keyword in
+    /// UpperCamelCase, `Self`, becomes `Self_`, as a field named `type` becomes `r#type`.
     pub fn rust_variant(&self) -> String {
-        case::to_upper_camel(self.key())
+        let variant = case::to_upper_camel(self.key());
+        if case::is_keyword(&variant) {
+            format!("{variant}_")
+        } else {
+            variant
+        }
     }
 }
 
@@ -465,6 +471,16 @@ impl Assets {
                         key_at,
                         format!("enum key `{}` of `{}` is not a valid identifier", v.key(), e.name),
                         "enum keys use letters, digits, `_`, `-` and `.`; give the value an explicit `key` if its wire value needs other characters".into(),
+                        None,
+                    );
+                    continue;
+                }
+                if !v.key().chars().any(|c| c.is_ascii_alphanumeric()) {
+                    push(
+                        AssetProblemKind::InvalidName,
+                        key_at,
+                        format!("enum key `{}` of `{}` has no letter or digit", v.key(), e.name),
+                        "an enum key names a Rust variant: give the value a key that is a word, for example `{ key: none, value: _ }`; the wire value stays as it is".into(),
                         None,
                     );
                     continue;

@@ -84,6 +84,10 @@ pub fn check_asset_name(name: &str) -> Result<(), NameError> {
             "the name is empty",
             "structure and enum names are UpperCamelCase, for example `OrderLine`",
         ),
+        Some('A'..='Z') if name == "Self" => err(
+            "`Self` is a Rust keyword and cannot name a type",
+            "choose another name, for example `SelfInfo`",
+        ),
         Some('A'..='Z') if chars.all(|c| c.is_ascii_alphanumeric()) => Ok(()),
         _ => err(
             format!("`{name}` is not an UpperCamelCase name"),
