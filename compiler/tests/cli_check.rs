@@ -150,3 +150,33 @@ fn a_file_that_is_not_utf8_is_one_located_error_and_nothing_else() {
     assert!(stderr.contains("src/nodes/greet.rs:1:7"), "{stderr}");
     assert!(stderr.contains("is not valid UTF-8"), "{stderr}");
 }
+
+#[test]
+fn node_crate_names_never_clash_with_the_generated_crate() {
+    // A node crate named like the generated package: the generated one takes another name.
+    let dir = scratch("hello", "clashing-package");
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("name = \"hello-nodes\"", "name = \"hello_server\""),
+    )
+    .unwrap();
+    let out = dir.join("generated");
+    let (code, _, stderr) = svc(&["emit", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let generated = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(generated.contains("name = \"hello-server-2\""), "{generated}");
+    assert!(generated.contains("hello_server = { path"), "{generated}");
+
+    // A node crate named like a crate every server depends on is a located error.
+    std::fs::write(&manifest, text.replace("name = \"hello-nodes\"", "name = \"svc_sdk\"")).unwrap();
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("E0303") && stderr.contains("Cargo.toml:2:1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cannot be named `svc_sdk`"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

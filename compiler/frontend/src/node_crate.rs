@@ -310,6 +310,20 @@ fn read_manifest(text: &str, file: FileId, workspace_deps: &toml::Table, diags: 
         );
         return None;
     };
+    // The generated server depends on these by name: a node crate with one of them as its
+    // own name could not be built beside them.
+    if ["svc-runtime", "svc-sdk"].contains(&name.replace('_', "-").as_str()) {
+        let (line, col) = package_name_place(text);
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidNodeDefinition,
+                Span::new(file, line, col, 4),
+                format!("the node crate cannot be named `{name}`"),
+            )
+            .label("the name of a crate every generated server depends on")
+            .help("name the node crate after the project, for example `<project>-nodes`"),
+        );
+    }
     for deps in dependency_tables(&value) {
         for dep in deps.keys() {
             let package = dependency_package(dep, &deps[dep], workspace_deps);
@@ -326,6 +340,24 @@ fn read_manifest(text: &str, file: FileId, workspace_deps: &toml::Table, diags: 
         }
     }
     Some(name.to_string())
+}
+
+/// Where `[package]`'s `name` is written (line and column of `name`); line 1 if not found.
+fn package_name_place(text: &str) -> (u32, u32) {
+    let mut in_package = false;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            in_package = trimmed.trim_end() == "[package]";
+        } else if in_package
+            && trimmed
+                .strip_prefix("name")
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        {
+            return (i as u32 + 1, (line.len() - trimmed.len()) as u32 + 1);
+        }
+    }
+    (1, 1)
 }
 
 /// Where the dependency `dep` is declared: the line `dep = …` (or `"dep" = …`) or the

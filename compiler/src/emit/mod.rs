@@ -125,6 +125,24 @@ pub fn format_file(tokens: TokenStream) -> Result<String, String> {
     Ok(out)
 }
 
+/// The generated package's name: `<project>-server`, or, when the node crate already has
+/// that name (as cargo compares names, `-` and `_` alike), `<project>-server-2` and so on,
+/// so that the two packages of one build never share a name.
+fn server_package(ir: &ProjectIr) -> String {
+    let taken = |name: &str| {
+        ir.node_crate
+            .as_ref()
+            .is_some_and(|k| k.package.replace('_', "-") == name.replace('_', "-"))
+    };
+    let mut package = format!("{}-server", ir.name);
+    let mut n = 2;
+    while taken(&package) {
+        package = format!("{}-server-{n}", ir.name);
+        n += 1;
+    }
+    package
+}
+
 /// Every file of the generated crate, for a crate written to `out_dir`.
 pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
     let out_abs = absolute(out_dir);
@@ -135,7 +153,7 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
         svc_version: SVC_VERSION,
         project: &ir.name,
         bin: &ir.name,
-        package: format!("{}-server", ir.name),
+        package: server_package(ir),
         version: &ir.version,
         runtime_path: relative_path(&out_abs, &runtime.join("server")),
         sdk_path: relative_path(&out_abs, &runtime.join("sdk")),
