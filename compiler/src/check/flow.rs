@@ -656,31 +656,24 @@ fn check_distinct_inputs(req: &svc_frontend::flow::RequestSchema, diags: &mut Di
                 continue;
             };
             let first_name = &first.name.value;
-            let same_header = what == "header" && name.eq_ignore_ascii_case(first_name);
-            let (label, help) = if same_header {
+            let (message, label, help) = if what == "header" && name.eq_ignore_ascii_case(first_name) {
                 (
+                    format!("the header `{name}` is declared twice (header names are read without case)"),
                     "HTTP header names are case-insensitive: both name one header".to_string(),
                     format!("declare the header once, as `{first_name}`"),
                 )
             } else {
                 (
+                    format!("{what}s `{first_name}` and `{name}` cannot both be inputs of this route"),
                     format!("both become the Rust field `{rust}` of the route's request"),
                     "rename one of them so that the names differ in more than `-`, `_`, `.` and case".to_string(),
                 )
             };
             diags.push(
-                Diagnostic::new(
-                    Code::DuplicateRequestInput,
-                    f.name.span,
-                    if same_header {
-                        format!("the header `{name}` is declared twice (header names are read without case)")
-                    } else {
-                        format!("{what}s `{first_name}` and `{name}` cannot both be inputs of this route")
-                    },
-                )
-                .label(label)
-                .with_secondary(first.name.span, format!("`{first_name}` is here"))
-                .help(help),
+                Diagnostic::new(Code::DuplicateRequestInput, f.name.span, message)
+                    .label(label)
+                    .with_secondary(first.name.span, format!("`{first_name}` is here"))
+                    .help(help),
             );
         }
     }

@@ -125,22 +125,15 @@ pub fn format_file(tokens: TokenStream) -> Result<String, String> {
     Ok(out)
 }
 
-/// The generated package's name: `<project>-server`, or, when the node crate already has
-/// that name (as cargo compares names, `-` and `_` alike), `<project>-server-2` and so on,
-/// so that the two packages of one build never share a name.
+/// The generated package's name: `<project>-server`, or `<project>-server-2` when the
+/// node crate already has that name (as cargo compares names, `-` and `_` alike), so that
+/// the two packages of one build never share a name.
 fn server_package(ir: &ProjectIr) -> String {
-    let taken = |name: &str| {
-        ir.node_crate
-            .as_ref()
-            .is_some_and(|k| k.package.replace('_', "-") == name.replace('_', "-"))
-    };
-    let mut package = format!("{}-server", ir.name);
-    let mut n = 2;
-    while taken(&package) {
-        package = format!("{}-server-{n}", ir.name);
-        n += 1;
+    let package = format!("{}-server", ir.name);
+    match &ir.node_crate {
+        Some(k) if k.package.replace('_', "-") == package.replace('_', "-") => format!("{package}-2"),
+        _ => package,
     }
-    package
 }
 
 /// Every file of the generated crate, for a crate written to `out_dir`.

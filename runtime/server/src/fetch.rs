@@ -104,14 +104,7 @@ impl Fetcher {
 
 /// reqwest errors include the URL, whose query may carry credentials: keep the cause only.
 fn without_url(e: &reqwest::Error) -> String {
-    let mut text = e.without_url_ref().to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
+    crate::error::with_causes(e.without_url_ref(), e)
 }
 
 trait WithoutUrl {

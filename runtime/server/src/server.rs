@@ -227,8 +227,7 @@ pub async fn serve(
     let builder = Arc::new(builder);
     let (closing, closing_seen) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
-    let shutdown = std::pin::pin!(shutdown);
-    let mut shutdown = shutdown;
+    let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, remote) = tokio::select! {
             biased;

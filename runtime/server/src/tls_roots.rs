@@ -30,7 +30,13 @@ pub fn take_root_cert(url: &str) -> Result<(String, Option<RootCert>), String> {
     let mut path = None;
     for pair in query.split('&') {
         match pair.split_once('=') {
-            Some(("sslrootcert", value)) => path = Some(percent_decode(value)),
+            Some(("sslrootcert", value)) => {
+                path = Some(
+                    percent_encoding::percent_decode_str(value)
+                        .decode_utf8_lossy()
+                        .into_owned(),
+                )
+            }
             _ => kept.push(pair),
         }
     }
@@ -53,27 +59,6 @@ pub fn take_root_cert(url: &str) -> Result<(String, Option<RootCert>), String> {
         ));
     }
     Ok((rest, Some(RootCert { path, pem })))
-}
-
-/// `%2F` → `/`; anything that is not a valid escape stays as written.
-fn percent_decode(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

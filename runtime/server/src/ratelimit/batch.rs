@@ -16,10 +16,11 @@
 //! Only a single Redis is batched: a cluster pipeline would be split by slot anyway, and
 //! the cluster connection sends each check to its node (see [`super::redis`]).
 
+use parking_lot::Mutex;
 use redis::aio::ConnectionManager;
 use redis::{ErrorKind, RedisResult, ServerErrorKind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use tokio::sync::{Notify, oneshot};
 
 /// One GCRA check waiting to be sent.
@@ -64,7 +65,7 @@ impl Batcher {
     ) -> oneshot::Receiver<RedisResult<Vec<i64>>> {
         let (reply, answer) = oneshot::channel();
         let was_empty = {
-            let mut queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            let mut queue = self.shared.queue.lock();
             queue.push(Queued {
                 key,
                 interval_us,
@@ -97,7 +98,7 @@ async fn flush_forever(shared: Arc<Shared>, conn: ConnectionManager, script: Arc
         }
         // Let the request tasks that are ready in this tick queue their checks first.
         tokio::task::yield_now().await;
-        let batch = std::mem::take(&mut *shared.queue.lock().unwrap_or_else(|e| e.into_inner()));
+        let batch = std::mem::take(&mut *shared.queue.lock());
         if !batch.is_empty() {
             tokio::spawn(send(conn.clone(), script.clone(), batch));
         }

@@ -86,8 +86,7 @@ pub struct RedisOptions {
 /// The connection to the shared limiter of one server, used by all its Rate Limit nodes.
 pub struct RedisLimiter {
     conn: Connection,
-    /// The checks of a single Redis, coalesced per scheduler tick (none for a cluster).
-    batcher: Option<Batcher>,
+    /// The GCRA script, for a cluster's checks (a single Redis's batcher has its own).
     script: redis::Script,
     timeout: Duration,
     /// `svc:rl:<realm>:`.
@@ -124,19 +123,14 @@ impl RedisLimiter {
     /// Prepares the connection (it is made on first use, and remade whenever it breaks).
     /// Must be called inside a tokio runtime. Fails only on a URL that cannot work.
     pub fn connect(options: &RedisOptions, realm: &str, metrics: StoreMetrics) -> Result<Arc<RedisLimiter>, String> {
-        let conn = Connection::open(&options.url)?;
         let script = redis::Script::new(GCRA_SCRIPT);
-        let batcher = match &conn {
-            Connection::Single(manager) => Some(Batcher::start(manager.clone(), script.clone())),
-            Connection::Cluster(_) => None,
-        };
+        let conn = Connection::open(&options.url, &script)?;
         // Without a configured key, every instance must still use the same one.
         let mac_key = options.mac_key.unwrap_or(*b"svc rate-limit keys, no secrets!");
         let half = |i: usize| u64::from_le_bytes(mac_key[i..i + 8].try_into().expect("8 bytes"));
         let (k0, k1) = (half(0), half(8));
         Ok(Arc::new(RedisLimiter {
             conn,
-            batcher,
             script,
             timeout: options.timeout,
             prefix: format!("svc:rl:{realm}:"),
@@ -229,8 +223,8 @@ impl RedisLimiter {
             ));
         }
         let redis_key = self.key_in(&scope.prefix, key);
-        let outcome = match &self.batcher {
-            Some(batcher) => {
+        let outcome = match &self.conn {
+            Connection::Single { batcher, .. } => {
                 let answer = batcher.submit(redis_key, scope.interval_us, scope.tolerance_us);
                 tokio::time::timeout(self.timeout, async {
                     answer.await.unwrap_or_else(|_| {
@@ -242,10 +236,11 @@ impl RedisLimiter {
                 })
                 .await
             }
-            None => {
+            Connection::Cluster(cluster) => {
+                // EVALSHA, then SCRIPT LOAD (to every primary) and again on NOSCRIPT.
                 let mut invocation = self.script.key(redis_key);
                 invocation.arg(scope.interval_us).arg(scope.tolerance_us);
-                tokio::time::timeout(self.timeout, self.conn.invoke(&invocation)).await
+                tokio::time::timeout(self.timeout, invocation.invoke_async(&mut cluster.clone())).await
             }
         };
         let reply = match outcome {
@@ -303,14 +298,19 @@ impl RedisLimiter {
 
 /// The one Redis, or the Redis Cluster, that holds the limiter's state.
 enum Connection {
-    Single(ConnectionManager),
+    /// A single Redis: its checks are coalesced per scheduler tick by `batcher`, which
+    /// sends them on a clone of `manager`.
+    Single {
+        manager: ConnectionManager,
+        batcher: Batcher,
+    },
     Cluster(ClusterConnection),
 }
 
 impl Connection {
     /// Prepares the connection without connecting: a server starts while Redis is down,
     /// and its checks answer by their failure policy until Redis is up.
-    fn open(url: &str) -> Result<Connection, String> {
+    fn open(url: &str, script: &redis::Script) -> Result<Connection, String> {
         let bad =
             |e: &dyn std::fmt::Display| format!("--rate-limit-store: `{}` is not a Redis URL: {e}", redact_url(url));
         let (url, root_cert) = crate::tls_roots::take_root_cert(url).map_err(|e| format!("--rate-limit-store: {e}"))?;
@@ -348,24 +348,16 @@ impl Connection {
             .set_number_of_retries(2)
             .set_min_delay(Duration::from_millis(100))
             .set_max_delay(Duration::from_millis(500));
-        let conn =
+        let manager =
             ConnectionManager::new_lazy_with_config(client, config).map_err(|e| format!("--rate-limit-store: {e}"))?;
-        Ok(Connection::Single(conn))
-    }
-
-    /// Runs the GCRA script (EVALSHA, then SCRIPT LOAD and again on NOSCRIPT; in a
-    /// cluster the load goes to every primary and the call to the key's).
-    async fn invoke(&self, invocation: &redis::ScriptInvocation<'_>) -> redis::RedisResult<Vec<i64>> {
-        match self {
-            Connection::Single(c) => invocation.invoke_async(&mut c.clone()).await,
-            Connection::Cluster(c) => invocation.invoke_async(&mut c.clone()).await,
-        }
+        let batcher = Batcher::start(manager.clone(), script.clone());
+        Ok(Connection::Single { manager, batcher })
     }
 
     /// PING (in a cluster: every node must answer).
     async fn ping(&self) -> redis::RedisResult<()> {
         match self {
-            Connection::Single(c) => redis::cmd("PING").query_async(&mut c.clone()).await,
+            Connection::Single { manager, .. } => redis::cmd("PING").query_async(&mut manager.clone()).await,
             Connection::Cluster(c) => redis::cmd("PING").query_async(&mut c.clone()).await,
         }
     }

@@ -101,14 +101,11 @@ impl PostgresStore {
             .map_err(|e| StoreError(format!("{display}: not a PostgreSQL URL: {e}")))?;
         if root_cert.is_some() {
             // A CA to verify against means TLS: never fall back to a plain connection.
-            match config.get_ssl_mode() {
-                tokio_postgres::config::SslMode::Disable => {
-                    return Err(StoreError(format!("{display}: sslrootcert with sslmode=disable")));
-                }
-                _ => {
-                    config.ssl_mode(tokio_postgres::config::SslMode::Require);
-                }
+            use tokio_postgres::config::SslMode;
+            if config.get_ssl_mode() == SslMode::Disable {
+                return Err(StoreError(format!("{display}: sslrootcert with sslmode=disable")));
             }
+            config.ssl_mode(SslMode::Require);
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
@@ -208,16 +205,7 @@ impl From<tokio_postgres::Error> for PgError {
         // is the source's): the chain of sources is written out.
         let detail = match e.as_db_error() {
             Some(db) => db.message().to_string(),
-            None => {
-                let mut text = e.to_string();
-                let mut source = std::error::Error::source(&e);
-                while let Some(cause) = source {
-                    text.push_str(": ");
-                    text.push_str(&cause.to_string());
-                    source = cause.source();
-                }
-                text
-            }
+            None => crate::error::with_causes(e.to_string(), &e),
         };
         PgError::Message(detail)
     }
@@ -239,11 +227,9 @@ fn tls_connector(root_cert: Option<&crate::tls_roots::RootCert>) -> Result<Tls> 
     match root_cert {
         None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
         Some(ca) => {
+            let bad = |e: &dyn std::fmt::Display| StoreError(format!("sslrootcert `{}`: {e}", ca.path));
             for cert in CertificateDer::pem_slice_iter(&ca.pem) {
-                let cert = cert.map_err(|e| StoreError(format!("sslrootcert `{}`: {e}", ca.path)))?;
-                roots
-                    .add(cert)
-                    .map_err(|e| StoreError(format!("sslrootcert `{}`: {e}", ca.path)))?;
+                roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
             }
         }
     }
