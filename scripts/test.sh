@@ -25,6 +25,8 @@ cargo test --workspace
 step "each example's node crate builds and passes its own tests"
 for example in examples/*/; do
     if [ -f "$example/Cargo.toml" ]; then
+        # The node crate reaches svc-sdk through .svc/source, which any svc command links.
+        cargo run --quiet -p svc -- check "$example"
         (cd "$example" && CARGO_TARGET_DIR="$PWD/../../target/examples" cargo test --quiet)
     fi
 done

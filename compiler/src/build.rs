@@ -3,7 +3,7 @@
 //! cargo runs with `--message-format=json` (rendered with colours on a terminal); its stream is read with
 //! cargo_metadata to show progress (a bar on a terminal, plain lines otherwise) and to
 //! print rustc's diagnostics with paths in the user's node crate shown relative to the
-//! project. The target directory (`DIR/.svc/target`, or `CARGO_TARGET_DIR`) persists
+//! project. The target directory (shared by every project, see [`target_dir`]) persists
 //! between builds, so changing one flow recompiles one small crate.
 
 use cargo_metadata::Message;
@@ -51,11 +51,36 @@ pub fn git_sha(dir: &Path) -> Option<String> {
     Some(if dirty { format!("{sha}-dirty") } else { sha })
 }
 
-/// The target directory builds of this project use.
+/// The target directory builds of every project share, so that the dependencies of
+/// generated servers (tokio, axum, hyper, rustls, rusqlite, the svc runtime, …) compile
+/// once per machine rather than once per project:
+///
+/// 1. `CARGO_TARGET_DIR`, when set (`CARGO_TARGET_DIR=.svc/target` keeps a project's
+///    build to itself);
+/// 2. the target directory this svc was itself compiled in, when it runs from there
+///    (`cargo run -p svc`, or `target/release/svc` in a checkout): svc links the runtime
+///    too, so most of what a generated server needs is compiled already;
+/// 3. `target/` in svc's cache directory (`~/.cache/svc/target`, `SVC_CACHE_DIR`);
+/// 4. `DIR/.svc/target` when there is no cache directory.
 pub fn target_dir(dir: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dir.join(".svc").join("target"))
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target);
+    }
+    if let Some(target) = own_target_dir() {
+        return target;
+    }
+    match crate::sources::cache_dir() {
+        Some(cache) => cache.join("target"),
+        None => dir.join(".svc").join("target"),
+    }
+}
+
+/// `T` when this executable is `T/<profile>/svc` in a cargo target directory (cargo marks
+/// those with a `CACHEDIR.TAG`).
+fn own_target_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    let target = exe.parent()?.parent()?;
+    target.join("CACHEDIR.TAG").is_file().then(|| target.to_path_buf())
 }
 
 /// Builds the crate generated at `crate_dir` (already emitted) for the project at `dir`.

@@ -3,7 +3,7 @@
 //! The files come from askama templates in `compiler/templates/init/`. Nothing is ever
 //! overwritten: when any file svc would write exists already, nothing is written.
 
-use crate::emit::{absolute, relative_path, runtime_dir};
+use crate::emit::absolute;
 use askama::Template;
 use std::path::{Path, PathBuf};
 
@@ -81,12 +81,11 @@ pub fn project_name(dir: &Path) -> String {
     }
 }
 
-/// The files of a new project in `dir` named `name`: (path in the project, text).
-pub fn files(dir: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
+/// The files of a new project named `name`: (path in the project, text).
+pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
     let workspace = "local";
     let namespace = name;
-    let sdk = runtime_dir().join("sdk");
-    let sdk_path = relative_path(&absolute(dir), &sdk);
+    let sdk_path = crate::sources::SDK_PATH;
     let r = |t: Result<String, askama::Error>| t.map_err(|e| format!("a template of svc init failed: {e}"));
     let mut out = vec![
         (
@@ -102,14 +101,7 @@ pub fn files(dir: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
             }
             .render())?,
         ),
-        (
-            PathBuf::from("Cargo.toml"),
-            r(CargoToml {
-                name,
-                sdk_path: &sdk_path,
-            }
-            .render())?,
-        ),
+        (PathBuf::from("Cargo.toml"), r(CargoToml { name, sdk_path }.render())?),
         (PathBuf::from("src/lib.rs"), r(LibRs { name }.render())?),
         (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
         (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
@@ -142,7 +134,7 @@ pub fn files(dir: &Path, name: &str) -> Result<Vec<(PathBuf, String)>, String> {
 
 /// Writes a new project into `dir`. Refuses, writing nothing, when any file exists.
 pub fn init(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
-    let files = files(dir, name)?;
+    let files = files(name)?;
     let existing: Vec<String> = files
         .iter()
         .filter(|(p, _)| dir.join(p).exists())
@@ -164,6 +156,8 @@ pub fn init(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
         std::fs::write(&full, text).map_err(|e| format!("cannot write `{}`: {e}", full.display()))?;
         written.push(path.clone());
     }
+    // The node crate's SDK is reached through `.svc/source` (see `sources`).
+    crate::sources::link(dir)?;
     // Start from the dependency versions svc is tested with (cargo drops what is unused).
     let _ = crate::emit::seed_lockfile(dir);
     Ok(written)

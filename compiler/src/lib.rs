@@ -18,3 +18,4 @@ pub mod openapi;
 pub mod project;
 pub mod runner;
 pub mod schema;
+pub mod sources;

@@ -23,6 +23,8 @@ mod moves;
 
 /// The whole project, ready to emit.
 pub struct ProjectIr {
+    /// The project directory (generated crates reach svc's crates through its `.svc/source`).
+    pub root: std::path::PathBuf,
     pub name: String,
     pub version: String,
     pub workspace_id: String,
@@ -397,6 +399,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
         .and_then(|k| node_crate_version(&k.dir))
         .unwrap_or_else(|| "0.1.0".into());
     ProjectIr {
+        root: project.root.clone(),
         name: config.project_name.clone(),
         version,
         workspace_id: config.workspace_id.clone(),

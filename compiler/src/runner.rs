@@ -6,7 +6,7 @@
 //! and `svc build`.
 
 use crate::check::Checked;
-use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, runtime_dir};
+use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_paths};
 use askama::Template;
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
@@ -26,15 +26,15 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         return Err("the project has no node crate (Cargo.toml and src/ beside svc.config.yaml)".into());
     };
     let out_abs = absolute(out_dir);
-    let runtime = runtime_dir();
+    let (runtime_path, sdk_path) = svc_crate_paths(&ir.root, out_dir);
     let cargo = CargoToml {
         svc_version: SVC_VERSION,
         project: &ir.name,
         bin: BIN,
         package: format!("{}-node-runner", ir.name),
         version: &ir.version,
-        runtime_path: relative_path(&out_abs, &runtime.join("server")),
-        sdk_path: relative_path(&out_abs, &runtime.join("sdk")),
+        runtime_path,
+        sdk_path,
         node_crate: Some(NodeDep {
             package: node_crate.package.clone(),
             path: relative_path(&out_abs, &absolute(&node_crate.dir)),

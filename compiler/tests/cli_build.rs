@@ -52,13 +52,9 @@ fn compiled(stderr: &str) -> usize {
 fn builds_one_binary_and_rebuilds_only_what_changed() {
     let dir = std::env::temp_dir().join(format!("svc-build-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    // A copy of the example elsewhere, as it is committed (no `.svc/`): svc links the
+    // copy's `.svc/source` itself, and nothing in the project names the repository.
     copy_dir(&repo().join("examples/hello"), &dir);
-    // The copy's node crate must find the SDK in this repository.
-    let manifest = dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest)
-        .unwrap()
-        .replace("../../runtime/sdk", &repo().join("runtime/sdk").display().to_string());
-    std::fs::write(&manifest, text).unwrap();
 
     let (code, stderr) = build(&dir, &[]);
     assert_eq!(code, 0, "{stderr}");
@@ -98,11 +94,6 @@ fn rustc_errors_in_node_code_point_at_the_users_file() {
     let dir = std::env::temp_dir().join(format!("svc-build-error-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&repo().join("examples/hello"), &dir);
-    let manifest = dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest)
-        .unwrap()
-        .replace("../../runtime/sdk", &repo().join("runtime/sdk").display().to_string());
-    std::fs::write(&manifest, text).unwrap();
     let node = dir.join("src/nodes/greet.rs");
     let text = std::fs::read_to_string(&node).unwrap().replace(
         "Ok(Outputs { message, tone: ctx.inputs.tone })",
@@ -118,4 +109,66 @@ fn rustc_errors_in_node_code_point_at_the_users_file() {
     );
     assert!(stderr.contains("the build failed with 1 error"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file of `dir` a project commits (no `.svc/`, `dist/` or `target/`), for `needle`.
+fn committed_files_mentioning(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == ".svc" || name == "dist" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            found.extend(committed_files_mentioning(&entry.path(), needle));
+        } else if std::fs::read_to_string(entry.path()).is_ok_and(|t| t.contains(needle)) {
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+#[test]
+fn a_project_made_by_init_builds_after_it_moves() {
+    let base = std::env::temp_dir().join(format!("svc-move-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let made = base.join("made-here");
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .arg("init")
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // Nothing the project commits names svc's checkout or the cache.
+    let link = std::fs::read_link(made.join(".svc/source")).unwrap();
+    assert!(
+        !link.starts_with(repo()),
+        "the SDK comes from svc's carried copy, not the checkout: {link:?}"
+    );
+    for needle in [repo().display().to_string(), link.display().to_string()] {
+        assert_eq!(
+            committed_files_mentioning(&made, &needle),
+            Vec::<PathBuf>::new(),
+            "{needle}"
+        );
+    }
+
+    // A teammate's clone elsewhere: the committed files only, no `.svc/`.
+    let clone = base.join("elsewhere/clone");
+    copy_dir(&made, &clone);
+    assert!(!clone.join(".svc").exists());
+    let (code, stderr) = build(&clone, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(clone.join("dist/made-here").exists());
+    assert_eq!(std::fs::read_link(clone.join(".svc/source")).unwrap(), link);
+
+    // Moved as a whole, its `.svc/` with it: the link still points at the same sources.
+    let moved = base.join("moved");
+    std::fs::rename(&clone, &moved).unwrap();
+    let (code, stderr) = build(&moved, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -43,10 +43,12 @@ fn copy_dir(src: &Path, dst: &Path) {
     for entry in std::fs::read_dir(src).unwrap() {
         let entry = entry.unwrap();
         let to = dst.join(entry.file_name());
+        // A copy as committed: no build output, no `.svc/` (svc links it again).
+        if ["target", ".svc", "dist"].contains(&entry.file_name().to_str().unwrap_or_default()) {
+            continue;
+        }
         if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy_dir(&entry.path(), &to);
-            }
+            copy_dir(&entry.path(), &to);
         } else {
             std::fs::copy(entry.path(), to).unwrap();
         }
@@ -178,5 +180,78 @@ fn node_crate_names_never_clash_with_the_generated_crate() {
         "{stderr}"
     );
     assert!(stderr.contains("cannot be named `svc_sdk`"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir` with its contents, to prove a command wrote nothing.
+fn snapshot_tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn emit_check_finds_a_stale_committed_crate_and_writes_nothing() {
+    let dir = scratch("hello", "emit-check");
+    let d = dir.to_str().unwrap();
+    let generated = dir.join("generated");
+    let g = generated.to_str().unwrap();
+    let (code, _, stderr) = svc(&["emit", d, "--out", g]);
+    assert_eq!(code, 0, "{stderr}");
+
+    // Fresh: exit 0, nothing on stdout.
+    let (code, stdout, stderr) = svc(&["emit", d, "--out", g, "--check"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("is up to date"), "{stderr}");
+
+    // A flow changes (its route module and the routes table), a generated file is lost
+    // and a stray one appears: exit 1 and a unified diff of each, and the crate on disk
+    // is left as it was.
+    let flow = dir.join("flows/greeting.yaml");
+    let text = std::fs::read_to_string(&flow)
+        .unwrap()
+        .replace("limit: 60", "limit: 61");
+    std::fs::write(&flow, text).unwrap();
+    std::fs::remove_file(generated.join("src/main.rs")).unwrap();
+    std::fs::write(generated.join("src/routes/old.rs"), "// @generated\n").unwrap();
+    let before = snapshot_tree(&generated);
+    let (code, stdout, stderr) = svc(&["emit", d, "--out", g, "--check"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("is stale: 4 of its files differ"), "{stderr}");
+    assert!(stderr.contains("help: run `svc emit"), "{stderr}");
+    let route = format!("b/{g}/src/routes/greeting.rs");
+    assert!(
+        stdout.contains(&format!("--- a/{g}/src/routes/greeting.rs\n+++ {route}\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n-") && stdout.contains("\n+") && stdout.contains("61"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("--- /dev/null\n+++ b/{g}/src/main.rs")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("--- a/{g}/src/routes/old.rs\n+++ /dev/null")),
+        "{stdout}"
+    );
+    assert_eq!(snapshot_tree(&generated), before, "--check wrote to the crate");
+
+    // After `svc emit`, it is fresh again.
+    let (code, _, stderr) = svc(&["emit", d, "--out", g]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = svc(&["emit", d, "--out", g, "--check"]);
+    assert_eq!(code, 0, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

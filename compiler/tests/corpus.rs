@@ -14,6 +14,8 @@
 //! Review snapshot changes with `cargo insta review` (or accept them with
 //! `INSTA_UPDATE=always cargo test -p svc --test corpus`) and read the diff like code.
 
+mod adversarial;
+
 use std::path::{Path, PathBuf};
 use svc_compiler::check;
 use svc_compiler::project::Project;
@@ -155,18 +157,14 @@ fn valid_projects_check_cleanly() {
     }
 }
 
-/// Writes a fixture to `dir` as a buildable project: its node crate depends on this
-/// repository's SDK.
+/// Writes a fixture to `dir` as a buildable project: its node crate depends on the SDK
+/// through `.svc/source`, as a project made by `svc init` does.
 fn write_project(text: &str, dir: &Path) {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let _ = std::fs::remove_dir_all(dir.join("flows"));
     let _ = std::fs::remove_dir_all(dir.join("src"));
     for (path, mut body) in files(text) {
         if path == "Cargo.toml" {
-            body.push_str(&format!(
-                "\n[dependencies]\nsvc-sdk = {{ path = {:?} }}\n\n[workspace]\n",
-                repo.join("runtime/sdk").display().to_string()
-            ));
+            body.push_str("\n[dependencies]\nsvc-sdk = { path = \".svc/source/runtime/sdk\" }\n\n[workspace]\n");
         }
         let file = dir.join(&path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -223,6 +221,70 @@ fn valid_projects_build() {
         assert!(merge.contains(expected), "merge.rs lacks `{expected}`:\n{merge}");
     }
     serve_moves(&root.join("moves"));
+}
+
+/// The property of issue 15: every project `svc check` accepts builds, however its names
+/// are chosen. Generates projects with adversarial names (`adversarial.rs`) from a seed,
+/// checks them in memory until `SVC_ADVERSARIAL_PROJECTS` (default 2) have been accepted,
+/// and builds each. The seed is printed; `SVC_ADVERSARIAL_SEED=N` replays a run.
+#[test]
+fn adversarial_names_that_check_also_build() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let wanted: usize = std::env::var("SVC_ADVERSARIAL_PROJECTS").map_or(2, |n| n.parse().unwrap());
+    let seed: u64 = std::env::var("SVC_ADVERSARIAL_SEED").map_or_else(
+        |_| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        },
+        |s| s.parse().unwrap(),
+    );
+    eprintln!("adversarial names: SVC_ADVERSARIAL_SEED={seed}");
+    let mut rng = adversarial::Rng::new(seed);
+    let mut accepted = Vec::new();
+    let mut refused: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut tried = 0;
+    while accepted.len() < wanted && tried < 2000 {
+        tried += 1;
+        let text = adversarial::project(&mut rng);
+        let (rendered, codes, errors) = run(&text);
+        assert!(errors > 0 || codes.iter().all(|c| c.starts_with('W')), "{rendered}");
+        if errors == 0 {
+            accepted.push(text);
+        } else {
+            for code in codes.iter().filter(|c| c.starts_with('E')) {
+                *refused.entry(code.clone()).or_default() += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{tried} projects generated, {} accepted; refusals by code: {refused:?}",
+        accepted.len()
+    );
+    assert_eq!(
+        accepted.len(),
+        wanted,
+        "the generator makes too few acceptable projects"
+    );
+    let root = repo.join("target/corpus-build");
+    for (i, text) in accepted.iter().enumerate() {
+        let dir = root.join(format!("adversarial-{i}"));
+        write_project(text, &dir);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+            .arg("build")
+            .arg(&dir)
+            .env("CARGO_TARGET_DIR", repo.join("target"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "SVC_ADVERSARIAL_SEED={seed}: a project svc check accepts does not build ({}):\n{}\n{text}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// Runs the `moves` project's server and checks over HTTP that what was moved, held and

@@ -100,6 +100,7 @@ codes! {
     RateLimitByUncheckedKey = "W0702", "rate-limit-by-unchecked-key";
     UnreachableNode = "W0703", "unreachable-node";
     UnusedSecret = "W0704", "unused-secret";
+    SdkOutsideProject = "W0705", "sdk-outside-project";
 }
 
 /// A span with a short message shown under it.

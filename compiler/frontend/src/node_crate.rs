@@ -339,7 +339,41 @@ fn read_manifest(text: &str, file: FileId, workspace_deps: &toml::Table, diags: 
             }
         }
     }
+    check_sdk_dependency(text, &value, file, diags);
     Some(name.to_string())
+}
+
+/// Where a node crate finds svc-sdk: the project's `.svc/source` link, which every svc
+/// command points at the running svc's own copy (see the compiler's `sources` module).
+pub const SDK_PATH: &str = ".svc/source/runtime/sdk";
+
+/// A node crate that reaches svc-sdk any other way builds only where that path exists (a
+/// path out of the project), or against another SDK than the runtime it is linked with.
+fn check_sdk_dependency(text: &str, manifest: &toml::Table, file: FileId, diags: &mut Diagnostics) {
+    let Some(deps) = manifest.get("dependencies").and_then(|d| d.as_table()) else {
+        return;
+    };
+    for (key, entry) in deps {
+        if dependency_package(key, entry, &toml::Table::new()).replace('_', "-") != "svc-sdk" {
+            continue;
+        }
+        let path = entry.get("path").and_then(|p| p.as_str());
+        if path.is_some_and(|p| p.trim_end_matches('/') == SDK_PATH) {
+            continue;
+        }
+        let (line, col) = dependency_place(text, key);
+        let what = match path {
+            Some(p) => format!("svc-sdk comes from `{p}`, outside the project's `.svc/source`"),
+            None => "svc-sdk does not come from the project's `.svc/source`".to_string(),
+        };
+        diags.push(
+            Diagnostic::new(Code::SdkOutsideProject, Span::new(file, line, col, key.len() as u32), what)
+                .label("the project builds only where this resolves")
+                .help(format!(
+                    "write `svc-sdk = {{ path = \"{SDK_PATH}\" }}`: svc links `.svc/source` to its own crates in every command, so the project builds wherever it is moved or cloned"
+                )),
+        );
+    }
 }
 
 /// Where `[package]`'s `name` is written (line and column of `name`); line 1 if not found.

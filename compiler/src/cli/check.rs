@@ -29,6 +29,13 @@ pub fn run(args: Args) -> i32 {
     let mut diags = Diagnostics::new();
     let project = Project::load(&dir, &mut diags);
     let checked = check::check(&project, &mut diags);
+    // A freshly cloned or moved project gets its link to svc's crates here, so that
+    // `cargo test` in its node crate works after `svc check`.
+    if project.config.is_some()
+        && let Err(e) = crate::sources::link(&dir)
+    {
+        eprintln!("warning: {e}");
+    }
     let errors = diags.error_count();
     let warnings = diags.warning_count();
     let sorted = diags.sorted(&project.sources);

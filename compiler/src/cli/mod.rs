@@ -36,7 +36,7 @@ struct Cli {
 enum Command {
     /// Create a project: config, a flow with all three protections, a code node, its crate.
     #[command(
-        after_help = "Examples:\n  svc init my-api              # a new directory\n  svc init                     # the current directory\n  svc init api --name billing  # a name other than the directory's\n\nNever overwrites a file: when any file it would write exists, it writes nothing."
+        after_help = "Examples:\n  svc init my-api              # a new directory\n  svc init                     # the current directory\n  svc init api --name billing  # a name other than the directory's\n\nNever overwrites a file: when any file it would write exists, it writes nothing.\n\nThe node crate finds svc-sdk through `.svc/source`, a link (ignored by git) to the\nsources of the svc that runs: every svc command that reads the project (`svc check` is\nenough) makes or updates it, so a moved or cloned project builds where it lands. The\nsources are the checkout svc was built from, or, once that is gone, a copy svc carries\nand writes to ~/.cache/svc (SVC_CACHE_DIR). SVC_SOURCES=PATH|embedded chooses."
     )]
     Init(init::Args),
     /// Build, serve locally, and rebuild and restart on every change.
@@ -56,12 +56,12 @@ enum Command {
     Check(check::Args),
     /// Build a project into one server binary (dist/<project_name>).
     #[command(
-        after_help = "Examples:\n  svc build examples/shop                  # debug build, dist/shop\n  svc build examples/shop --release -o ./shop-server\n\nThe crate is generated in DIR/.svc/server and built in DIR/.svc/target (or $CARGO_TARGET_DIR)."
+        after_help = "Examples:\n  svc build examples/shop                  # debug build, dist/shop\n  svc build examples/shop --release -o ./shop-server\n\nThe crate is generated in DIR/.svc/server. Every project builds in one shared target\ndirectory, so dependencies compile once per machine: $CARGO_TARGET_DIR when set, else the\ntarget directory svc itself was built in when it runs from there, else ~/.cache/svc/target\n($SVC_CACHE_DIR/target). CARGO_TARGET_DIR=.svc/target keeps a project's build to itself."
     )]
     Build(build::Args),
     /// Write the generated server crate (Rust) of a project.
     #[command(
-        after_help = "Examples:\n  svc emit examples/shop                     # to examples/shop/.svc/server\n  svc emit examples/shop --out /tmp/shop-server"
+        after_help = "Examples:\n  svc emit examples/shop                     # to examples/shop/.svc/server\n  svc emit examples/shop --out /tmp/shop-server\n  svc emit --check --out generated/server   # CI: exit 1 and a diff when the committed crate is stale"
     )]
     Emit(emit::Args),
     /// Create, list, revoke and rotate API keys in the workspace store.

@@ -28,6 +28,7 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
             let hint = super::did_you_mean(key, &keys, "the project's nodes", "the project has no code nodes");
             return Err(format!("no node has the key `{key}`\n  = help: {hint}"));
         }
+        crate::sources::link(dir)?;
         let files = crate::runner::emit(checked, &crate_dir)?;
         crate::emit::write(&crate_dir, &files).map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
         Ok(())

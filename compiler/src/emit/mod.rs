@@ -28,13 +28,16 @@ use svc_frontend::rust_types::{ident, pin_rust_type};
 /// The version of svc, written into every generated file.
 pub const SVC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Where the svc runtime crates are: `SVC_RUNTIME_DIR`, or this build's source tree.
-pub fn runtime_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SVC_RUNTIME_DIR") {
-        return PathBuf::from(dir);
-    }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
-    here.canonicalize().unwrap_or(here)
+/// The paths, from a crate written to `out_dir`, of svc-runtime and svc-sdk: through the
+/// project's `.svc/source` link (see [`crate::sources`]), so that nothing generated names
+/// where svc itself is.
+pub(crate) fn svc_crate_paths(project_root: &Path, out_dir: &Path) -> (String, String) {
+    let out_abs = absolute(out_dir);
+    let source = absolute(project_root).join(crate::sources::LINK);
+    (
+        relative_path(&out_abs, &source.join("runtime/server")),
+        relative_path(&out_abs, &source.join("runtime/sdk")),
+    )
 }
 
 /// One generated file: its path in the crate and its text.
@@ -139,7 +142,7 @@ fn server_package(ir: &ProjectIr) -> String {
 /// Every file of the generated crate, for a crate written to `out_dir`.
 pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
     let out_abs = absolute(out_dir);
-    let runtime = runtime_dir();
+    let (runtime_path, sdk_path) = svc_crate_paths(&ir.root, out_dir);
     let mut files = Vec::new();
 
     let cargo = CargoToml {
@@ -148,8 +151,8 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
         bin: &ir.name,
         package: server_package(ir),
         version: &ir.version,
-        runtime_path: relative_path(&out_abs, &runtime.join("server")),
-        sdk_path: relative_path(&out_abs, &runtime.join("sdk")),
+        runtime_path,
+        sdk_path,
         node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
             package: k.package.clone(),
             path: relative_path(&out_abs, &absolute(&k.dir)),
@@ -426,11 +429,72 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
 /// the dependency versions svc is tested with (cargo drops what it does not use).
 pub(crate) fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
     let lock = out_dir.join("Cargo.lock");
-    let ours = runtime_dir().join("../Cargo.lock");
+    let Ok(sources) = crate::sources::root() else {
+        return Ok(());
+    };
+    let ours = sources.join("Cargo.lock");
     if !lock.exists() && ours.exists() {
         std::fs::copy(ours, lock)?;
     }
     Ok(())
+}
+
+/// A generated file whose copy on disk is not what `svc emit` would write.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Stale {
+    /// The path in the crate.
+    pub path: PathBuf,
+    /// What is on disk (`None`: missing).
+    pub on_disk: Option<String>,
+    /// What `svc emit` would write (`None`: it would remove the file).
+    pub generated: Option<String>,
+}
+
+/// Compares `files` with the crate at `out_dir` without writing anything: every file
+/// `write` would create, change or remove.
+pub fn stale(out_dir: &Path, files: &[File]) -> Vec<Stale> {
+    let mut out = Vec::new();
+    for f in files {
+        let on_disk = std::fs::read_to_string(out_dir.join(&f.path)).ok();
+        if on_disk.as_deref() != Some(f.text.as_str()) {
+            out.push(Stale {
+                path: f.path.clone(),
+                on_disk,
+                generated: Some(f.text.clone()),
+            });
+        }
+    }
+    let keep: std::collections::BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    for path in generated_sources(out_dir) {
+        let rel = path.strip_prefix(out_dir).unwrap_or(&path).to_path_buf();
+        if !keep.contains(rel.as_path()) {
+            out.push(Stale {
+                path: rel,
+                on_disk: std::fs::read_to_string(&path).ok(),
+                generated: None,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The `.rs` files under `out_dir/src`: what `write` owns there.
+fn generated_sources(out_dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![out_dir.join("src")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                found.push(p);
+            }
+        }
+    }
+    found
 }
 
 /// What writing changed.
@@ -462,17 +526,10 @@ pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
     }
     seed_lockfile(out_dir)?;
     let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
-    let mut stack = vec![out_dir.join("src")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") && !keep.contains(&p) {
-                std::fs::remove_file(&p)?;
-                report.removed.push(p.strip_prefix(out_dir).unwrap_or(&p).to_path_buf());
-            }
+    for p in generated_sources(out_dir) {
+        if !keep.contains(&p) {
+            std::fs::remove_file(&p)?;
+            report.removed.push(p.strip_prefix(out_dir).unwrap_or(&p).to_path_buf());
         }
     }
     Ok(report)

@@ -22,6 +22,9 @@ pub fn binary(example: &str) -> PathBuf {
     if let Some(b) = built.get(example) {
         return b.clone();
     }
+    // The snapshot reaches svc's crates through the example's `.svc/source`, as every
+    // generated crate does; a fresh clone has no link until an svc command makes it.
+    svc_compiler::sources::link(&repo().join("examples").join(example)).expect("link svc's sources");
     let target = repo().join("target");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--manifest-path"])
