@@ -1,9 +1,8 @@
 //! The node runner of `svc run`: a small generated crate whose binary runs any one code
 //! node of the project with JSON inputs (see `svc_runtime::node_runner`).
 //!
-//! It is written to `DIR/.svc/runner` and built in the project's target directory with
-//! the same profile as the server, so it reuses every compiled dependency of `svc dev`
-//! and `svc build`.
+//! It is written to `DIR/.svc/runner`, a member of the project's `.svc/` workspace beside
+//! the server, so it reuses every compiled dependency of `svc dev` and `svc build`.
 
 use crate::check::Checked;
 use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_paths};
@@ -39,6 +38,7 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
             package: node_crate.package.clone(),
             path: relative_path(&out_abs, &absolute(&node_crate.dir)),
         }),
+        standalone: false,
     };
     let krate = format_ident!("{}", node_crate.crate_name);
     let entries = checked.catalog.nodes.values().map(|info| {

@@ -39,7 +39,12 @@ fn generate(example: &str) -> Vec<emit::File> {
         diags.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
     let ir = lower::lower(&checked);
-    emit::emit(&ir, &repo().join("snapshots").join(example)).unwrap()
+    emit::emit(
+        &ir,
+        &repo().join("snapshots").join(example),
+        emit::Placement::Standalone,
+    )
+    .unwrap()
 }
 
 #[test]

@@ -27,7 +27,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let ir = svc_compiler::lower::lower(&checked);
-    let emitted = svc_compiler::emit::emit(&ir, &root.join(".svc/server")).expect("an accepted project emits");
+    let emitted = svc_compiler::emit::emit(&ir, &root.join(".svc/server"), svc_compiler::emit::Placement::ProjectWorkspace)
+        .expect("an accepted project emits");
     for file in emitted.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
         if let Err(e) = syn::parse_file(&file.text) {
             panic!("emitted {} does not parse: {e}\n{}", file.path.display(), file.text);

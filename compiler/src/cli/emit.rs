@@ -2,6 +2,7 @@
 //! says whether the crate on disk is what it would write.
 
 use crate::check;
+use crate::emit::Placement;
 use crate::project::Project;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,16 @@ pub fn default_out(dir: &Path) -> PathBuf {
     dir.join(".svc").join("server")
 }
 
+/// The default output is a member of the project's `.svc/` workspace; `--out` elsewhere
+/// writes a crate that is its own workspace.
+fn placement(dir: &Path, out: &Path) -> Placement {
+    if out == default_out(dir) {
+        Placement::ProjectWorkspace
+    } else {
+        Placement::Standalone
+    }
+}
+
 /// Checks, lowers and emits; prints diagnostics. Returns the output directory, or `None`
 /// when the project has errors.
 pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
@@ -37,8 +48,16 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
     }
     crate::sources::link(dir)?;
     let ir = crate::lower::lower(&checked);
-    let files = crate::emit::emit(&ir, out)?;
-    let mut report = crate::emit::write(out, &files).map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    let placement = placement(dir, out);
+    let files = crate::emit::emit(&ir, out, placement)?;
+    let written = crate::emit::write(out, &files).and_then(|report| {
+        match placement {
+            Placement::ProjectWorkspace => crate::emit::write_project_workspace(dir)?,
+            Placement::Standalone => crate::emit::seed_lockfile(out)?,
+        }
+        Ok(report)
+    });
+    let mut report = written.map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     report.project = ir.name.clone();
     if !quiet {
         eprintln!(
@@ -85,7 +104,7 @@ fn check_only(dir: &Path, out: &Path) -> i32 {
         return 1;
     }
     let ir = crate::lower::lower(&checked);
-    let files = match crate::emit::emit(&ir, out) {
+    let files = match crate::emit::emit(&ir, out, placement(dir, out)) {
         Ok(files) => files,
         Err(e) => {
             eprintln!("error: {e}");

@@ -30,7 +30,9 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
         }
         crate::sources::link(dir)?;
         let files = crate::runner::emit(checked, &crate_dir)?;
-        crate::emit::write(&crate_dir, &files).map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
+        crate::emit::write(&crate_dir, &files)
+            .and_then(|_| crate::emit::write_project_workspace(dir))
+            .map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
         Ok(())
     });
     match emitted {

@@ -59,6 +59,56 @@ pub(crate) struct CargoToml<'a> {
     pub runtime_path: String,
     pub sdk_path: String,
     pub node_crate: Option<NodeDep>,
+    /// Its own workspace with its own profiles (`svc emit --out`), rather than a member of
+    /// the project's workspace in `.svc/`.
+    pub standalone: bool,
+}
+
+/// Where a generated crate is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// In the project's `.svc/` (`.svc/server`, `.svc/runner`): a member of the workspace
+    /// there (see [`write_project_workspace`]).
+    ProjectWorkspace,
+    /// Anywhere else (`svc emit --out`): its own workspace.
+    Standalone,
+}
+
+#[derive(Template)]
+#[template(path = "workspace.Cargo.toml.askama", escape = "none")]
+struct WorkspaceToml<'a> {
+    svc_version: &'a str,
+    members: Vec<&'a str>,
+}
+
+/// The crates a project's `.svc/` workspace may hold.
+const WORKSPACE_MEMBERS: &[&str] = &["server", "runner"];
+
+/// Writes `DIR/.svc/Cargo.toml`, the workspace of the generated crates in `.svc/`, with
+/// every one of them that exists as a member, and seeds its lock file.
+///
+/// Why a workspace there: cargo tells path packages apart by their path relative to the
+/// workspace root when they are inside it, and by their absolute path otherwise. svc's
+/// crates are reached through `.svc/source`, inside this workspace, so every project
+/// builds them as the same packages, and a shared target directory compiles them once.
+pub fn write_project_workspace(project_dir: &Path) -> std::io::Result<()> {
+    let svc_dir = project_dir.join(".svc");
+    let members: Vec<&str> = WORKSPACE_MEMBERS
+        .iter()
+        .copied()
+        .filter(|m| svc_dir.join(m).join("Cargo.toml").is_file())
+        .collect();
+    let text = WorkspaceToml {
+        svc_version: SVC_VERSION,
+        members,
+    }
+    .render()
+    .map_err(std::io::Error::other)?;
+    let manifest = svc_dir.join("Cargo.toml");
+    if std::fs::read_to_string(&manifest).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&manifest, text)?;
+    }
+    seed_lockfile(&svc_dir)
 }
 
 pub(crate) struct NodeDep {
@@ -140,7 +190,7 @@ fn server_package(ir: &ProjectIr) -> String {
 }
 
 /// Every file of the generated crate, for a crate written to `out_dir`.
-pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
+pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<File>, String> {
     let out_abs = absolute(out_dir);
     let (runtime_path, sdk_path) = svc_crate_paths(&ir.root, out_dir);
     let mut files = Vec::new();
@@ -157,6 +207,7 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path) -> Result<Vec<File>, String> {
             package: k.package.clone(),
             path: relative_path(&out_abs, &absolute(&k.dir)),
         }),
+        standalone: placement == Placement::Standalone,
     };
     files.push(File {
         path: "Cargo.toml".into(),
@@ -425,9 +476,9 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
     }
 }
 
-/// A generated crate without a `Cargo.lock` starts from svc's own, so that it builds with
-/// the dependency versions svc is tested with (cargo drops what it does not use).
-pub(crate) fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
+/// A workspace without a `Cargo.lock` starts from svc's own, so that it builds with the
+/// dependency versions svc is tested with (cargo drops what it does not use).
+pub fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
     let lock = out_dir.join("Cargo.lock");
     let Ok(sources) = crate::sources::root() else {
         return Ok(());
@@ -524,7 +575,6 @@ pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
         std::fs::write(&path, &f.text)?;
         report.written.push(f.path.clone());
     }
-    seed_lockfile(out_dir)?;
     let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
     for p in generated_sources(out_dir) {
         if !keep.contains(&p) {

@@ -14,7 +14,10 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// Builds `snapshots/<example>` once per test run and returns its binary.
+/// Builds `examples/<example>` with `svc build` once per test run and returns its binary.
+/// The generated crate is the one `snapshots/<example>` pins (`tests/snapshots.rs` proves
+/// them equal), built as a user builds it: a member of the example's `.svc/` workspace,
+/// in the shared `target/`.
 pub fn binary(example: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
     let built = BUILT.get_or_init(|| Mutex::new(BTreeMap::new()));
@@ -22,19 +25,22 @@ pub fn binary(example: &str) -> PathBuf {
     if let Some(b) = built.get(example) {
         return b.clone();
     }
-    // The snapshot reaches svc's crates through the example's `.svc/source`, as every
-    // generated crate does; a fresh clone has no link until an svc command makes it.
-    svc_compiler::sources::link(&repo().join("examples").join(example)).expect("link svc's sources");
     let target = repo().join("target");
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--manifest-path"])
-        .arg(repo().join("snapshots").join(example).join("Cargo.toml"))
+    let bin = target.join("e2e-bin").join(example);
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .arg("build")
+        .arg(repo().join("examples").join(example))
+        .arg("-o")
+        .arg(&bin)
         .env("CARGO_TARGET_DIR", &target)
-        .env("SVC_GIT_SHA", "e2e-test")
-        .status()
-        .expect("run cargo");
-    assert!(status.success(), "building the generated `{example}` server failed");
-    let bin = target.join("debug").join(example);
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run svc build");
+    assert!(
+        out.status.success(),
+        "building the generated `{example}` server failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     built.insert(example.to_string(), bin.clone());
     bin
 }

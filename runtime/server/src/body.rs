@@ -324,6 +324,16 @@ mod tests {
         assert!(parse_json::<Order>(br#"{"lines":[]} x"#).is_err());
     }
 
+    #[test]
+    fn deep_nesting_is_a_400_not_a_stack_overflow() {
+        // serde_json's `unbounded_depth` feature is on (see Cargo.toml); the limit of 128
+        // levels must still hold for request bodies.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = parse_json::<serde_json::Value>(deep.as_bytes()).unwrap_err();
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert!(e.message.contains("recursion limit exceeded"), "{}", e.message);
+    }
+
     #[derive(Debug, Deserialize, PartialEq)]
     enum Tone {
         #[serde(rename = "friendly")]
