@@ -19,3 +19,4 @@ pub mod project;
 pub mod runner;
 pub mod schema;
 pub mod sources;
+pub mod test;

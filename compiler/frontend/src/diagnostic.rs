@@ -101,6 +101,12 @@ codes! {
     UnreachableNode = "W0703", "unreachable-node";
     UnusedSecret = "W0704", "unused-secret";
     SdkOutsideProject = "W0705", "sdk-outside-project";
+    // Flow tests, `tests/*.yaml` (E11xx)
+    DuplicateTestCase = "E1101", "duplicate-test-case";
+    UnknownTestRoute = "E1102", "unknown-test-route";
+    UnknownKeyFixture = "E1103", "unknown-key-fixture";
+    UnknownTraceStep = "E1104", "unknown-trace-step";
+    TestRequestMismatch = "E1105", "test-request-mismatch";
 }
 
 /// A span with a short message shown under it.

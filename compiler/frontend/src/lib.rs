@@ -14,6 +14,7 @@ pub mod node_crate;
 pub mod node_def;
 pub mod rust_types;
 pub mod source;
+pub mod testfile;
 pub mod vfs;
 pub mod yaml;
 

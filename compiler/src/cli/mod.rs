@@ -14,6 +14,7 @@ mod run;
 mod schema;
 mod secrets;
 mod store;
+mod test;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -59,6 +60,11 @@ enum Command {
         after_help = "Examples:\n  svc build examples/shop                  # debug build, dist/shop\n  svc build examples/shop --release -o ./shop-server\n\nThe crate is generated in DIR/.svc/server. Every project builds in one shared target\ndirectory, so dependencies compile once per machine: $CARGO_TARGET_DIR when set, else the\ntarget directory svc itself was built in when it runs from there, else ~/.cache/svc/target\n($SVC_CACHE_DIR/target). CARGO_TARGET_DIR=.svc/target keeps a project's build to itself."
     )]
     Build(build::Args),
+    /// Run the flow tests in tests/*.yaml against the built server, with flow coverage.
+    #[command(
+        after_help = "Examples:\n  svc test                               # every case of the project in the current directory\n  svc test examples/shop --filter 401    # only cases whose `file: name` contains 401\n  svc test --format junit > report.xml   # for CI systems\n  svc test --coverage coverage.json --min-coverage 100\n\nBuilds the server once (debug), starts it per test file on a free loopback port with a\nfresh store holding that file's key and secret fixtures, sends each case over HTTP, and\nreports like cargo test. Exit status 1 when a case fails, coverage is below\n--min-coverage, or the project or a test file has errors. See docs/testing.md."
+    )]
+    Test(test::Args),
     /// Write the generated server crate (Rust) of a project.
     #[command(
         after_help = "Examples:\n  svc emit examples/shop                     # to examples/shop/.svc/server\n  svc emit examples/shop --out /tmp/shop-server\n  svc emit --check --out generated/server   # CI: exit 1 and a diff when the committed crate is stale"
@@ -120,6 +126,7 @@ pub fn main() -> i32 {
         Command::Openapi(args) => openapi::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Run(args) => run::run(args),
+        Command::Test(args) => test::run(args),
     }
 }
 

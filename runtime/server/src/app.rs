@@ -186,6 +186,11 @@ pub struct ServeArgs {
     /// process environment, and one line per request on stderr.
     #[arg(long, env = "SVC_DEV")]
     pub dev: bool,
+    /// For `svc test` only, never in production: every response carries `x-svc-trace`
+    /// (which way each check and node went), and `x-svc-test-advance-ms` on a request moves
+    /// the rate limiters' clock forward. No environment variable turns it on.
+    #[arg(long, hide = true)]
+    pub test_mode: bool,
 }
 
 /// Runs a generated server's command line.
@@ -298,6 +303,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         header_read_timeout: Duration::from_millis(args.header_read_timeout_ms.max(1)),
         drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
     };
+    rt.test_mode = args.test_mode;
     if args.dev {
         rt.dev_trace = Some(Arc::new(print_trace));
         // `svc dev` keeps our stdin open while it runs: when it goes away, so do we.

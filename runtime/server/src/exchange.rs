@@ -119,6 +119,27 @@ pub struct Exchange<'r> {
     meta: Option<Arc<RequestMeta>>,
 }
 
+/// `serve --test-mode`: which way each check and node went, `node=outcome, …`.
+pub const TRACE_HEADER: HeaderName = HeaderName::from_static("x-svc-trace");
+/// `serve --test-mode`: milliseconds to move the limiters' clock forward before this
+/// request.
+pub const ADVANCE_CLOCK_HEADER: HeaderName = HeaderName::from_static("x-svc-test-advance-ms");
+
+fn trace_header(steps: &[Step]) -> String {
+    let steps: Vec<String> = steps.iter().map(|s| format!("{}={}", s.node, s.outcome)).collect();
+    steps.join(", ")
+}
+
+fn advance_test_clock(headers: &HeaderMap) {
+    if let Some(ms) = headers
+        .get(ADVANCE_CLOCK_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        crate::ratelimit::advance_test_clock(std::time::Duration::from_millis(ms));
+    }
+}
+
 impl<'r> Exchange<'r> {
     /// Starts handling a request of the route whose series are `metrics` (built once per
     /// route with [`crate::metrics::Metrics::route`]).
@@ -130,6 +151,9 @@ impl<'r> Exchange<'r> {
     ) -> Exchange<'r> {
         let request_id = RequestId::of(&parts.headers);
         let client_ip = rt.trusted_proxies.client_ip(peer.ip(), &parts.headers);
+        if rt.test_mode {
+            advance_test_clock(&parts.headers);
+        }
         Exchange {
             rt,
             metrics,
@@ -160,9 +184,10 @@ impl<'r> Exchange<'r> {
         &self.steps
     }
 
-    /// Whether this request is traced for `svc dev` (steps and node logs are kept only then).
+    /// Whether this request is traced for `svc dev` or `svc test` (steps and node logs are
+    /// kept only then).
     fn tracing_steps(&self) -> bool {
-        self.rt.dev_trace.is_some()
+        self.rt.dev_trace.is_some() || self.rt.test_mode
     }
 
     /// Records which way a check went: its counter, and the dev trace's step.
@@ -504,6 +529,11 @@ impl<'r> Exchange<'r> {
         }
         *response.headers_mut() = std::mem::take(&mut self.response_headers);
         let headers = response.headers_mut();
+        if self.rt.test_mode
+            && let Ok(trace) = HeaderValue::from_str(&trace_header(&self.steps))
+        {
+            headers.insert(TRACE_HEADER, trace);
+        }
         if status == StatusCode::UNAUTHORIZED
             && let Some(challenge) = &self.challenge
         {

@@ -106,6 +106,10 @@ pub struct Runtime {
     pub trusted_proxies: TrustedProxies,
     pub limits: Limits,
     pub dev_trace: Option<DevTrace>,
+    /// `serve --test-mode`, for `svc test` only: each response says which way every
+    /// check and node went (`x-svc-trace`), and a request may move the limiters' clock
+    /// forward (`x-svc-test-advance-ms`).
+    pub test_mode: bool,
     /// The shared stores' state, for `/healthz`.
     pub health: Arc<crate::health::Health>,
 }
@@ -133,6 +137,7 @@ impl Runtime {
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             dev_trace: None,
+            test_mode: false,
             health: Arc::default(),
         }
     }

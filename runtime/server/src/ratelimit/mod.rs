@@ -20,7 +20,8 @@ use std::future::Future;
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// What a request is counted by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -61,9 +62,19 @@ pub fn clock() -> u64 {
 /// [`clock`] at `instant` (0 for an instant before the clock started).
 pub fn clock_at(instant: Instant) -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
-    instant
+    let since_start = instant
         .saturating_duration_since(*START.get_or_init(Instant::now))
-        .as_nanos() as u64
+        .as_nanos() as u64;
+    since_start + TEST_CLOCK_OFFSET.load(Ordering::Relaxed)
+}
+
+/// How far `svc test` has moved the clock forward (always 0 outside `serve --test-mode`).
+static TEST_CLOCK_OFFSET: AtomicU64 = AtomicU64::new(0);
+
+/// Moves the limiters' clock forward, so that a flow test sees a window pass without
+/// sleeping. Only `serve --test-mode` calls it (the `x-svc-test-advance-ms` header).
+pub fn advance_test_clock(by: Duration) {
+    TEST_CLOCK_OFFSET.fetch_add(by.as_nanos() as u64, Ordering::Relaxed);
 }
 
 /// The limiter of one Rate Limit node.
