@@ -22,13 +22,14 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
 cargo test --workspace
 
-step "each example's node crate builds and passes its own tests"
+step "each example's node crate passes its own tests, and its flow tests reach every branch"
 for example in examples/*/; do
+    # The node crate reaches svc-sdk through .svc/source, which any svc command links.
+    cargo run --quiet -p svc -- check "$example"
     if [ -f "$example/Cargo.toml" ]; then
-        # The node crate reaches svc-sdk through .svc/source, which any svc command links.
-        cargo run --quiet -p svc -- check "$example"
         (cd "$example" && CARGO_TARGET_DIR="$PWD/../../target/examples" cargo test --quiet)
     fi
+    cargo run --quiet -p svc -- test "$example" --min-coverage 100
 done
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"

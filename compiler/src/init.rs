@@ -50,6 +50,13 @@ struct GreetRs<'a> {
 struct GitIgnore;
 
 #[derive(Template)]
+#[template(path = "init/greeting.test.yaml.askama", escape = "none")]
+struct GreetingTests<'a> {
+    workspace: &'a str,
+    namespace: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "init/README.md.askama", escape = "none")]
 struct Readme<'a> {
     name: &'a str,
@@ -105,6 +112,10 @@ pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
         (PathBuf::from("src/lib.rs"), r(LibRs { name }.render())?),
         (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
         (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
+        (
+            PathBuf::from("tests/greeting.yaml"),
+            r(GreetingTests { workspace, namespace }.render())?,
+        ),
         (PathBuf::from(".gitignore"), r(GitIgnore.render())?),
         (
             PathBuf::from("README.md"),
@@ -122,6 +133,10 @@ pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
         (
             PathBuf::from("schemas").join(crate::schema::CONFIG_FILE),
             crate::schema::to_text(&crate::schema::config()),
+        ),
+        (
+            PathBuf::from("schemas").join(crate::schema::TEST_FILE),
+            crate::schema::to_text(&crate::schema::test()),
         ),
     ];
     for (_, text) in &mut out {

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 /// The file name a schema is published under.
 pub const FLOW_FILE: &str = "flow.schema.json";
 pub const CONFIG_FILE: &str = "svc.config.schema.json";
+pub const TEST_FILE: &str = "test.schema.json";
 
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -312,6 +313,87 @@ pub fn config() -> Value {
                         "name": { "type": "string", "pattern": "^[A-Z][A-Z0-9_]*$" },
                         "description": { "type": "string" },
                         "required": { "type": "boolean", "default": true }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// The schema of `svc test` files (`tests/*.yaml`).
+pub fn test() -> Value {
+    let scalar = json!({ "type": ["string", "number", "boolean"] });
+    let scalars = json!({ "type": "object", "additionalProperties": scalar });
+    json!({
+        "$schema": DIALECT,
+        "$id": "https://svc.dev/schemas/test.schema.json",
+        "title": "svc flow tests",
+        "description": "Fixtures and cases that `svc test` runs over HTTP against the built server. See docs/testing.md.",
+        "type": "object",
+        "required": ["cases"],
+        "additionalProperties": false,
+        "properties": {
+            "$schema": { "type": "string" },
+            "keys": {
+                "description": "API keys created in the run's throwaway store, by fixture name; a case sends one with `key: <name>`.",
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["owner"],
+                    "additionalProperties": false,
+                    "properties": { "owner": { "type": "string" } }
+                }
+            },
+            "secrets": {
+                "description": "Values of the project's secrets for this file's server.",
+                "type": "object",
+                "additionalProperties": scalar
+            },
+            "cases": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "request", "expect"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": { "type": "string", "description": "Unique in the file; what the report shows." },
+                        "repeat": { "type": "integer", "minimum": 1, "maximum": 10000, "default": 1, "description": "Send the request this many times; `expect` holds for each." },
+                        "advance": { "type": "string", "pattern": "^[0-9]+[smhd]$", "description": "Move the rate limiters' clock forward before the first request (`30s`, `1m`, `1h`, `1d`)." },
+                        "request": {
+                            "type": "object",
+                            "required": ["route"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "route": { "type": "string", "description": "The flow's file name without `.yaml`." },
+                                "method": { "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"] },
+                                "params": scalars,
+                                "query": scalars,
+                                "headers": scalars,
+                                "body": { "description": "Sent as JSON." },
+                                "origin": { "type": "string" },
+                                "client_ip": { "type": "string", "description": "Sent as X-Forwarded-For from a trusted proxy; each case has its own address otherwise." },
+                                "key": { "type": "string", "description": "A key fixture from `keys`, sent where the route's Check API Key reads keys." }
+                            }
+                        },
+                        "expect": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "properties": {
+                                "status": { "type": "integer", "minimum": 100, "maximum": 599 },
+                                "body": { "description": "The whole JSON body, exactly." },
+                                "body_contains": { "type": "object", "description": "Values at dotted paths of the body (`error.code`, `lines.0.sku`)." },
+                                "headers": {
+                                    "type": "object",
+                                    "description": "`present`, `absent`, or the exact value.",
+                                    "additionalProperties": scalar
+                                },
+                                "trace": {
+                                    "type": "object",
+                                    "description": "The output each named check or code node took.",
+                                    "additionalProperties": { "type": "string" }
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -75,7 +75,9 @@ fn init_creates_a_project_that_checks_and_never_overwrites() {
         "src/nodes/greet.rs",
         ".gitignore",
         "README.md",
+        "tests/greeting.yaml",
         "schemas/flow.schema.json",
+        "schemas/test.schema.json",
     ] {
         assert!(dir.join(f).exists(), "svc init did not write {f}");
     }
@@ -106,7 +108,9 @@ fn committed_schemas_are_current_and_accept_every_example() {
     let (code, flow, _) = svc(&["schema", "flow"]);
     assert_eq!(code, 0);
     let (_, config, _) = svc(&["schema", "config"]);
+    let (_, tests, _) = svc(&["schema", "test"]);
     let docs = repo().join("docs/schemas");
+    assert_eq!(std::fs::read_to_string(docs.join("test.schema.json")).unwrap(), tests);
     assert_eq!(
         std::fs::read_to_string(docs.join("flow.schema.json")).unwrap(),
         flow,
@@ -120,11 +124,12 @@ fn committed_schemas_are_current_and_accept_every_example() {
     // Every example's config and flows validate; so do a few broken files, which must not.
     let script = r#"
 import sys, json, yaml, jsonschema
-flow = json.load(open(sys.argv[1])); config = json.load(open(sys.argv[2]))
-jsonschema.Draft202012Validator.check_schema(flow); jsonschema.Draft202012Validator.check_schema(config)
+flow = json.load(open(sys.argv[1])); config = json.load(open(sys.argv[2])); tests = json.load(open(sys.argv[3]))
+for schema in (flow, config, tests):
+    jsonschema.Draft202012Validator.check_schema(schema)
 bad = 0
-for path in sys.argv[3:]:
-    schema = config if path.endswith("svc.config.yaml") else flow
+for path in sys.argv[4:]:
+    schema = config if path.endswith("svc.config.yaml") else tests if "/tests/" in path else flow
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(yaml.safe_load(open(path))))
     if errors:
         bad += 1
@@ -137,11 +142,18 @@ sys.exit(1 if bad else 0)
         for f in std::fs::read_dir(ex.join("flows")).unwrap().flatten() {
             files.push(f.path());
         }
+        for f in std::fs::read_dir(ex.join("tests")).unwrap().flatten() {
+            files.push(f.path());
+        }
     }
-    let mut args: Vec<&Path> = vec![&docs.join("flow.schema.json"), &docs.join("svc.config.schema.json")]
-        .into_iter()
-        .map(|p| Box::leak(Box::new(p.clone())) as &Path)
-        .collect();
+    let mut args: Vec<&Path> = vec![
+        &docs.join("flow.schema.json"),
+        &docs.join("svc.config.schema.json"),
+        &docs.join("test.schema.json"),
+    ]
+    .into_iter()
+    .map(|p| Box::leak(Box::new(p.clone())) as &Path)
+    .collect();
     args.extend(files.iter().map(|p| p.as_path()));
     let (ok, out) = python(script, &args);
     assert!(ok, "examples do not validate against the schemas:\n{out}");
@@ -158,6 +170,7 @@ sys.exit(1 if bad else 0)
         &[
             &docs.join("flow.schema.json"),
             &docs.join("svc.config.schema.json"),
+            &docs.join("test.schema.json"),
             &bad_flow,
         ],
     );

@@ -1,5 +1,6 @@
 //! Fuzzes the whole front half of the compiler: load (YAML, config, flows, Rust node
-//! source) and check. Any panic is a bug: bad input must become diagnostics.
+//! source, `svc test` files) and check. Any panic is a bug: bad input must become
+//! diagnostics.
 //!
 //! Run: `cargo +nightly fuzz run check -- -max_total_time=60` from `compiler/`.
 
@@ -14,8 +15,9 @@ use svc_frontend::Diagnostics;
 fuzz_target!(|data: &[u8]| {
     let vfs = svc_fuzz::vfs(&svc_fuzz::files(data));
     let mut diags = Diagnostics::new();
-    let project = Project::load_from(&vfs, Path::new(svc_fuzz::ROOT), &mut diags);
+    let mut project = Project::load_from(&vfs, Path::new(svc_fuzz::ROOT), &mut diags);
     let _ = check::check(&project, &mut diags);
+    let _ = svc_compiler::test::suite::load_from(&vfs, &mut project, &mut diags);
     // Rendering must not panic either.
     for d in diags.sorted(&project.sources) {
         let _ = d.render(&project.sources);

@@ -1,7 +1,8 @@
 //! What the fuzz targets share: how fuzz input becomes a project.
 //!
-//! The input is split at NUL bytes into: the config, up to three flow files, and a node
-//! module. Seeds in `seeds/` are the example projects in that form.
+//! The input is split at NUL bytes into: the config, up to three flow files, a node
+//! module, and a test file (`tests/t.yaml`). Seeds in `seeds/` are the example projects
+//! in that form.
 
 use std::path::{Path, PathBuf};
 use svc_frontend::vfs::Memory;
@@ -30,6 +31,9 @@ pub fn files(data: &[u8]) -> Vec<(PathBuf, String)> {
         }
     }
     files.push((PathBuf::from("src/node.rs"), parts.next().unwrap_or_default().to_string()));
+    if let Some(tests) = parts.next() {
+        files.push((PathBuf::from("tests/t.yaml"), tests.to_string()));
+    }
     files
 }
 

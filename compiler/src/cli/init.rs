@@ -38,7 +38,7 @@ pub fn run(args: Args) -> i32 {
                 format!("cd {} && ", dir.display())
             };
             eprintln!(
-                "\nNext:\n  {cd}svc dev                     # build and serve on 127.0.0.1:8080\n  KEY=$(svc keys create --name dev --owner you)\n  curl -s \"http://127.0.0.1:8080/local/{name}/greeting?name=Ada\" -H \"x-api-key: $KEY\""
+                "\nNext:\n  {cd}svc test                    # the flow tests in tests/greeting.yaml\n  svc dev                     # build and serve on 127.0.0.1:8080\n  KEY=$(svc keys create --name dev --owner you)\n  curl -s \"http://127.0.0.1:8080/local/{name}/greeting?name=Ada\" -H \"x-api-key: $KEY\""
             );
             0
         }

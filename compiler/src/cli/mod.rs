@@ -103,7 +103,7 @@ enum Command {
     Openapi(openapi::Args),
     /// Print the JSON Schemas of flow files and svc.config.yaml, for YAML editors.
     #[command(
-        after_help = "Examples:\n  svc schema flow > flow.schema.json\n  svc schema --out schemas/    # both files\n\nPoint an editor at them with a first line such as\n  # yaml-language-server: $schema=./schemas/flow.schema.json"
+        after_help = "Examples:\n  svc schema flow > flow.schema.json\n  svc schema test > test.schema.json   # tests/*.yaml of svc test\n  svc schema --out schemas/    # every schema\n\nPoint an editor at them with a first line such as\n  # yaml-language-server: $schema=./schemas/flow.schema.json"
     )]
     Schema(schema::Args),
 }

@@ -8,7 +8,7 @@ pub struct Args {
     /// Which schema to print.
     #[arg(value_enum)]
     which: Option<Which>,
-    /// Write both schemas into DIR (flow.schema.json, svc.config.schema.json) instead.
+    /// Write every schema into DIR (flow.schema.json, svc.config.schema.json, test.schema.json) instead.
     #[arg(long, value_name = "DIR", conflicts_with = "which")]
     out: Option<PathBuf>,
 }
@@ -19,6 +19,8 @@ enum Which {
     Flow,
     /// svc.config.yaml.
     Config,
+    /// `svc test` files (tests/*.yaml).
+    Test,
 }
 
 pub fn run(args: Args) -> i32 {
@@ -26,6 +28,7 @@ pub fn run(args: Args) -> i32 {
         for (file, value) in [
             (schema::FLOW_FILE, schema::flow()),
             (schema::CONFIG_FILE, schema::config()),
+            (schema::TEST_FILE, schema::test()),
         ] {
             let path = dir.join(file);
             if let Err(e) = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, schema::to_text(&value))) {
@@ -38,6 +41,7 @@ pub fn run(args: Args) -> i32 {
     }
     let value = match args.which {
         Some(Which::Config) => schema::config(),
+        Some(Which::Test) => schema::test(),
         Some(Which::Flow) | None => schema::flow(),
     };
     print!("{}", schema::to_text(&value));

@@ -24,21 +24,22 @@ pub struct Suite {
 /// Reads every `tests/*.yaml` (sorted) into `project.sources`, and checks each against the
 /// project. Files that cannot be read at all are reported and left out.
 pub fn load(project: &mut Project, diags: &mut Diagnostics) -> Vec<Suite> {
+    load_from(&Disk, project, diags)
+}
+
+/// [`load`] through `vfs` (memory, for the diagnostics corpus and fuzzing).
+pub fn load_from(vfs: &dyn Vfs, project: &mut Project, diags: &mut Diagnostics) -> Vec<Suite> {
     let dir = project.root.join(TESTS_DIR);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut paths: Vec<PathBuf> = vfs
+        .list(&dir)
+        .into_iter()
+        .filter(|p| !vfs.is_dir(p) && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
     paths.sort();
     let mut suites = Vec::new();
     for path in paths {
         let shown = display_path(&project.root, &path);
-        let text = match Disk.read(&path) {
+        let text = match vfs.read(&path) {
             Ok(text) => text,
             Err(ReadError::NotUtf8(bad)) => {
                 bad.report(&shown, path.clone(), &mut project.sources, diags);
@@ -86,6 +87,14 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
             .as_ref()
             .is_some_and(|c| c.assets.secrets.iter().any(|s| s.name == name.value));
         if !declared {
+            let names = project
+                .config
+                .iter()
+                .flat_map(|c| c.assets.secrets.iter().map(|s| s.name.as_str()));
+            let help = match svc_types::assets::closest(&name.value, names) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "give values only to the secrets listed under `secrets:` in svc.config.yaml".to_string(),
+            };
             diags.push(
                 Diagnostic::new(
                     Code::TestRequestMismatch,
@@ -93,7 +102,7 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                     format!("the project declares no secret `{}`", name.value),
                 )
                 .label("not in svc.config.yaml")
-                .help("give values only to the secrets listed under `secrets:` in svc.config.yaml"),
+                .help(help),
             );
         }
     }

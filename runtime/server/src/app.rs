@@ -187,8 +187,9 @@ pub struct ServeArgs {
     #[arg(long, env = "SVC_DEV")]
     pub dev: bool,
     /// For `svc test` only, never in production: every response carries `x-svc-trace`
-    /// (which way each check and node went), and `x-svc-test-advance-ms` on a request moves
-    /// the rate limiters' clock forward. No environment variable turns it on.
+    /// (which way each check and node went), the rate limiters' clock stands still, and
+    /// `x-svc-test-advance-ms` on a request moves it forward. No environment variable
+    /// turns it on.
     #[arg(long, hide = true)]
     pub test_mode: bool,
 }
@@ -304,6 +305,9 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
     };
     rt.test_mode = args.test_mode;
+    if args.test_mode {
+        crate::ratelimit::freeze_test_clock();
+    }
     if args.dev {
         rt.dev_trace = Some(Arc::new(print_trace));
         // `svc dev` keeps our stdin open while it runs: when it goes away, so do we.

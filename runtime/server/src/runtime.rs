@@ -107,8 +107,8 @@ pub struct Runtime {
     pub limits: Limits,
     pub dev_trace: Option<DevTrace>,
     /// `serve --test-mode`, for `svc test` only: each response says which way every
-    /// check and node went (`x-svc-trace`), and a request may move the limiters' clock
-    /// forward (`x-svc-test-advance-ms`).
+    /// check and node went (`x-svc-trace`), and a request may move the limiters' frozen
+    /// clock forward (`x-svc-test-advance-ms`).
     pub test_mode: bool,
     /// The shared stores' state, for `/healthz`.
     pub health: Arc<crate::health::Health>,

@@ -59,22 +59,36 @@ pub fn clock() -> u64 {
     clock_at(Instant::now())
 }
 
-/// [`clock`] at `instant` (0 for an instant before the clock started).
+/// [`clock`] at `instant` (0 for an instant before the clock started), or the test clock
+/// when `serve --test-mode` froze it.
 pub fn clock_at(instant: Instant) -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
-    let since_start = instant
+    let frozen = TEST_CLOCK.load(Ordering::Relaxed);
+    if frozen != 0 {
+        return frozen;
+    }
+    instant
         .saturating_duration_since(*START.get_or_init(Instant::now))
-        .as_nanos() as u64;
-    since_start + TEST_CLOCK_OFFSET.load(Ordering::Relaxed)
+        .as_nanos() as u64
 }
 
-/// How far `svc test` has moved the clock forward (always 0 outside `serve --test-mode`).
-static TEST_CLOCK_OFFSET: AtomicU64 = AtomicU64::new(0);
+/// The limiters' clock under `serve --test-mode`: frozen (0: not frozen, the real clock
+/// runs), so that a flow test's rate limits depend on its requests and its `advance`
+/// steps only, never on how fast the machine is.
+static TEST_CLOCK: AtomicU64 = AtomicU64::new(0);
 
-/// Moves the limiters' clock forward, so that a flow test sees a window pass without
-/// sleeping. Only `serve --test-mode` calls it (the `x-svc-test-advance-ms` header).
+/// Stops the limiters' clock where it is (`serve --test-mode` only).
+pub fn freeze_test_clock() {
+    let now = clock_at(Instant::now()).max(1);
+    TEST_CLOCK.store(now, Ordering::Relaxed);
+}
+
+/// Moves a frozen clock forward, so that a flow test sees a window pass without
+/// sleeping (the `x-svc-test-advance-ms` header of `serve --test-mode`).
 pub fn advance_test_clock(by: Duration) {
-    TEST_CLOCK_OFFSET.fetch_add(by.as_nanos() as u64, Ordering::Relaxed);
+    let _ = TEST_CLOCK.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+        (t != 0).then(|| t + by.as_nanos() as u64)
+    });
 }
 
 /// The limiter of one Rate Limit node.

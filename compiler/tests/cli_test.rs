@@ -1,0 +1,200 @@
+//! `svc test` as a user runs it: the real binary on a copy of an example, its server
+//! built and started for real.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn svc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of `examples/hello` as committed, with its tests replaced by `tests`.
+fn hello_with(name: &str, tests: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("svc-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&repo().join("examples/hello"), &dir);
+    std::fs::remove_dir_all(dir.join("tests")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    for (file, text) in tests {
+        std::fs::write(dir.join("tests").join(file), text).unwrap();
+    }
+    dir
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        if ["target", ".svc", "dist"].contains(&entry.file_name().to_str().unwrap_or_default()) {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dst.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+const PASSING: &str = "cases:
+  - name: greets Ada
+    request: { route: greeting, query: { name: Ada, tone: formal } }
+    expect: { status: 200, body: { message: \"Good day, Ada.\", tone: formal } }
+";
+
+const FAILING: &str = "cases:
+  - name: expects another greeting
+    request: { route: greeting, query: { name: Ada } }
+    expect:
+      status: 201
+      body: { message: \"Hello, Bob!\", tone: friendly }
+      headers: { x-missing: present }
+      trace: { limit: sequence-limited }
+";
+
+#[test]
+fn a_failing_case_shows_what_differed_and_exits_1() {
+    let dir = hello_with("failing", &[("a.yaml", PASSING), ("b.yaml", FAILING)]);
+    let d = dir.to_str().unwrap();
+    let (code, stdout, stderr) = svc(&["test", d]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("test tests/a.yaml: greets Ada ... ok"), "{stdout}");
+    assert!(
+        stdout.contains("test tests/b.yaml: expects another greeting ... FAILED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("---- tests/b.yaml: expects another greeting (tests/b.yaml:2) ----"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("status: expected 201, got 200"), "{stdout}");
+    assert!(
+        stdout.contains("body.message: differs"),
+        "the path of the first difference: {stdout}"
+    );
+    assert!(
+        stdout.contains("-  \"message\": \"Hello, Bob!\",") && stdout.contains("+  \"message\": \"Hello, Ada!\","),
+        "{stdout}"
+    );
+    assert!(stdout.contains("header `x-missing`: expected, but absent"), "{stdout}");
+    assert!(
+        stdout.contains("trace `limit`: expected `sequence-limited`, took `sequence-ok`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("test result: FAILED. 1 passed; 1 failed"), "{stdout}");
+
+    // --filter runs only what matches; JUnit for CI systems.
+    let (code, stdout, _) = svc(&["test", d, "--filter", "Ada", "--format", "junit"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("<testsuites name=\"svc test\" tests=\"1\" failures=\"0\""),
+        "{stdout}"
+    );
+    let (code, stdout, _) = svc(&["test", d, "--format", "junit"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("tests=\"2\" failures=\"1\""), "{stdout}");
+    assert!(
+        stdout.contains("<failure message=\"status: expected 201, got 200\">tests/b.yaml:2"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = svc(&["test", d, "--format", "json"]);
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (report["passed"].as_u64(), report["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn coverage_names_each_unreached_branch_exactly() {
+    // One case reaches limit→sequence-ok, greet→next and `ok`; never the 429 branch.
+    let dir = hello_with("coverage", &[("a.yaml", PASSING)]);
+    let d = dir.to_str().unwrap();
+    let json = dir.join("coverage.json");
+    let (code, stdout, stderr) = svc(&["test", d, "--coverage", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("flow coverage: 3 of 5 branches (60.0%)"), "{stdout}");
+    assert!(
+        stdout.contains("flows/greeting.yaml:12: `limit` never took `sequence-limited`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("flows/greeting.yaml:32: `too-many` never returned"),
+        "{stdout}"
+    );
+    let coverage: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (coverage["covered"].as_u64(), coverage["total"].as_u64()),
+        (Some(3), Some(5))
+    );
+    let unreached: Vec<String> = coverage["routes"][0]["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["reached"] == false)
+        .map(|b| format!("{}:{}", b["node"].as_str().unwrap(), b["output"].as_str().unwrap()))
+        .collect();
+    assert_eq!(unreached, ["limit:sequence-limited", "too-many:returned"]);
+
+    let (code, _, stderr) = svc(&["test", d, "--min-coverage", "80"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("flow coverage 60.0% is below --min-coverage 80%"),
+        "{stderr}"
+    );
+    let (code, _, _) = svc(&["test", d, "--min-coverage", "60"]);
+    assert_eq!(code, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_malformed_test_file_is_located_diagnostics_and_nothing_runs() {
+    let dir = hello_with(
+        "malformed",
+        &[(
+            "bad.yaml",
+            "cases:\n  - name: x\n    request: { route: greting }\n    expect: { status: 99 }\n",
+        )],
+    );
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty(), "nothing ran: {stdout}");
+    assert!(
+        stderr.contains("error[E0105]: `status` must be an HTTP status code"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> tests/bad.yaml:4:23"), "{stderr}");
+    assert!(stderr.contains("error[E1102]: no flow is named `greting`"), "{stderr}");
+    assert!(stderr.contains("help: did you mean `greeting`?"), "{stderr}");
+    assert!(stderr.contains("no test was run"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
+    let dir = std::env::temp_dir().join(format!("svc-test-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 6 passed; 0 failed"), "{stdout}");
+    assert!(stdout.contains("flow coverage: 11 of 11 branches (100.0%)"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
