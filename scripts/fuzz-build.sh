@@ -21,10 +21,12 @@ if rustup run nightly rustc --version >/dev/null 2>&1; then toolchain=(+nightly)
 cargo build --quiet -p svc
 mapfile -t projects < <(find "$accepted" -mindepth 1 -maxdepth 1 -type d | shuf -n "$sample")
 echo "${#projects[@]} of $(find "$accepted" -mindepth 1 -maxdepth 1 -type d | wc -l) accepted projects sampled"
+# The fuzz input has no dependency section: the node crate gets its SDK, and the crates the
+# examples' nodes use (the seeds are the examples).
+example_deps=$(awk '/^\[dependencies\]/{d=1;next} /^\[/{d=0} d && /=/ && !/svc-sdk/' examples/*/Cargo.toml | sort -u)
 failed=0
 for dir in "${projects[@]}"; do
-    # The fuzz input has no dependency section: give the node crate its SDK.
-    printf '\n[dependencies]\nsvc-sdk = { path = ".svc/source/runtime/sdk" }\n\n[workspace]\n' >> "$dir/Cargo.toml"
+    printf '\n[dependencies]\nsvc-sdk = { path = ".svc/source/runtime/sdk" }\n%s\n\n[workspace]\n' "$example_deps" >> "$dir/Cargo.toml"
     if target/debug/svc build "$dir" > "$dir/build.log" 2>&1; then
         echo "ok      $dir"
     else

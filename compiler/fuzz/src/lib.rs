@@ -26,7 +26,8 @@ pub fn files(data: &[u8]) -> Vec<(PathBuf, String)> {
         ),
     ];
     for i in 0..3 {
-        if let Some(flow) = parts.next() {
+        // An empty part is no file: a project with one flow has two empty slots.
+        if let Some(flow) = parts.next().filter(|f| !f.is_empty()) {
             files.push((PathBuf::from(format!("flows/f{i}.yaml")), flow.to_string()));
         }
     }
