@@ -174,6 +174,18 @@ fn write_project(text: &str, dir: &Path) {
     }
 }
 
+/// `svc build DIR` in the workspace's target directory (dependencies compiled already).
+fn svc_build(dir: &Path) -> std::process::Output {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+        .arg("build")
+        .arg(dir)
+        .env("CARGO_TARGET_DIR", repo.join("target"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn valid_projects_build() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -191,13 +203,7 @@ fn valid_projects_build() {
     for (name, text) in &projects {
         let dir = root.join(name);
         write_project(text, &dir);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
-            .arg("build")
-            .arg(&dir)
-            .env("CARGO_TARGET_DIR", repo.join("target"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let out = svc_build(&dir);
         assert!(
             out.status.success(),
             "svc build of corpus/valid/{name} failed:\n{}",
@@ -273,13 +279,7 @@ fn adversarial_names_that_check_also_build() {
     for (i, text) in accepted.iter().enumerate() {
         let dir = root.join(format!("adversarial-{i}"));
         write_project(text, &dir);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
-            .arg("build")
-            .arg(&dir)
-            .env("CARGO_TARGET_DIR", repo.join("target"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let out = svc_build(&dir);
         assert!(
             out.status.success(),
             "SVC_ADVERSARIAL_SEED={seed}: a project svc check accepts does not build ({}):\n{}\n{text}",

@@ -105,7 +105,8 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
         let response = match request.send().await {
             Ok(r) => r,
             Err(e) => {
-                outcome.failures.push(format!("request {}: {}", i + 1, error_chain(&e)));
+                let why = svc_runtime::error::with_causes(e.to_string(), &e);
+                outcome.failures.push(format!("request {}: {why}", i + 1));
                 break;
             }
         };
@@ -134,17 +135,6 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
     }
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// `auth=valid, limit=sequence-ok (unchecked: …)` → steps (outputs without remarks).

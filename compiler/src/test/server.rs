@@ -112,8 +112,9 @@ fn scratch_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// The `http://…` the server prints on stdout (`listening on …`).
-fn listening_url(child: &mut Child, within: Duration) -> Option<String> {
+/// The `http://…` a started server prints on stdout (`listening on …`), read from its
+/// piped stdout, or `None` if it says nothing `within`.
+pub fn listening_url(child: &mut Child, within: Duration) -> Option<String> {
     let stdout = child.stdout.take()?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -1,7 +1,6 @@
 //! Building example servers and running them on free loopback ports.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -135,20 +134,7 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
     (Server { child, base, dir }, value)
 }
 
-/// The `http://…` a started server prints on stdout (`listening on …`), read from its
-/// piped stdout, or `None` if it says nothing `within`.
-pub fn listening_url(child: &mut Child, within: Duration) -> Option<String> {
-    let stdout = child.stdout.take()?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                let _ = tx.send(url.to_string());
-            }
-        }
-    });
-    rx.recv_timeout(within).ok()
-}
+pub use svc_compiler::test::server::listening_url;
 
 /// Runs the server binary to completion (for start-up failures).
 pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {

@@ -135,7 +135,7 @@ impl IntoResponse for ApiError {
 
 /// `text` followed by `": <cause>"` for each error in `e`'s chain of sources: many
 /// libraries put the reason (a TLS verdict, a DNS failure) in a source, not in `Display`.
-pub(crate) fn with_causes(mut text: String, e: &(dyn std::error::Error + 'static)) -> String {
+pub fn with_causes(mut text: String, e: &(dyn std::error::Error + 'static)) -> String {
     let mut source = e.source();
     while let Some(cause) = source {
         text.push_str(": ");
