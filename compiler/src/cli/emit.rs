@@ -46,8 +46,18 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
     if checked.has_errors {
         return Ok(None);
     }
+    write_checked(dir, out, &checked, quiet).map(Some)
+}
+
+/// Lowers, emits and writes a project checked without errors.
+pub fn write_checked(
+    dir: &Path,
+    out: &Path,
+    checked: &check::Checked,
+    quiet: bool,
+) -> Result<crate::emit::WriteReport, String> {
     crate::sources::link(dir)?;
-    let ir = crate::lower::lower(&checked);
+    let ir = crate::lower::lower(checked);
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;
     let written = crate::emit::write(out, &files).and_then(|report| {
@@ -74,7 +84,7 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
             }
         );
     }
-    Ok(Some(report))
+    Ok(report)
 }
 
 pub fn run(args: Args) -> i32 {

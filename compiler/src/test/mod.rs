@@ -42,11 +42,11 @@ pub struct CaseResult {
 pub fn run(dir: &Path, opts: &Options) -> i32 {
     let mut diags = Diagnostics::new();
     let mut project = Project::load(dir, &mut diags);
-    let checked_errors = crate::check::check(&project, &mut diags).has_errors;
     let suites = suite::load(&mut project, &mut diags);
+    let checked = crate::check::check(&project, &mut diags);
     let errors = diags.error_count();
     crate::cli::print_diagnostics(diags, &project.sources, "no test was run");
-    if checked_errors || errors > 0 {
+    if checked.has_errors || errors > 0 {
         return 1;
     }
     if suites.iter().all(|s| s.tests.cases.is_empty()) {
@@ -60,9 +60,8 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
 
     // One build for every file.
     let crate_dir = crate::cli::emit::default_out(dir);
-    let name = match crate::cli::emit::emit_project(dir, &crate_dir, true) {
-        Ok(Some(report)) => report.project,
-        Ok(None) => return 1,
+    let name = match crate::cli::emit::write_checked(dir, &crate_dir, &checked, true) {
+        Ok(report) => report.project,
         Err(e) => {
             eprintln!("error: {e}");
             return 1;

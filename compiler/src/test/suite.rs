@@ -81,7 +81,8 @@ pub fn route_params(route: &str) -> Vec<&str> {
 
 fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
     let flows: Vec<String> = project.flows.iter().map(|f| flow_name(project, f)).collect();
-    for (name, _) in &tests.secrets {
+    // Without a config (already reported), nothing is known about secrets.
+    for (name, _) in tests.secrets.iter().filter(|_| project.config.is_some()) {
         let declared = project
             .config
             .as_ref()
