@@ -83,6 +83,17 @@ fn own_target_dir() -> Option<PathBuf> {
     target.join("CACHEDIR.TAG").is_file().then(|| target.to_path_buf())
 }
 
+/// Variables cargo sets for the package it runs (besides `CARGO_PKG_*`).
+const INHERITED_FROM_CARGO: &[&str] = &[
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_TARGET_TMPDIR",
+    "OUT_DIR",
+];
+
 /// Builds the crate generated at `crate_dir` (already emitted) for the project at `dir`.
 pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOptions) -> Result<Built, String> {
     let started = Instant::now();
@@ -99,6 +110,15 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
         .arg(crate_dir.join("Cargo.toml"));
     if opts.release {
         cmd.arg("--release");
+    }
+    // `cargo run` and `cargo test` hand svc the variables of svc's own package. Passed on,
+    // they would make the build scripts that watch them (ring's, for one) run again, and
+    // every crate above those compile again, whenever svc is started another way.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key.starts_with("CARGO_PKG_") || INHERITED_FROM_CARGO.contains(&key.as_ref()) {
+            cmd.env_remove(key.as_ref());
+        }
     }
     cmd.env("CARGO_TARGET_DIR", &target)
         .stdout(Stdio::piped())
