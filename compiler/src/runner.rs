@@ -38,6 +38,7 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
             package: node_crate.package.clone(),
             path: relative_path(&out_abs, &absolute(&node_crate.dir)),
         }),
+        // Always in `.svc/runner`, a member of the project's workspace.
         standalone: false,
     };
     let krate = format_ident!("{}", node_crate.crate_name);

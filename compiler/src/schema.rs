@@ -364,7 +364,7 @@ pub fn test() -> Value {
                             "required": ["route"],
                             "additionalProperties": false,
                             "properties": {
-                                "route": { "type": "string", "description": "The flow's file name without `.yaml`." },
+                                "route": { "type": "string", "description": "The flow's path under flows/ without `.yaml` (`greeting`, `admin/users`)." },
                                 "method": { "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"] },
                                 "params": scalars,
                                 "query": scalars,

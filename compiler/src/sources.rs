@@ -23,17 +23,9 @@ mod carried {
     include!(concat!(env!("OUT_DIR"), "/carried_sources.rs"));
 }
 
-/// The link, relative to the project directory.
-pub const LINK: &str = ".svc/source";
-
-/// The SDK crate inside the linked tree, relative to the project directory: what a node
+/// The link, relative to the project directory, and the SDK crate inside it: what a node
 /// crate's `Cargo.toml` names (and what `svc check` expects it to name).
-pub use svc_frontend::node_crate::SDK_PATH;
-
-/// The tree of svc crates this svc builds projects against.
-pub fn root() -> Result<PathBuf, String> {
-    extract()
-}
+pub use svc_frontend::node_crate::{SDK_PATH, SOURCE_LINK as LINK};
 
 /// Points `DIR/.svc/source` at [`root`], unless it already does.
 pub fn link(project_dir: &Path) -> Result<(), String> {
@@ -88,8 +80,9 @@ pub fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("svc"))
 }
 
-/// Writes the carried sources into the cache, once per version and content.
-fn extract() -> Result<PathBuf, String> {
+/// The tree of svc crates this svc builds projects against: the carried sources, written
+/// into the cache once per version and content.
+pub fn root() -> Result<PathBuf, String> {
     let cache = cache_dir().ok_or("no cache directory for svc's sources: set SVC_CACHE_DIR or HOME")?;
     let dir = cache
         .join("sources")

@@ -1,27 +1,10 @@
 //! `svc build` as a user runs it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == ".svc" || name == "dist" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dst.join(name));
-        } else {
-            std::fs::copy(entry.path(), dst.join(name)).unwrap();
-        }
-    }
-}
+use support::{copy_committed, repo};
 
 fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
@@ -54,7 +37,7 @@ fn builds_one_binary_and_rebuilds_only_what_changed() {
     let _ = std::fs::remove_dir_all(&dir);
     // A copy of the example elsewhere, as it is committed (no `.svc/`): svc links the
     // copy's `.svc/source` itself, and nothing in the project names the repository.
-    copy_dir(&repo().join("examples/hello"), &dir);
+    copy_committed(&repo().join("examples/hello"), &dir);
 
     let (code, stderr) = build(&dir, &[]);
     assert_eq!(code, 0, "{stderr}");
@@ -93,7 +76,7 @@ fn builds_one_binary_and_rebuilds_only_what_changed() {
 fn rustc_errors_in_node_code_point_at_the_users_file() {
     let dir = std::env::temp_dir().join(format!("svc-build-error-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&repo().join("examples/hello"), &dir);
+    copy_committed(&repo().join("examples/hello"), &dir);
     let node = dir.join("src/nodes/greet.rs");
     let text = std::fs::read_to_string(&node).unwrap().replace(
         "Ok(Outputs { message, tone: ctx.inputs.tone })",
@@ -111,13 +94,12 @@ fn rustc_errors_in_node_code_point_at_the_users_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Every file of `dir` a project commits (no `.svc/`, `dist/` or `target/`), for `needle`.
+/// Every file of `dir` a project commits, for `needle`.
 fn committed_files_mentioning(dir: &Path, needle: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" || name == ".svc" || name == "dist" {
+        if support::NOT_COMMITTED.contains(&entry.file_name().to_str().unwrap_or_default()) {
             continue;
         }
         if entry.file_type().unwrap().is_dir() {
@@ -158,7 +140,7 @@ fn a_project_made_by_init_builds_after_it_moves() {
 
     // A teammate's clone elsewhere: the committed files only, no `.svc/`.
     let clone = base.join("elsewhere/clone");
-    copy_dir(&made, &clone);
+    copy_committed(&made, &clone);
     assert!(!clone.join(".svc").exists());
     let (code, stderr) = build(&clone, &[]);
     assert_eq!(code, 0, "{stderr}");

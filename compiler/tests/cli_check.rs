@@ -1,11 +1,10 @@
 //! `svc check` as a user runs it: the real binary, real project directories.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use support::{copy_committed, repo};
 
 fn svc(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
@@ -34,25 +33,8 @@ fn every_example_checks_cleanly() {
 fn scratch(example: &str, name: &str) -> PathBuf {
     let dst = std::env::temp_dir().join(format!("svc-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dst);
-    copy_dir(&repo().join("examples").join(example), &dst);
+    copy_committed(&repo().join("examples").join(example), &dst);
     dst
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        // A copy as committed: no build output, no `.svc/` (svc links it again).
-        if ["target", ".svc", "dist"].contains(&entry.file_name().to_str().unwrap_or_default()) {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), to).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! Builds share the repository's `target/` with the end-to-end tests, so dependencies
 //! compile once per run.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -12,12 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::repo;
 use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 /// A project made by `svc init` in a fresh directory named `name`.
 fn init(name: &str) -> PathBuf {

@@ -2,12 +2,11 @@
 //! the real binary. The OpenAPI documents and the examples are checked by standard
 //! validators (Python's openapi-spec-validator and jsonschema, which `.ci/run` installs).
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use support::repo;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("svc-cli-project-{name}-{}", std::process::id()));

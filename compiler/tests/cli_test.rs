@@ -1,12 +1,11 @@
 //! `svc test` as a user runs it: the real binary on a copy of an example, its server
 //! built and started for real.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use std::path::PathBuf;
+use std::process::Command;
+use support::{copy_committed, repo};
 
 fn svc(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
@@ -26,28 +25,13 @@ fn svc(args: &[&str]) -> (i32, String, String) {
 fn hello_with(name: &str, tests: &[(&str, &str)]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("svc-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&repo().join("examples/hello"), &dir);
+    copy_committed(&repo().join("examples/hello"), &dir);
     std::fs::remove_dir_all(dir.join("tests")).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     for (file, text) in tests {
         std::fs::write(dir.join("tests").join(file), text).unwrap();
     }
     dir
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        if ["target", ".svc", "dist"].contains(&entry.file_name().to_str().unwrap_or_default()) {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dst.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
-        }
-    }
 }
 
 const PASSING: &str = "cases:

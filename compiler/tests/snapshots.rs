@@ -9,13 +9,12 @@
 //! and read the diff. The end-to-end tests build these crates, so a snapshot is proven
 //! both unchanged and buildable.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
+use support::repo;
 use svc_compiler::{check, emit, lower, project::Project};
 use svc_frontend::Diagnostics;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 fn examples() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(repo().join("examples"))

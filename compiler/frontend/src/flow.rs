@@ -452,12 +452,16 @@ fn read_route(node: &Node, diags: &mut Diagnostics) -> Option<Spanned<String>> {
 }
 
 fn route_params(route: &Spanned<String>) -> Vec<Spanned<String>> {
-    route
-        .value
-        .split('/')
-        .filter_map(|seg| seg.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
+    param_names(&route.value)
         .map(|p| Spanned::new(p.to_string(), route.span))
         .collect()
+}
+
+/// The names of a route path's `{parameters}`, in order.
+pub fn param_names(route: &str) -> impl Iterator<Item = &str> {
+    route
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
 }
 
 fn read_methods(node: &Node, diags: &mut Diagnostics) -> Vec<Spanned<Method>> {

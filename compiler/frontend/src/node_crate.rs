@@ -343,8 +343,11 @@ fn read_manifest(text: &str, file: FileId, workspace_deps: &toml::Table, diags: 
     Some(name.to_string())
 }
 
-/// Where a node crate finds svc-sdk: the project's `.svc/source` link, which every svc
-/// command points at the running svc's own copy (see the compiler's `sources` module).
+/// The link, relative to the project directory, that every svc command points at the
+/// running svc's own copy of its crates (see the compiler's `sources` module).
+pub const SOURCE_LINK: &str = ".svc/source";
+
+/// Where a node crate finds svc-sdk: inside [`SOURCE_LINK`].
 pub const SDK_PATH: &str = ".svc/source/runtime/sdk";
 
 /// A node crate that reaches svc-sdk any other way builds only where that path exists (a

@@ -36,7 +36,7 @@ pub struct Case {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestRequest {
-    /// The flow (its file name without `.yaml`).
+    /// The flow: its path under `flows/` without `.yaml`.
     pub route: Spanned<String>,
     /// Default: the flow's first method.
     pub method: Option<Spanned<String>>,
@@ -103,7 +103,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<TestFil
         out.keys = read_keys(keys, diags);
     }
     if let Some(secrets) = top.get("secrets") {
-        out.secrets = read_secrets(secrets, diags);
+        out.secrets = pairs(secrets, "`secrets`", diags);
     }
     match top.required(
         "cases",
@@ -148,10 +148,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<TestFil
 }
 
 fn string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
-    expect_str(node, help, diags).map(|s| Spanned {
-        value: s.to_string(),
-        span: node.span,
-    })
+    expect_str(node, help, diags).map(|s| Spanned::new(s.to_string(), node.span))
 }
 
 /// A scalar written as text: strings as they are, numbers and booleans as YAML wrote them.
@@ -174,13 +171,7 @@ fn pairs(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<(Spanned<Strin
     for (k, v) in map.rest() {
         let Some(name) = k.as_str() else { continue };
         if let Some(value) = scalar_text(v, what, diags) {
-            out.push((
-                Spanned {
-                    value: name.to_string(),
-                    span: k.span,
-                },
-                value,
-            ));
+            out.push((Spanned::new(name.to_string(), k.span), value));
         }
     }
     out
@@ -203,19 +194,12 @@ fn read_keys(node: &Node, diags: &mut Diagnostics) -> Vec<KeyFixture> {
         fixture.finish(&["owner"], diags);
         if let Some(owner) = owner {
             out.push(KeyFixture {
-                name: Spanned {
-                    value: name.to_string(),
-                    span: k.span,
-                },
+                name: Spanned::new(name.to_string(), k.span),
                 owner,
             });
         }
     }
     out
-}
-
-fn read_secrets(node: &Node, diags: &mut Diagnostics) -> Vec<(Spanned<String>, String)> {
-    pairs(node, "`secrets`", diags)
 }
 
 fn read_case(node: &Node, diags: &mut Diagnostics) -> Option<Case> {
@@ -295,10 +279,7 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
         )
         .and_then(|r| string(r, "the route is a flow's file name without `.yaml`", diags));
     let mut request = TestRequest {
-        route: Spanned {
-            value: String::new(),
-            span: node.span,
-        },
+        route: Spanned::new(String::new(), node.span),
         method: None,
         params: Vec::new(),
         query: Vec::new(),
@@ -350,12 +331,7 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
         && let Some(text) = string(ip, "an IP address such as `203.0.113.7`", diags)
     {
         match text.value.parse() {
-            Ok(addr) => {
-                request.client_ip = Some(Spanned {
-                    value: addr,
-                    span: text.span,
-                })
-            }
+            Ok(addr) => request.client_ip = Some(Spanned::new(addr, text.span)),
             Err(_) => diags.push(
                 Diagnostic::new(
                     Code::InvalidValue,
@@ -380,12 +356,7 @@ fn read_expect(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Expec
     let mut expect = Expect::default();
     if let Some(s) = map.get("status") {
         match &s.value {
-            Value::Int(code) if (100..=599).contains(code) => {
-                expect.status = Some(Spanned {
-                    value: *code as u16,
-                    span: s.span,
-                })
-            }
+            Value::Int(code) if (100..=599).contains(code) => expect.status = Some(Spanned::new(*code as u16, s.span)),
             _ => diags.push(
                 Diagnostic::new(
                     Code::InvalidValue,
@@ -405,13 +376,9 @@ fn read_expect(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Expec
     {
         for (k, v) in paths.rest() {
             if let Some(path) = k.as_str() {
-                expect.body_contains.push((
-                    Spanned {
-                        value: path.to_string(),
-                        span: k.span,
-                    },
-                    v.to_json(),
-                ));
+                expect
+                    .body_contains
+                    .push((Spanned::new(path.to_string(), k.span), v.to_json()));
             }
         }
     }
@@ -422,13 +389,9 @@ fn read_expect(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Expec
                 "absent" => HeaderExpect::Absent,
                 _ => HeaderExpect::Equals(value),
             };
-            expect.headers.push((
-                Spanned {
-                    value: name.value.to_ascii_lowercase(),
-                    span: name.span,
-                },
-                header,
-            ));
+            expect
+                .headers
+                .push((Spanned::new(name.value.to_ascii_lowercase(), name.span), header));
         }
     }
     if let Some(t) = map.get("trace")
@@ -445,13 +408,7 @@ fn read_expect(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Expec
             ) else {
                 continue;
             };
-            expect.trace.push((
-                Spanned {
-                    value: id.to_string(),
-                    span: node_id.span,
-                },
-                outcome,
-            ));
+            expect.trace.push((Spanned::new(id.to_string(), node_id.span), outcome));
         }
     }
     map.finish(EXPECT_KEYS, diags);
@@ -518,10 +475,7 @@ cases:
         assert_eq!(
             case.expect.headers[1],
             (
-                Spanned {
-                    value: "ratelimit".into(),
-                    span: case.expect.headers[1].0.span
-                },
+                Spanned::new("ratelimit".into(), case.expect.headers[1].0.span),
                 HeaderExpect::Present
             )
         );

@@ -60,14 +60,8 @@ pub fn write_checked(
     let ir = crate::lower::lower(checked);
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;
-    let written = crate::emit::write(out, &files).and_then(|report| {
-        match placement {
-            Placement::ProjectWorkspace => crate::emit::write_project_workspace(dir)?,
-            Placement::Standalone => crate::emit::seed_lockfile(out)?,
-        }
-        Ok(report)
-    });
-    let mut report = written.map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    let mut report = crate::emit::write_crate(dir, out, placement, &files)
+        .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     report.project = ir.name.clone();
     if !quiet {
         eprintln!(

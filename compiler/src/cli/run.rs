@@ -30,8 +30,7 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
         }
         crate::sources::link(dir)?;
         let files = crate::runner::emit(checked, &crate_dir)?;
-        crate::emit::write(&crate_dir, &files)
-            .and_then(|_| crate::emit::write_project_workspace(dir))
+        crate::emit::write_crate(dir, &crate_dir, crate::emit::Placement::ProjectWorkspace, &files)
             .map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
         Ok(())
     });

@@ -91,7 +91,7 @@ const WORKSPACE_MEMBERS: &[&str] = &["server", "runner"];
 /// workspace root when they are inside it, and by their absolute path otherwise. svc's
 /// crates are reached through `.svc/source`, inside this workspace, so every project
 /// builds them as the same packages, and a shared target directory compiles them once.
-pub fn write_project_workspace(project_dir: &Path) -> std::io::Result<()> {
+fn write_project_workspace(project_dir: &Path) -> std::io::Result<()> {
     let svc_dir = project_dir.join(".svc");
     let members: Vec<&str> = WORKSPACE_MEMBERS
         .iter()
@@ -556,6 +556,22 @@ pub struct WriteReport {
     pub written: Vec<PathBuf>,
     pub unchanged: usize,
     pub removed: Vec<PathBuf>,
+}
+
+/// Writes a generated crate ([`write`]) and what its placement needs beside it: the
+/// project's `.svc/` workspace, or, for a standalone crate, its own seeded lock file.
+pub fn write_crate(
+    project_dir: &Path,
+    out_dir: &Path,
+    placement: Placement,
+    files: &[File],
+) -> std::io::Result<WriteReport> {
+    let report = write(out_dir, files)?;
+    match placement {
+        Placement::ProjectWorkspace => write_project_workspace(project_dir)?,
+        Placement::Standalone => seed_lockfile(out_dir)?,
+    }
+    Ok(report)
 }
 
 /// Writes the files into `out_dir`: only files whose text changed are rewritten (so cargo

@@ -2,11 +2,12 @@
 //! times), and compare what came back with what the case expects.
 
 use super::server::Server;
-use super::suite::{flow_named, route_params};
+use super::suite::flow_named;
 use crate::project::Project;
 use serde_json::Value;
-use svc_frontend::flow::{KeyLocation, NodeKind};
+use svc_frontend::flow::{KeyLocation, NodeKind, param_names};
 use svc_frontend::testfile::{Case, HeaderExpect};
+use svc_runtime::exchange::{ADVANCE_CLOCK_HEADER, TRACE_HEADER};
 
 /// Which way one check or node went, from the server's `x-svc-trace`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +44,7 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
     let flow = flow_named(project, &case.request.route.value).expect("checked by suite::check");
     let config = project.config.as_ref().expect("a checked project has a config");
     let mut path = flow.route.value.clone();
-    for param in route_params(&flow.route.value) {
+    for param in param_names(&flow.route.value) {
         let value = case
             .request
             .params
@@ -100,7 +101,7 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
                 .body(serde_json::to_vec(body).unwrap_or_default());
         }
         if i == 0 && case.advance_seconds > 0 {
-            request = request.header("x-svc-test-advance-ms", (case.advance_seconds * 1000).to_string());
+            request = request.header(ADVANCE_CLOCK_HEADER, (case.advance_seconds * 1000).to_string());
         }
         let response = match request.send().await {
             Ok(r) => r,
@@ -115,7 +116,7 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
         let bytes = response.bytes().await.unwrap_or_default();
         let trace = parse_trace(
             headers
-                .get("x-svc-trace")
+                .get(TRACE_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or_default(),
         );

@@ -3,9 +3,9 @@
 //! diagnostics, like the checker's.
 
 use crate::project::Project;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use svc_frontend::diagnostic::{Code, Diagnostic, Diagnostics};
-use svc_frontend::flow::{Flow, NodeKind};
+use svc_frontend::flow::{Flow, NodeKind, param_names};
 use svc_frontend::source::{FileId, SourceFile, Span, display_path};
 use svc_frontend::testfile::{self, TestFile};
 use svc_frontend::vfs::{Disk, ReadError, Vfs};
@@ -58,25 +58,21 @@ pub fn load_from(vfs: &dyn Vfs, project: &mut Project, diags: &mut Diagnostics) 
     suites
 }
 
-/// The flow a test names by its file name (`greeting` for `flows/greeting.yaml`).
+/// The flow a test names (see [`flow_name`]).
 pub fn flow_named<'p>(project: &'p Project, name: &str) -> Option<&'p Flow> {
     project.flows.iter().find(|f| flow_name(project, f) == name)
 }
 
+/// How a test names a flow: its path under `flows/` without the extension (`greeting`
+/// for `flows/greeting.yaml`, `admin/users` for `flows/admin/users.yaml`), unique in a
+/// project as flows may sit in subdirectories.
 pub fn flow_name(project: &Project, flow: &Flow) -> String {
     let shown = &project.sources.get(flow.file).display_path;
-    Path::new(shown)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// The `{name}` parameters of a route path.
-pub fn route_params(route: &str) -> Vec<&str> {
-    route
-        .split('/')
-        .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-        .collect()
+    let under = shown
+        .strip_prefix(crate::project::FLOWS_DIR)
+        .and_then(|s| s.strip_prefix('/'))
+        .unwrap_or(shown);
+    under.rsplit_once('.').map_or(under, |(stem, _)| stem).to_string()
 }
 
 fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
@@ -148,7 +144,7 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                 )),
             );
         }
-        let params = route_params(&flow.route.value);
+        let params: Vec<&str> = param_names(&flow.route.value).collect();
         for (name, _) in &request.params {
             if !params.contains(&name.value.as_str()) {
                 diags.push(

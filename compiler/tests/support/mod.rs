@@ -1,0 +1,29 @@
+//! What the CLI tests share: where the repository is, and copies of projects as a user
+//! commits them. Each test binary uses its part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// What a project does not commit: build output, and svc's own `.svc/` (links included).
+pub const NOT_COMMITTED: &[&str] = &["target", ".svc", "dist"];
+
+/// Copies the project at `src` to `dst` as committed, as a teammate's clone has it.
+pub fn copy_committed(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if NOT_COMMITTED.contains(&name.to_str().unwrap_or_default()) {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_committed(&entry.path(), &dst.join(name));
+        } else {
+            std::fs::copy(entry.path(), dst.join(name)).unwrap();
+        }
+    }
+}
