@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Instructions per request, generated server versus hand-written baseline, counted by
-callgrind: the noise-free companion of bench/load.py.
+"""Instructions per request, generated server versus the hand-written baselines, counted
+by callgrind: the noise-free companion of bench/load.py.
+
+The baselines: bench/independent (axum, governor, sha2 + subtle, serde; no svc code) and
+bench/baseline (hand-written glue over svc's own building blocks). The cost ladder (bare
+route, then Check Origin, Check API Key and Rate Limit added in turn) runs on the
+generated server and on the independent baseline.
 
     python3 bench/instructions.py [--requests 3000]
 
@@ -33,7 +38,8 @@ def start(cmd, out_dir):
     out = os.path.join(out_dir, "callgrind.out.%p")
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, SVC_LOG="warn"),
+        # The generated server as `serve` runs by default (its default log level included).
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={k: v for k, v in os.environ.items() if k != "SVC_LOG"},
     )
     line = proc.stdout.readline()
     m = re.search(r"listening on http://([\d.]+):(\d+)", line)
@@ -87,33 +93,35 @@ def main():
         if not shutil.which(tool):
             sys.exit(f"{tool} is needed (apt install valgrind)")
 
-    svc, generated, baseline = loadbench.build()
+    svc, generated, baseline, independent = loadbench.build()
     work = tempfile.mkdtemp(prefix="svc-instr-")
     store = os.path.join(work, "workspace.db")
     key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
                          check=True, capture_output=True, text=True).stdout.strip()
     n = args.requests
     try:
-        gen_cmd = [generated, "serve", "--port", "0", "--store", store]
-        full = {
-            "generated": instructions_per_request(gen_cmd, "/acme/shop/orders", key, 201, n, work),
-            "baseline": instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work),
+        servers = {
+            "generated": [generated, "serve", "--port", "0", "--store", store],
+            "independent": [independent, "--port", "0", "--store", store],
         }
-        steps = [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"), ("+ Rate Limit (full chain)", "ladder/chain")]
-        ladder = [(name, instructions_per_request(gen_cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in steps]
+        full = {side: instructions_per_request(cmd, "/acme/shop/orders", key, 201, n, work) for side, cmd in servers.items()}
+        full["svc-blocks"] = instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work)
+        ladder = {side: [(name, instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in loadbench.LADDER]
+                  for side, cmd in servers.items()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     print(f"\nInstructions per request (callgrind, {n} requests on one keep-alive connection)")
-    print(f"{'':28}{'generated':>14}{'baseline':>14}{'ratio':>9}")
-    g, b = full["generated"], full["baseline"]
-    print(f"{'full route':28}{g:>14.0f}{b:>14.0f}{g / b:>9.3f}")
-    print(f"\nCost ladder on the generated server (instructions per request)")
-    bare = ladder[0][1]
-    previous = bare
-    for name, count in ladder:
-        print(f"{name:28}{count:>14.0f}{count / bare:>9.3f}   (+{count - previous:.0f})")
-        previous = count
+    g = full["generated"]
+    print(f"{'':28}{'instructions':>14}{'generated / this':>18}")
+    for side, count in full.items():
+        print(f"{side:28}{count:>14.0f}{g / count:>18.3f}")
+    for side, steps in ladder.items():
+        print(f"\nCost ladder on the {side} server (instructions per request)")
+        bare = previous = steps[0][1]
+        for name, count in steps:
+            print(f"{name:28}{count:>14.0f}{count / bare:>9.3f}   (+{count - previous:.0f})")
+            previous = count
 
 
 if __name__ == "__main__":

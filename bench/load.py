@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
-"""Generated server versus hand-written baseline, under the same load generator.
+"""Generated server versus hand-written baselines, under the same load generator.
 
-    python3 bench/load.py [--seconds 3] [--rounds 8] [--connections 32]
+    python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default]
 
-Builds (release) the generated server of bench/project and bench/baseline, creates an
-API key in a fresh store, then runs wrk against:
+Builds (release) the generated server of bench/project and two hand-written servers of
+the same route: bench/independent (axum, governor, sha2 + subtle, serde: no svc code) and
+bench/baseline (hand-written glue over svc's own building blocks). Creates an API key in
+a fresh store, then, for each worker-thread setting (TOKIO_WORKER_THREADS=1, and the
+default: one per core), starts the servers and runs wrk against:
 
-  * A/B, interleaved A/B/A/B: the full route (Check Origin, Check API Key, Rate Limit by
-    API key, two code nodes, Return JSON) on the generated server and on the baseline;
-  * the cost ladder on the generated server: the same work as a bare route (body, both
-    code nodes, the 201 answer), then Check Origin, Check API Key and Rate Limit added
-    in turn.
+  * the full route (Check Origin, Check API Key, Rate Limit by API key, two code nodes,
+    Return JSON) on every server, interleaved round by round: the generated server as
+    `serve` runs by default, the same with its access and node log lines on
+    (SVC_LOG=info), the independent server and the svc-blocks baseline;
+  * the cost ladder on the generated and the independent server: the same work as a bare
+    route (body, both code nodes, the 201 answer), then Check Origin, Check API Key and
+    Rate Limit added in turn.
 
-The server is pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
-core. Prints ratios (generated / baseline): throughput, p99 latency, CPU time per request,
-idle and peak RSS, binary size; and the ladder's throughput relative to the bare route.
-Machines are shared and noisy: compare ratios from one run, not absolute numbers.
+Then cold start: the time from exec to the first answered request, with a store of
+10,000 API keys, for the generated and the independent server (median of 10 starts).
+
+The servers are pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
+core. Prints ratios to the independent server: throughput, p99 latency, CPU time per
+request, idle and peak RSS, binary size, cold start; and each ladder step's cost relative
+to its bare route. Machines are shared and noisy: compare ratios from one run, not
+absolute numbers.
 """
 
 import argparse
@@ -55,11 +64,19 @@ def build():
     sh(svc, "emit", PROJECT, "--out", GENERATED, stderr=subprocess.DEVNULL)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(GENERATED, "Cargo.toml"), env=env)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "baseline", "Cargo.toml"), env=env)
-    return svc, os.path.join(TARGET, "release", "benchshop"), os.path.join(TARGET, "release", "baseline")
+    sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "independent", "Cargo.toml"), env=env)
+    release = os.path.join(TARGET, "release")
+    return svc, os.path.join(release, "benchshop"), os.path.join(release, "baseline"), os.path.join(release, "independent")
+
+
+# The cost ladder: the benchmarked route's own work, then the protections added in turn.
+LADDER = [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"),
+          ("+ Rate Limit (full chain)", "ladder/chain")]
 
 
 def start(cmd, env=None):
-    proc = subprocess.Popen(["taskset", "-c", "0"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    proc = subprocess.Popen(["taskset", "-c", "0"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=env, start_new_session=True)
     line = proc.stdout.readline()
     m = re.search(r"listening on (http://\S+)", line)
     if not m:
@@ -125,83 +142,179 @@ def measure(proc, url, key, expected, seconds, connections):
     return r
 
 
+SIDES = ("generated", "generated, access log on", "independent", "svc-blocks")
+
+
+def commands(svc_bins, store):
+    _svc, generated, baseline, independent = svc_bins
+    serve = [generated, "serve", "--port", "0", "--store", store]
+    plain = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
+    return {
+        "generated": (serve, plain),
+        "generated, access log on": (serve, dict(plain, SVC_LOG="info")),
+        "independent": ([independent, "--port", "0", "--store", store], plain),
+        "svc-blocks": ([baseline, "--port", "0", "--store", store], plain),
+    }
+
+
+def run_setting(bins, store, key, threads, args):
+    """Every side and both ladders under one worker-thread setting."""
+    procs = {}
+    try:
+        for side, (cmd, env) in commands(bins, store).items():
+            env = dict(env)
+            if threads == "1":
+                env["TOKIO_WORKER_THREADS"] = "1"
+            else:
+                env.pop("TOKIO_WORKER_THREADS", None)
+            procs[side] = start(cmd, env)
+        idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
+        for side, (p, url) in procs.items():
+            wrk(url + "/acme/shop/orders", key, 201, 1, args.connections)
+        runs = {side: [] for side in procs}
+        for _ in range(args.rounds):
+            for side, (p, url) in procs.items():
+                runs[side].append(measure(p, url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
+        # The ladders, interleaved too: each round runs every step of both servers once, so
+        # that a burst of noise from another tenant hits all steps alike.
+        ladders = {side: {name: [] for name, _ in LADDER} for side in ("generated", "independent")}
+        for _ in range(args.rounds):
+            for side in ladders:
+                p, url = procs[side]
+                for name, path in LADDER:
+                    ladders[side][name].append(measure(p, f"{url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
+        peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
+    finally:
+        for p, _ in procs.values():
+            p.kill()
+            p.wait()
+    return idle, runs, ladders, peak
+
+
+def report(threads, bins, idle, runs, ladders, peak, args):
+    med = lambda side, k: statistics.median(r[k] for r in runs[side])
+    sizes = {"generated": os.path.getsize(bins[1]), "svc-blocks": os.path.getsize(bins[2]), "independent": os.path.getsize(bins[3])}
+    sizes["generated, access log on"] = sizes["generated"]
+    label = "TOKIO_WORKER_THREADS=1" if threads == "1" else "default worker threads"
+    print(f"\n== {label}: full route, {args.rounds} interleaved rounds of {args.seconds}s, {args.connections} connections (medians)")
+    print(f"{'':26}" + "".join(f"{side:>26}" for side in SIDES))
+    rows = [
+        ("throughput (req/s)", lambda s: med(s, "rps"), "{:.0f}"),
+        ("p99 latency (ms)", lambda s: med(s, "p99_ms"), "{:.2f}"),
+        ("CPU per request (us)", lambda s: med(s, "cpu_us_per_request"), "{:.2f}"),
+        ("idle RSS (MiB)", lambda s: idle[s] / 1024, "{:.1f}"),
+        ("peak RSS (MiB)", lambda s: peak[s] / 1024, "{:.1f}"),
+        ("binary size (MB)", lambda s: sizes[s] / 1e6, "{:.1f}"),
+    ]
+    for name, value, fmt in rows:
+        base = value("independent")
+        cells = "".join(f"{fmt.format(value(s)) + f' ({value(s) / base:.3f})':>26}" for s in SIDES)
+        print(f"{name:26}{cells}")
+    print("(ratio to the independent server in parentheses)")
+    # Each run paired with the independent run of the same round: the most noise-resistant figure.
+    for k, what in (("rps", "throughput"), ("cpu_us_per_request", "CPU per request"), ("p99_ms", "p99")):
+        for side in ("generated", "generated, access log on"):
+            paired = [g[k] / b[k] for g, b in zip(runs[side], runs["independent"])]
+            print(f"{what} of {side} / independent, paired by round: median {statistics.median(paired):.3f}"
+                  f" ({' '.join(f'{r:.3f}' for r in paired)})")
+    for side, ladder in ladders.items():
+        print(f"\nCost ladder on the {side} server (medians; ratios to its bare route, paired by round)")
+        print(f"{'':28}{'req/s':>10}{'ratio':>8}{'CPU us/req':>12}{'ratio':>8}")
+        bare_runs = ladder[LADDER[0][0]]
+        for name, _ in LADDER:
+            rs = ladder[name]
+            rps_ratio = statistics.median(r["rps"] / b["rps"] for r, b in zip(rs, bare_runs))
+            cpu_ratio = statistics.median(r["cpu_us_per_request"] / b["cpu_us_per_request"] for r, b in zip(rs, bare_runs))
+            print(f"{name:28}{statistics.median(r['rps'] for r in rs):>10.0f}{rps_ratio:>8.3f}"
+                  f"{statistics.median(r['cpu_us_per_request'] for r in rs):>12.2f}{cpu_ratio:>8.3f}")
+        chain = ladder[LADDER[-1][0]]
+        loss = [1 - c["rps"] / b["rps"] for c, b in zip(chain, bare_runs)]
+        # At saturation a one-core server's throughput is 1 / (CPU per request), so the
+        # chain's share of the CPU is the throughput it costs, without wrk's noise.
+        share = [1 - b["cpu_us_per_request"] / c["cpu_us_per_request"] for c, b in zip(chain, bare_runs)]
+        print(f"full chain: throughput lost median {100 * statistics.median(loss):.1f}% ({' '.join(f'{100 * x:.1f}' for x in loss)});"
+              f" share of CPU median {100 * statistics.median(share):.1f}% ({' '.join(f'{100 * x:.1f}' for x in share)})")
+
+
+def store_with_keys(svc, path, n):
+    """A workspace store holding one usable key and n - 1 others (random digests)."""
+    import sqlite3
+    key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", path],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    db = sqlite3.connect(path)
+    now = int(time.time())
+    db.executemany("INSERT INTO api_keys (id, name, owner, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                   [(f"key_bulk{i:07d}", f"bulk {i}", "bulk", "svck_bulk", os.urandom(32), now) for i in range(n - 1)])
+    db.commit()
+    db.close()
+    return key
+
+
+def cold_start(cmd, env, key, starts=10):
+    """Milliseconds from exec to the first answered request (median, and all of them)."""
+    import http.client
+    import socket
+    times = []
+    for _ in range(starts):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        argv = [a if a != "0" else str(port) for a in cmd]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            while True:
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    conn.request("POST", "/acme/shop/orders", body=BODY, headers={
+                        "content-type": "application/json", "origin": "https://eu.shop.example.com", "x-api-key": key})
+                    status = conn.getresponse().status
+                    break
+                except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
+                    time.sleep(0.0005)
+                    if time.perf_counter() - t0 > 10:
+                        sys.exit(f"{argv[0]} did not answer within 10 s")
+            times.append((time.perf_counter() - t0) * 1000)
+            if status != 201:
+                sys.exit(f"{argv[0]} answered {status} on its first request")
+        finally:
+            proc.kill()
+            proc.wait()
+    return statistics.median(times), times
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=8)
-    ap.add_argument("--connections", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument("--threads", default="1,default", help="worker-thread settings to run: 1, default, or both")
     args = ap.parse_args()
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             sys.exit(f"{tool} is needed (apt install wrk util-linux)")
 
-    svc, generated, baseline = build()
+    bins = build()
+    svc = bins[0]
     work = tempfile.mkdtemp(prefix="svc-bench-")
-    store = os.path.join(work, "workspace.db")
-    key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                         check=True, capture_output=True, text=True).stdout.strip()
-    quiet = dict(os.environ, SVC_LOG="warn")
-
-    gen_proc, gen_url = start([generated, "serve", "--port", "0", "--store", store], env=quiet)
-    base_proc, base_url = start([baseline, "--port", "0", "--store", store])
-    idle = {"generated": rss_kb(gen_proc.pid, "VmRSS"), "baseline": rss_kb(base_proc.pid, "VmRSS")}
-    runs = {"generated": [], "baseline": []}
     try:
-        # Warm up both, then interleave.
-        wrk(gen_url + "/acme/shop/orders", key, 201, 2, args.connections)
-        wrk(base_url + "/acme/shop/orders", key, 201, 2, args.connections)
-        for _ in range(args.rounds):
-            runs["generated"].append(measure(gen_proc, gen_url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
-            runs["baseline"].append(measure(base_proc, base_url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
-        # The ladder, interleaved too: each round runs every step once, so that a burst of
-        # noise from another tenant hits all steps alike.
-        steps = [("bare", "ladder/bare"), ("+ Check Origin", "ladder/origin"), ("+ Check API Key", "ladder/origin-key"), ("+ Rate Limit (full chain)", "ladder/chain")]
-        ladder_runs = {name: [] for name, _ in steps}
-        for _ in range(args.rounds):
-            for name, path in steps:
-                ladder_runs[name].append(measure(gen_proc, f"{gen_url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
-        peak = {"generated": rss_kb(gen_proc.pid, "VmHWM"), "baseline": rss_kb(base_proc.pid, "VmHWM")}
-    finally:
-        gen_proc.kill()
-        base_proc.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        store = os.path.join(work, "workspace.db")
+        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        for threads in args.threads.split(","):
+            report(threads, bins, *run_setting(bins, store, key, threads, args), args)
 
-    med = lambda side, k: statistics.median(r[k] for r in runs[side])
-    sizes = {"generated": os.path.getsize(generated), "baseline": os.path.getsize(baseline)}
-    print(f"\nFull route, {args.rounds} interleaved rounds of {args.seconds}s, {args.connections} connections (medians)")
-    print(f"{'':28}{'generated':>14}{'baseline':>14}{'ratio':>9}")
-    rows = [
-        ("throughput (req/s)", med("generated", "rps"), med("baseline", "rps"), "{:.0f}"),
-        ("p99 latency (ms)", med("generated", "p99_ms"), med("baseline", "p99_ms"), "{:.2f}"),
-        ("CPU per request (us)", med("generated", "cpu_us_per_request"), med("baseline", "cpu_us_per_request"), "{:.1f}"),
-        ("idle RSS (MB)", idle["generated"] / 1024, idle["baseline"] / 1024, "{:.1f}"),
-        ("peak RSS (MB)", peak["generated"] / 1024, peak["baseline"] / 1024, "{:.1f}"),
-        ("binary size (MB)", sizes["generated"] / 1e6, sizes["baseline"] / 1e6, "{:.1f}"),
-    ]
-    for name, g, b, fmt in rows:
-        print(f"{name:28}{fmt.format(g):>14}{fmt.format(b):>14}{g / b:>9.3f}")
-    # Each generated run is paired with the baseline run right after it, under the same
-    # conditions; the median of the paired ratios is the most noise-resistant figure.
-    for k, label in (("rps", "throughput"), ("cpu_us_per_request", "CPU per request")):
-        paired = [g[k] / b[k] for g, b in zip(runs["generated"], runs["baseline"])]
-        print(f"{label} ratio, paired by round: median {statistics.median(paired):.3f} ({' '.join(f'{r:.3f}' for r in paired)})")
-    print(f"\nCost ladder on the generated server (medians; ratio to the bare route, paired by round)")
-    print(f"{'':28}{'req/s':>10}{'ratio':>8}{'CPU us/req':>12}{'ratio':>8}")
-    bare_runs = ladder_runs[steps[0][0]]
-    for name, _ in steps:
-        rs = ladder_runs[name]
-        rps_ratio = statistics.median(r["rps"] / b["rps"] for r, b in zip(rs, bare_runs))
-        cpu_ratio = statistics.median(r["cpu_us_per_request"] / b["cpu_us_per_request"] for r, b in zip(rs, bare_runs))
-        print(f"{name:28}{statistics.median(r['rps'] for r in rs):>10.0f}{rps_ratio:>8.3f}"
-              f"{statistics.median(r['cpu_us_per_request'] for r in rs):>12.2f}{cpu_ratio:>8.3f}")
-    chain = ladder_runs[steps[-1][0]]
-    loss = [1 - c["rps"] / b["rps"] for c, b in zip(chain, bare_runs)]
-    # The server has one core: at saturation its throughput is 1 / (CPU per request), so
-    # the chain's share of the CPU is the throughput it costs, measured without wrk's noise.
-    share = [1 - b["cpu_us_per_request"] / c["cpu_us_per_request"] for c, b in zip(chain, bare_runs)]
-    print(f"\nOverhead of the full protection chain (target < 5%):")
-    print(f"  throughput lost:          median {100 * statistics.median(loss):.1f}% ({' '.join(f'{100 * x:.1f}' for x in loss)})")
-    print(f"  share of CPU per request: median {100 * statistics.median(share):.1f}% ({' '.join(f'{100 * x:.1f}' for x in share)})")
+        big = os.path.join(work, "keys10k.db")
+        big_key = store_with_keys(svc, big, 10_000)
+        print("\n== Cold start: exec to the first answered request, store of 10,000 keys (median of 10 starts)")
+        starts = {side: cold_start(cmd, env, big_key) for side, (cmd, env) in commands(bins, big).items()
+                  if side in ("generated", "independent")}
+        for side, (median, all_times) in starts.items():
+            print(f"{side:26}{median:8.1f} ms  ({' '.join(f'{t:.1f}' for t in all_times)})")
+        print(f"ratio generated / independent: {starts['generated'][0] / starts['independent'][0]:.3f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

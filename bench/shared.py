@@ -120,7 +120,7 @@ def main():
         if not shutil.which(tool):
             sys.exit(f"{tool} is needed (apt install wrk util-linux redis-server)")
 
-    svc, server, _baseline = load.build()
+    svc, server, _baseline, _independent = load.build()
     work = tempfile.mkdtemp(prefix="svc-bench-shared-")
     redis_proc, redis_url = start_redis(work)
     procs = [redis_proc]

@@ -15,7 +15,7 @@
 //! `SVC_SECRETS_KEY_FILE` (or the key itself in `SVC_SECRETS_KEY`), `SVC_RATE_LIMIT_STORE`,
 //! `SVC_RATE_LIMIT_FAILURE`, `SVC_RATE_LIMIT_TIMEOUT_MS`, `SVC_TRUSTED_PROXIES`,
 //! `SVC_BODY_LIMIT`, `SVC_TIMEOUT`, `SVC_RATE_LIMIT_MAX_KEYS`, `SVC_LOG_FORMAT`,
-//! `SVC_DEV`); `SVC_LOG` sets the log filter (default `info`).
+//! `SVC_DEV`); `SVC_LOG` sets the log filter (default [`DEFAULT_LOG`]: no line per request).
 
 use crate::apikey::KeyIndex;
 use crate::client_ip::TrustedProxies;
@@ -222,25 +222,40 @@ pub fn main(app: App) -> ExitCode {
     }
 }
 
-fn init_logging(format: &str, dev: bool) {
-    // In development the trace line of each request already says what the access log and
-    // the node log lines would: show them only when asked for with SVC_LOG.
-    let default = if dev {
-        "info,svc::access=off,svc::node=off"
-    } else {
-        "info"
+/// What `serve` logs unless `SVC_LOG` says otherwise: start, stop, reloads, warnings and
+/// errors (node failures and panics among them), but no line per request. The access log
+/// and nodes' `ctx.log` lines are opt-in (`SVC_LOG=info`), as in Envoy, Caddy and Traefik:
+/// at tens of thousands of requests a second they would be the server's largest cost
+/// (docs/performance.md measures it), and metrics count every request anyway. In
+/// development the trace line of each request says what they would.
+const DEFAULT_LOG: &str = "info,svc::access=off,svc::node=off";
+
+fn init_logging(format: &str) {
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::prelude::*;
+    // `target=level` directives, comma-separated (`Targets` rather than `EnvFilter`, whose
+    // span and field filters nobody needs here and whose regex engine doubled the
+    // binary's logging code).
+    let default = || DEFAULT_LOG.parse::<Targets>().expect("the default log filter parses");
+    let filter = match std::env::var("SVC_LOG") {
+        Ok(directives) => directives.parse::<Targets>().unwrap_or_else(|e| {
+            eprintln!("warning: SVC_LOG=`{directives}` is not a log filter ({e}); logging with `{DEFAULT_LOG}`");
+            default()
+        }),
+        Err(_) => default(),
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SVC_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(ansi);
     let _ = if format == "json" {
-        builder.json().try_init()
+        tracing_subscriber::registry()
+            .with(layer.json().with_filter(filter))
+            .try_init()
     } else {
-        builder.try_init()
+        tracing_subscriber::registry()
+            .with(layer.with_filter(filter))
+            .try_init()
     };
 }
 
@@ -251,7 +266,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 
 /// Starts the server and serves until SIGTERM or SIGINT.
 pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
-    init_logging(&args.log_format, args.dev);
+    init_logging(&args.log_format);
     let trusted = match TrustedProxies::parse(&args.trusted_proxies) {
         Ok(t) => t,
         Err(e) => return fail(format!("--trusted-proxies: {e}")),

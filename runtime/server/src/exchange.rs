@@ -346,12 +346,13 @@ impl<'r> Exchange<'r> {
         with_request: bool,
     ) -> Result<N::Outputs, NodeError> {
         let meta = if with_request { Some(self.request_meta()) } else { None };
-        let ctx = RunContext::new(N::NODE_KEY, inputs, meta, self.rt.env.clone(), self.rt.host.clone());
-        let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
         // Lines go to the log and to the dev trace; when neither wants them, they are dropped
-        // without being redacted.
+        // without being formatted.
         let wanted = self.rt.dev_trace.is_some() || tracing::enabled!(target: "svc::node", tracing::Level::INFO);
-        for line in ctx.take_logs().into_iter().filter(|_| wanted) {
+        let ctx = RunContext::new(N::NODE_KEY, inputs, meta, self.rt.env.clone(), self.rt.host.clone());
+        let ctx = if wanted { ctx } else { ctx.discarding_logs() };
+        let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
+        for line in ctx.take_logs() {
             let message = self.rt.redactor.redact(&line.message);
             tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "{message}");
             if self.rt.dev_trace.is_some() {
