@@ -40,7 +40,10 @@ pub struct Fetcher {
 
 impl Fetcher {
     pub fn new(limits: FetchLimits) -> Self {
-        Fetcher { client: Arc::default(), limits }
+        Fetcher {
+            client: Arc::default(),
+            limits,
+        }
     }
 
     fn client(&self) -> &reqwest::Client {
