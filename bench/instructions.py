@@ -65,8 +65,59 @@ def send(host, port, path, key, n, expected):
     conn.close()
 
 
-def instructions_per_request(cmd, path, key, expected, n, work):
-    out_dir = tempfile.mkdtemp(dir=work)
+# Where a request's instructions go: (step, functions whose inclusive cost is the step's),
+# for `--breakdown`. A function name matches by substring of callgrind_annotate's name.
+BREAKDOWN = {
+    "generated": [
+        ("HTTP/1 read and parse (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head"]),
+        ("HTTP/1 write (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::write_head", "Buffered<T,B>::poll_flush"]),
+        ("request guard: id, timeout, panic guard, routing", ["svc_runtime::server::Guard<S> as tower_service::Service"]),
+        ("  of which routing (axum)", ["axum::routing::Router<S>::call_with_state"]),
+        ("  of which the request id", ["svc_runtime::request_id::RequestId::assign"]),
+        ("extractor (peer, params, state)", ["svc_runtime::call::Call as axum_core::extract::FromRequest"]),
+        ("exchange set-up (client IP, clock)", ["svc_runtime::exchange::Exchange::new"]),
+        ("Check Origin", ["svc_runtime::exchange::Exchange::check_origin"]),
+        ("Check API Key", ["svc_runtime::exchange::Exchange::check_api_key"]),
+        ("Rate Limit", ["svc_runtime::exchange::Exchange::rate_limit"]),
+        ("body: read", ["svc_runtime::body::read_bytes"]),
+        ("body: parse (serde_json)", ["svc_runtime::body::parse_json"]),
+        ("node calls (both nodes)", ["svc_runtime::exchange::Exchange::run_node"]),
+        ("response body (JSON writer)", ["svc_runtime::json::JsonWriter::value"]),
+        ("response: headers, metrics, log (finish)", ["svc_runtime::exchange::Exchange::finish"]),
+        ("task scheduling and parking (tokio)", ["tokio::runtime::scheduler::multi_thread::worker::Context::park_internal"]),
+    ],
+    "independent": [
+        ("HTTP/1 read and parse (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head"]),
+        ("HTTP/1 write (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::write_head", "Buffered<T,B>::poll_flush"]),
+        ("routing (axum)", ["axum::routing::Router<S>::call_with_state"]),
+        ("route handler, all of it", ["independent::handle"]),
+        ("  body: parse (serde_json)", ["serde_json::de::from_slice"]),
+        ("  API key: SHA-256", ["sha2::"]),
+        ("  limiter (governor)", ["governor::"]),
+        ("task scheduling and parking (tokio)", ["tokio::runtime::scheduler::multi_thread::worker::Context::park_internal"]),
+    ],
+}
+
+
+def breakdown(dump, side, n):
+    """The inclusive instructions per request of each step of BREAKDOWN[side]."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", dump],
+                         check=True, capture_output=True, text=True).stdout
+    costs = []
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.*)$", line)
+        if m:
+            costs.append((int(m.group(1).replace(",", "")), m.group(2)))
+    print(f"\nWhere the instructions of one request go, {side} server (inclusive, per request)")
+    for step, names in BREAKDOWN[side]:
+        # The outermost (largest) entry of each function: recursion and inlined copies
+        # appear again below it.
+        total = sum(max((c for c, fn in costs if name in fn), default=0) for name in names)
+        print(f"  {step:48}{total / n:>9.0f}")
+
+
+def instructions_per_request(cmd, path, key, expected, n, work, keep=None):
+    out_dir = keep or tempfile.mkdtemp(dir=work)
     proc, host, port = start(cmd, out_dir)
     try:
         send(host, port, path, key, 200, expected)
@@ -76,6 +127,8 @@ def instructions_per_request(cmd, path, key, expected, n, work):
         dumps = [p for p in glob.glob(os.path.join(out_dir, "callgrind.out.*")) if re.search(r"\.\d+\.\d+$", p)]
         if not dumps:
             sys.exit("callgrind wrote no dump")
+        if keep:
+            breakdown(sorted(dumps)[-1], "generated" if "serve" in cmd else "independent", n)
         with open(sorted(dumps)[-1]) as f:
             text = f.read()
         total = int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
@@ -88,6 +141,8 @@ def instructions_per_request(cmd, path, key, expected, n, work):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=3000)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print where the instructions of the full route go, step by step, on both servers")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if not shutil.which(tool):
@@ -104,7 +159,9 @@ def main():
             "generated": [generated, "serve", "--port", "0", "--store", store],
             "independent": [independent, "--port", "0", "--store", store],
         }
-        full = {side: instructions_per_request(cmd, "/acme/shop/orders", key, 201, n, work) for side, cmd in servers.items()}
+        full = {side: instructions_per_request(cmd, "/acme/shop/orders", key, 201, n, work,
+                                               keep=tempfile.mkdtemp(dir=work) if args.breakdown else None)
+                for side, cmd in servers.items()}
         full["svc-blocks"] = instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work)
         ladder = {side: [(name, instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in loadbench.LADDER]
                   for side, cmd in servers.items()}
