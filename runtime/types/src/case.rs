@@ -1,9 +1,11 @@
 //! Case conversion, shared so that every generator derives the same Rust names
 //! from the same asset names.
 
-/// Rust keywords that cannot be plain identifiers (they are written `r#name`).
+/// Rust keywords that cannot be plain identifiers (they are written `r#name`, or with a
+/// trailing `_` where `r#` is not allowed either). `_` is one: a name with no letters
+/// or digits (`_`, `__`, `-`) converts to it.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "_", "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
     "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
     "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
     "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
@@ -118,5 +120,8 @@ mod tests {
         assert!(is_keyword("type"));
         assert!(!is_keyword("kind"));
         assert!(!can_be_raw("self"));
+        // A field named `_` (or anything with no letters or digits) is not an identifier.
+        assert_eq!(to_snake("_"), "_");
+        assert!(is_keyword("_") && !can_be_raw("_"));
     }
 }
