@@ -67,10 +67,13 @@ def send(host, port, path, key, n, expected):
 
 # Where a request's instructions go: (step, functions whose inclusive cost is the step's),
 # for `--breakdown`. A function name matches by substring of callgrind_annotate's name.
+HTTP_READ = ("HTTP/1 read and parse (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head"])
+HTTP_WRITE = ("HTTP/1 write (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::write_head", "Buffered<T,B>::poll_flush"])
+SCHEDULING = ("task scheduling and parking (tokio)", ["tokio::runtime::scheduler::multi_thread::worker::Context::park_internal"])
 BREAKDOWN = {
     "generated": [
-        ("HTTP/1 read and parse (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head"]),
-        ("HTTP/1 write (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::write_head", "Buffered<T,B>::poll_flush"]),
+        HTTP_READ,
+        HTTP_WRITE,
         ("request guard: id, timeout, panic guard, routing", ["svc_runtime::server::Guard<S> as tower_service::Service"]),
         ("  of which routing (axum)", ["axum::routing::Router<S>::call_with_state"]),
         ("  of which the request id", ["svc_runtime::request_id::RequestId::assign"]),
@@ -84,17 +87,17 @@ BREAKDOWN = {
         ("node calls (both nodes)", ["svc_runtime::exchange::Exchange::run_node"]),
         ("response body (JSON writer)", ["svc_runtime::json::JsonWriter::value"]),
         ("response: headers, metrics, log (finish)", ["svc_runtime::exchange::Exchange::finish"]),
-        ("task scheduling and parking (tokio)", ["tokio::runtime::scheduler::multi_thread::worker::Context::park_internal"]),
+        SCHEDULING,
     ],
     "independent": [
-        ("HTTP/1 read and parse (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head"]),
-        ("HTTP/1 write (hyper)", ["hyper::proto::h1::conn::Conn<I,B,T>::write_head", "Buffered<T,B>::poll_flush"]),
+        HTTP_READ,
+        HTTP_WRITE,
         ("routing (axum)", ["axum::routing::Router<S>::call_with_state"]),
         ("route handler, all of it", ["independent::handle"]),
         ("  body: parse (serde_json)", ["serde_json::de::from_slice"]),
         ("  API key: SHA-256", ["sha2::"]),
         ("  limiter (governor)", ["governor::"]),
-        ("task scheduling and parking (tokio)", ["tokio::runtime::scheduler::multi_thread::worker::Context::park_internal"]),
+        SCHEDULING,
     ],
 }
 
@@ -116,8 +119,10 @@ def breakdown(dump, side, n):
         print(f"  {step:48}{total / n:>9.0f}")
 
 
-def instructions_per_request(cmd, path, key, expected, n, work, keep=None):
-    out_dir = keep or tempfile.mkdtemp(dir=work)
+def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None):
+    """Instructions per request; with `breakdown_of` (a key of BREAKDOWN), also prints
+    where they go."""
+    out_dir = tempfile.mkdtemp(dir=work)
     proc, host, port = start(cmd, out_dir)
     try:
         send(host, port, path, key, 200, expected)
@@ -127,8 +132,8 @@ def instructions_per_request(cmd, path, key, expected, n, work, keep=None):
         dumps = [p for p in glob.glob(os.path.join(out_dir, "callgrind.out.*")) if re.search(r"\.\d+\.\d+$", p)]
         if not dumps:
             sys.exit("callgrind wrote no dump")
-        if keep:
-            breakdown(sorted(dumps)[-1], "generated" if "serve" in cmd else "independent", n)
+        if breakdown_of:
+            breakdown(sorted(dumps)[-1], breakdown_of, n)
         with open(sorted(dumps)[-1]) as f:
             text = f.read()
         total = int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
@@ -160,7 +165,7 @@ def main():
             "independent": [independent, "--port", "0", "--store", store],
         }
         full = {side: instructions_per_request(cmd, "/acme/shop/orders", key, 201, n, work,
-                                               keep=tempfile.mkdtemp(dir=work) if args.breakdown else None)
+                                               breakdown_of=side if args.breakdown else None)
                 for side, cmd in servers.items()}
         full["svc-blocks"] = instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work)
         ladder = {side: [(name, instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in loadbench.LADDER]

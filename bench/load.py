@@ -2,6 +2,7 @@
 """Generated server versus hand-written baselines, under the same load generator.
 
     python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default]
+    python3 bench/load.py --compare NAME=BINARY NAME=BINARY ... [--rounds N]
 
 Builds (release) the generated server of bench/project and two hand-written servers of
 the same route: bench/independent (axum, governor, sha2 + subtle, serde: no svc code) and
@@ -284,16 +285,57 @@ def cold_start(cmd, env, key, starts=10):
     return statistics.median(times), times
 
 
+def compare(specs, args):
+    """`--compare NAME=BINARY ...`: CPU per request of several builds of the benchmarked
+    route, interleaved round by round, one worker thread each (for two builds of one
+    server: a profile, a compiler flag). A binary whose name ends in `benchshop` runs as
+    `BINARY serve`, any other as a hand-written baseline (`BINARY --port 0 --store S`)."""
+    sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
+    svc = os.path.join(REPO, "target", "release", "svc")
+    work = tempfile.mkdtemp(prefix="svc-bench-compare-")
+    procs = {}
+    try:
+        store = os.path.join(work, "workspace.db")
+        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        env = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
+        env["TOKIO_WORKER_THREADS"] = "1"
+        for spec in specs:
+            name, binary = spec.split("=", 1)
+            serve = ["serve"] if os.path.basename(binary) == "benchshop" else []
+            procs[name] = start([binary] + serve + ["--port", "0", "--store", store], env)
+        runs = {name: [] for name in procs}
+        for round_ in range(1, args.rounds + 1):
+            for name, (proc, url) in procs.items():
+                r = measure(proc, url + "/acme/shop/orders", key, 201, args.seconds, args.connections)
+                runs[name].append(r)
+                print(f"round {round_}  {name}: {r['requests']} requests, {r['cpu_us_per_request']:.2f} us CPU per request")
+    finally:
+        for proc, _ in procs.values():
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    first = next(iter(runs))
+    print(f"\nCPU per request, median of {args.rounds} rounds (ratio to {first}, paired by round)")
+    for name, rs in runs.items():
+        paired = statistics.median(r["cpu_us_per_request"] / f["cpu_us_per_request"] for r, f in zip(rs, runs[first]))
+        print(f"{name:28}{statistics.median(r['cpu_us_per_request'] for r in rs):>8.2f} us{paired:>8.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--threads", default="1,default", help="worker-thread settings to run: 1, default, or both")
+    ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
+                    help="only compare the CPU per request of these builds (see compare())")
     args = ap.parse_args()
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             sys.exit(f"{tool} is needed (apt install wrk util-linux)")
+    if args.compare:
+        return compare(args.compare, args)
 
     bins = build()
     svc = bins[0]

@@ -4,7 +4,7 @@
 //! redirects; a node may ask for less or more, up to 60 s and 100 MiB. Only `http` and
 //! `https` URLs.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 use svc_sdk::fetch::{FetchError, Headers, Request, Response};
 
@@ -31,17 +31,17 @@ impl Default for FetchLimits {
 ///
 /// The client (its TLS configuration and root certificates) is built on the first fetch,
 /// not at start-up: most routes never fetch, and building it costs start-up time and
-/// about half a megabyte of memory that would stay resident for nothing.
+/// memory that would stay resident for nothing.
 #[derive(Clone)]
 pub struct Fetcher {
-    client: Arc<OnceLock<reqwest::Client>>,
+    client: OnceLock<reqwest::Client>,
     limits: FetchLimits,
 }
 
 impl Fetcher {
     pub fn new(limits: FetchLimits) -> Self {
         Fetcher {
-            client: Arc::default(),
+            client: OnceLock::new(),
             limits,
         }
     }
