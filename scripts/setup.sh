@@ -8,8 +8,11 @@
 #     deployment example's load balancer), wrk (its load), openssl (the private CA of the
 #     TLS tests of both stores);
 #   - rustfmt and clippy (lint steps), cargo-fuzz (fuzzing step);
+#   - Node.js and npm (the TypeScript SDK's tests, and the test comparing its manifests
+#     with the Rust SDK's), and the SDK's pinned dev dependency, TypeScript (npm ci);
 #   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 missing_apt=()
 command -v redis-server >/dev/null || missing_apt+=(redis-server)
@@ -18,6 +21,8 @@ command -v wrk >/dev/null || missing_apt+=(wrk)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing_apt+=(postgresql)
 command -v openssl >/dev/null || missing_apt+=(openssl)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
+command -v node >/dev/null || missing_apt+=(nodejs)
+command -v npm >/dev/null || missing_apt+=(npm)
 
 if [ ${#missing_apt[@]} -gt 0 ]; then
     echo "setup: installing ${missing_apt[*]} (apt)"
@@ -53,4 +58,9 @@ if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml' >/dev/null 2>&
     packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*')
     # Debian marks its Python as externally managed; these are test tools, not the system's.
     "${pip[@]}" "${packages[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages "${packages[@]}"
+fi
+
+if [ ! -x sdk-ts/node_modules/.bin/tsc ]; then
+    echo "setup: installing the TypeScript SDK's dev dependencies (npm ci in sdk-ts/)"
+    (cd sdk-ts && npm ci --no-audit --no-fund --loglevel=error)
 fi

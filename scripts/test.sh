@@ -22,6 +22,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
 cargo test --workspace
 
+step "the TypeScript SDK (@svc/sdk): unit tests, type tests with tsc, offline installs"
+(cd sdk-ts && npm test)
+
 step "each example's node crate passes its own tests, and its flow tests reach every branch"
 for example in examples/*/; do
     # The node crate reaches svc-sdk through .svc/source, which any svc command links.
