@@ -3,6 +3,7 @@
 //! ```text
 //! my-api/
 //!   svc.config.yaml     project name, route prefix, enums, structures, secrets
+//!   (or svc.config.ts)  the same, in TypeScript, read without running it
 //!   flows/*.yaml        one route per file (subdirectories allowed)
 //!   Cargo.toml, src/    the node crate (optional: a project may have no code nodes)
 //! ```
@@ -14,6 +15,7 @@ use svc_frontend::node_crate::{self, NodeCrate};
 use svc_frontend::source::display_path;
 use svc_frontend::vfs::{Disk, ReadError, Vfs};
 use svc_frontend::{Code, Diagnostic, Diagnostics, FileId, SourceFile, SourceMap, Span};
+use svc_frontend_ts::CONFIG_FILE as TS_CONFIG_FILE;
 
 /// The directory of flow files.
 pub const FLOWS_DIR: &str = "flows";
@@ -36,31 +38,7 @@ impl Project {
     /// Reads a project through `vfs` (the disk, or memory for tests and fuzzing).
     pub fn load_from(vfs: &dyn Vfs, root: &Path, diags: &mut Diagnostics) -> Project {
         let mut sources = SourceMap::new();
-        let config_path = root.join(CONFIG_FILE);
-        let config = match vfs.read(&config_path) {
-            Ok(text) => {
-                let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), text));
-                let text = sources.get(file).text.clone();
-                config::load(file, &text, diags)
-            }
-            Err(ReadError::NotUtf8(bad)) => {
-                bad.report(CONFIG_FILE, config_path, &mut sources, diags);
-                None
-            }
-            Err(ReadError::Missing) => {
-                let file = sources.add(SourceFile::new(CONFIG_FILE, Some(config_path), String::new()));
-                diags.push(
-                    Diagnostic::new(
-                        Code::Io,
-                        Span::file_start(file),
-                        format!("no `{CONFIG_FILE}` in `{}`", root.display()),
-                    )
-                    .label("missing file")
-                    .help("run `svc check` in a project directory, or create one with `svc init`"),
-                );
-                None
-            }
-        };
+        let config = load_config(vfs, root, &mut sources, diags);
 
         let flow_paths = flow_files(vfs, &root.join(FLOWS_DIR));
         if flow_paths.is_empty() && config.is_some() {
@@ -108,6 +86,63 @@ impl Project {
         }
     }
 }
+
+/// Reads the project's config: `svc.config.yaml`, or `svc.config.ts` in a TypeScript
+/// project (read statically, into the same `Config`). Exactly one of them.
+fn load_config(vfs: &dyn Vfs, root: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Option<Config> {
+    let yaml_path = root.join(CONFIG_FILE);
+    let ts_path = root.join(TS_CONFIG_FILE);
+    let yaml = vfs.read(&yaml_path);
+    let ts = vfs.read(&ts_path);
+    let (name, path, text, reader): (&str, PathBuf, _, ConfigReader) = match (yaml, ts) {
+        (Err(ReadError::Missing), Err(ReadError::Missing)) => {
+            let file = sources.add(SourceFile::new(CONFIG_FILE, Some(yaml_path), String::new()));
+            diags.push(
+                Diagnostic::new(
+                    Code::Io,
+                    Span::file_start(file),
+                    format!("no `{CONFIG_FILE}` (or `{TS_CONFIG_FILE}`) in `{}`", root.display()),
+                )
+                .label("missing file")
+                .help("run `svc check` in a project directory, or create one with `svc init`"),
+            );
+            return None;
+        }
+        (Err(ReadError::Missing), ts) => (TS_CONFIG_FILE, ts_path, ts, svc_frontend_ts::load_config),
+        (yaml, Err(ReadError::Missing)) => (CONFIG_FILE, yaml_path, yaml, config::load),
+        (yaml, _) => {
+            // Checked as the YAML project it also is, so that the one error is this one.
+            let file = sources.add(SourceFile::new(TS_CONFIG_FILE, Some(ts_path), String::new()));
+            diags.push(
+                Diagnostic::new(
+                    Code::Io,
+                    Span::file_start(file),
+                    format!("the project has both `{CONFIG_FILE}` and `{TS_CONFIG_FILE}`"),
+                )
+                .label("a second config")
+                .help(format!(
+                    "keep one: `{TS_CONFIG_FILE}` for a project with TypeScript nodes, `{CONFIG_FILE}` otherwise"
+                )),
+            );
+            (CONFIG_FILE, yaml_path, yaml, config::load)
+        }
+    };
+    match text {
+        Ok(text) => {
+            let file = sources.add(SourceFile::new(name, Some(path), text));
+            let text = sources.get(file).text.clone();
+            reader(file, &text, diags)
+        }
+        Err(ReadError::NotUtf8(bad)) => {
+            bad.report(name, path, sources, diags);
+            None
+        }
+        // Both missing was reported above.
+        Err(ReadError::Missing) => None,
+    }
+}
+
+type ConfigReader = fn(FileId, &str, &mut Diagnostics) -> Option<Config>;
 
 /// Every `.yaml` / `.yml` file under `dir`, recursively, sorted by path.
 fn flow_files(vfs: &dyn Vfs, dir: &Path) -> Vec<PathBuf> {

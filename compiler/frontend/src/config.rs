@@ -182,6 +182,21 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     }
     top.finish(TOP_KEYS, diags);
 
+    report_asset_problems(&assets, &spans, diags);
+
+    Some(Config {
+        file,
+        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
+        workspace_id: workspace_id.unwrap_or_default(),
+        api_id: api_id.unwrap_or_default(),
+        assets,
+        spans,
+    })
+}
+
+/// Validates the assets with the rules every reader shares ([`Assets::validate`]) and
+/// reports each problem at the place `spans` gives for it.
+pub fn report_asset_problems(assets: &Assets, spans: &AssetSpans, diags: &mut Diagnostics) {
     for problem in assets.validate() {
         let label = match problem.kind {
             AssetProblemKind::InvalidName
@@ -206,21 +221,18 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         }
         diags.push(d);
     }
-
-    Some(Config {
-        file,
-        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
-        workspace_id: workspace_id.unwrap_or_default(),
-        api_id: api_id.unwrap_or_default(),
-        assets,
-        spans,
-    })
 }
 
 /// A URL-safe identifier: lowercase letters, digits, `-` and `_`, starting with a letter or digit.
 fn read_id(top: &mut MapReader, key: &str, help: &str, diags: &mut Diagnostics) -> Option<String> {
     let node = top.required(key, help, diags)?;
     let s = yaml::expect_str(node, help, diags)?;
+    check_id(s, node.span, key, help, diags)
+}
+
+/// Checks a project id (`project_name`, `workspace_id`, `api_id`): lowercase letters,
+/// digits, `-` and `_`, starting with a letter or digit. Reports and returns `None` when not.
+pub fn check_id(s: &str, span: Span, key: &str, help: &str, diags: &mut Diagnostics) -> Option<String> {
     let ok = s
         .chars()
         .next()
@@ -229,13 +241,9 @@ fn read_id(top: &mut MapReader, key: &str, help: &str, diags: &mut Diagnostics) 
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
     if !ok {
         diags.push(
-            Diagnostic::new(
-                Code::InvalidProjectId,
-                node.span,
-                format!("`{s}` is not a valid `{key}`"),
-            )
-            .label("not a lowercase identifier")
-            .help(format!("{help}; use lowercase letters, digits, `-` and `_`")),
+            Diagnostic::new(Code::InvalidProjectId, span, format!("`{s}` is not a valid `{key}`"))
+                .label("not a lowercase identifier")
+                .help(format!("{help}; use lowercase letters, digits, `-` and `_`")),
         );
         return None;
     }
@@ -259,7 +267,9 @@ fn opt_string(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<S
         .map(str::to_string)
 }
 
-fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, EnumSpans)> {
+/// Reads one asset from its located tree (a YAML node, or a TypeScript object literal
+/// read statically): every problem reported at its place.
+pub fn read_enum(node: &Node, diags: &mut Diagnostics) -> Option<(EnumDefinition, EnumSpans)> {
     let mut r = MapReader::new(node, "an enum", diags)?;
     let name_node = r.required("name", "every enum has a `name`, for example `name: Currency`", diags);
     let name = name_node.and_then(|n| yaml::expect_str(n, "the enum's name", diags));
@@ -339,7 +349,9 @@ fn scalar_string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<Str
     }
 }
 
-fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(StructureDefinition, StructureSpans)> {
+/// Reads one asset from its located tree (a YAML node, or a TypeScript object literal
+/// read statically): every problem reported at its place.
+pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(StructureDefinition, StructureSpans)> {
     let mut r = MapReader::new(node, "a structure", diags)?;
     let name_node = r.required("name", "every structure has a `name`, for example `name: Order`", diags);
     let name = name_node.and_then(|n| yaml::expect_str(n, "the structure's name", diags));
@@ -399,7 +411,9 @@ fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(StructureDefi
     ))
 }
 
-fn read_secret(node: &Node, diags: &mut Diagnostics) -> Option<(SecretDefinition, Span)> {
+/// Reads one asset from its located tree (a YAML node, or a TypeScript object literal
+/// read statically): every problem reported at its place.
+pub fn read_secret(node: &Node, diags: &mut Diagnostics) -> Option<(SecretDefinition, Span)> {
     // A bare string is shorthand for a required secret with no description.
     if let Value::String(s) = &node.value {
         return Some((

@@ -101,6 +101,9 @@ codes! {
     UnreachableNode = "W0703", "unreachable-node";
     UnusedSecret = "W0704", "unused-secret";
     SdkOutsideProject = "W0705", "sdk-outside-project";
+    // TypeScript sources: `svc.config.ts` and node modules (E08xx)
+    TypeScriptSyntax = "E0801", "typescript-syntax";
+    NotStatic = "E0802", "not-static";
     // Flow tests, `tests/*.yaml` (E11xx)
     DuplicateTestCase = "E1101", "duplicate-test-case";
     UnknownTestRoute = "E1102", "unknown-test-route";

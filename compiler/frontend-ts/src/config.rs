@@ -1,0 +1,522 @@
+//! `svc.config.ts`: a TypeScript project's config, read without running it.
+//!
+//! ```ts
+//! import { collectAssets, defineEnum, defineSecret, defineStructure } from "@svc/sdk";
+//!
+//! const Currency = defineEnum({ name: "Currency", values: ["EUR", "USD"] });
+//!
+//! export default {
+//!   projectName: "shop",
+//!   workspaceId: "acme", // routes are served at /<workspaceId>/<apiId>/<route>
+//!   apiId: "shop",
+//!   ...collectAssets([
+//!     Currency,
+//!     defineStructure({ name: "Order", fields: [{ name: "id", type: "string", required: true }] }),
+//!     defineSecret({ name: "STRIPE_API_KEY" }),
+//!   ]),
+//! };
+//! ```
+//!
+//! The spec's shape is `projectName` and the spread of `collectAssets([...])`; svc adds
+//! `workspaceId` and `apiId`, which `svc.config.yaml` calls `workspace_id` and `api_id`.
+//! Each asset's argument is read as data ([`crate::literal`]) and decoded by the YAML
+//! config's own readers, so both files follow one set of rules and messages.
+
+use crate::literal::{self, NotStatic, inner, resolve};
+use crate::module::{Module, SDK_PACKAGE};
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{Argument, ArrayExpressionElement, Expression, ObjectPropertyKind};
+use svc_frontend::config::{self, AssetSpans, Config};
+use svc_frontend::yaml::Value;
+use svc_frontend::{Code, Diagnostic, Diagnostics, FileId, Span};
+use svc_types::Assets;
+
+/// The config file of a TypeScript project, at the project root.
+pub const CONFIG_FILE: &str = "svc.config.ts";
+
+const KEYS: &[(&str, &str)] = &[
+    (
+        "projectName",
+        "the project's name, used for the built binary, for example `\"shop-api\"`",
+    ),
+    (
+        "workspaceId",
+        "the workspace id, the first segment of every route path: /<workspaceId>/<apiId>/<route>",
+    ),
+    (
+        "apiId",
+        "the API id, the second segment of every route path: /<workspaceId>/<apiId>/<route>",
+    ),
+];
+
+const SHAPE_HINT: &str = "svc.config.ts ends with `export default { projectName: \"shop\", workspaceId: \"acme\", apiId: \"shop\", ...collectAssets([ … ]) }`";
+
+/// Reads and validates `svc.config.ts`. Returns the config when its default export could
+/// be read at all (even with problems in it), plus every problem found.
+pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config> {
+    let allocator = Allocator::default();
+    let module = Module::parse(&allocator, file, text, diags)?;
+    let export = match module.default_export() {
+        Some(Ok(expr)) => expr,
+        Some(Err(span)) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::WrongShape,
+                    span,
+                    "the default export of svc.config.ts must be an object",
+                )
+                .label("not an object")
+                .help(SHAPE_HINT),
+            );
+            return None;
+        }
+        None => {
+            diags.push(
+                Diagnostic::new(
+                    Code::MissingField,
+                    Span::file_start(file),
+                    "svc.config.ts has no default export",
+                )
+                .label("no `export default`")
+                .help(SHAPE_HINT),
+            );
+            return None;
+        }
+    };
+    let object = match resolve(&module, export) {
+        Ok(Expression::ObjectExpression(object)) => object,
+        Ok(other) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::WrongShape,
+                    module.span(other),
+                    "the default export of svc.config.ts must be an object literal",
+                )
+                .label(format!("{}, not an object", literal::describe(other)))
+                .help(SHAPE_HINT),
+            );
+            return None;
+        }
+        Err(not_static) => {
+            not_static.report("the default export of svc.config.ts", diags);
+            return None;
+        }
+    };
+
+    let mut ids: [Option<String>; 3] = [None, None, None];
+    let mut reader = AssetReader {
+        module: &module,
+        assets: Assets::default(),
+        spans: AssetSpans::default(),
+        diags,
+    };
+    for property in &object.properties {
+        match property {
+            ObjectPropertyKind::ObjectProperty(p) => {
+                let key_span = module.span(&p.key);
+                let Some(key) = literal::static_key(&p.key, p.computed) else {
+                    NotStatic::new(
+                        key_span,
+                        "a computed key",
+                        "write the key out, for example `projectName: …`",
+                    )
+                    .report("a key of the config", reader.diags);
+                    continue;
+                };
+                if let Some(index) = KEYS.iter().position(|(k, _)| *k == key) {
+                    ids[index] = read_id(&module, &p.value, KEYS[index], reader.diags);
+                } else {
+                    let known: Vec<_> = KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
+                    reader.diags.push(
+                        Diagnostic::new(
+                            Code::UnknownField,
+                            key_span,
+                            format!("unknown key `{key}` in svc.config.ts"),
+                        )
+                        .label("not a config key")
+                        .help(format!(
+                            "the config has {}, and its assets spread from `...collectAssets([ … ])`",
+                            known.join(", ")
+                        )),
+                    );
+                }
+            }
+            ObjectPropertyKind::SpreadProperty(spread) => reader.collect_assets(&spread.argument),
+        }
+    }
+    for ((key, help), value) in KEYS.iter().zip(&ids) {
+        let written = object.properties.iter().any(|p| match p {
+            ObjectPropertyKind::ObjectProperty(p) => literal::static_key(&p.key, p.computed).as_deref() == Some(*key),
+            ObjectPropertyKind::SpreadProperty(_) => false,
+        });
+        if value.is_none() && !written {
+            reader.diags.push(
+                Diagnostic::new(
+                    Code::MissingField,
+                    module.span(&**object),
+                    format!("svc.config.ts has no `{key}`"),
+                )
+                .label(format!("`{key}` missing"))
+                .help(format!("add `{key}: \"…\"`: {help}")),
+            );
+        }
+    }
+    let AssetReader {
+        assets, spans, diags, ..
+    } = reader;
+    config::report_asset_problems(&assets, &spans, diags);
+    let [project_name, workspace_id, api_id] = ids;
+    Some(Config {
+        file,
+        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
+        workspace_id: workspace_id.unwrap_or_default(),
+        api_id: api_id.unwrap_or_default(),
+        assets,
+        spans,
+    })
+}
+
+fn read_id<'a>(
+    module: &Module<'a>,
+    value: &'a Expression<'a>,
+    (key, help): (&str, &str),
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    match literal::read(module, value) {
+        Ok(node) => match &node.value {
+            Value::String(s) => config::check_id(s, node.span, key, help, diags),
+            _ => {
+                diags.push(node.wrong_shape("a string", help.to_string()));
+                None
+            }
+        },
+        Err(not_static) => {
+            not_static.report(&format!("`{key}`"), diags);
+            None
+        }
+    }
+}
+
+struct AssetReader<'m, 'a, 'd> {
+    module: &'m Module<'a>,
+    assets: Assets,
+    spans: AssetSpans,
+    diags: &'d mut Diagnostics,
+}
+
+impl<'a> AssetReader<'_, 'a, '_> {
+    /// `...collectAssets([ … ])` (or a `const` holding that call).
+    fn collect_assets(&mut self, expr: &'a Expression<'a>) {
+        let module = self.module;
+        let call = match resolve(module, expr) {
+            Ok(Expression::CallExpression(call)) if self.is_sdk_call(&call.callee, "collectAssets") => call,
+            Ok(other) => {
+                self.diags.push(
+                    Diagnostic::new(Code::WrongShape, module.span(other), "svc.config.ts spreads only `collectAssets([ … ])`")
+                        .label(literal::describe(other))
+                        .help(format!(
+                            "import `collectAssets` from `{SDK_PACKAGE}` and spread `...collectAssets([defineEnum({{…}}), defineStructure({{…}}), defineSecret({{…}})])`"
+                        )),
+                );
+                return;
+            }
+            Err(not_static) => return not_static.report("the spread in svc.config.ts", self.diags),
+        };
+        match call.arguments.as_slice() {
+            [Argument::SpreadElement(s)] => NotStatic::new(
+                module.span(&**s),
+                "a spread argument",
+                "pass the list itself: `collectAssets([ … ])`",
+            )
+            .report("the argument of `collectAssets`", self.diags),
+            [list] => self.asset_list(list.to_expression()),
+            _ => self.diags.push(
+                Diagnostic::new(Code::WrongShape, module.span(&**call), "`collectAssets` takes one list")
+                    .label("not one argument")
+                    .help("write `collectAssets([defineEnum({…}), defineStructure({…}), defineSecret({…})])`"),
+            ),
+        }
+    }
+
+    fn asset_list(&mut self, expr: &'a Expression<'a>) {
+        let module = self.module;
+        let array = match resolve(module, expr) {
+            Ok(Expression::ArrayExpression(array)) => array,
+            Ok(other) => {
+                return self.diags.push(
+                    Diagnostic::new(
+                        Code::WrongShape,
+                        module.span(other),
+                        "`collectAssets` takes a list of assets",
+                    )
+                    .label("not a list")
+                    .help("write `collectAssets([defineEnum({…}), defineStructure({…}), defineSecret({…})])`"),
+                );
+            }
+            Err(not_static) => return not_static.report("the list given to `collectAssets`", self.diags),
+        };
+        for element in &array.elements {
+            match element {
+                ArrayExpressionElement::SpreadElement(spread) => self.asset_list(&spread.argument),
+                ArrayExpressionElement::Elision(_) => {}
+                element => self.asset(element.to_expression()),
+            }
+        }
+    }
+
+    /// One `defineEnum({…})`, `defineStructure({…})` or `defineSecret({…})`.
+    fn asset(&mut self, expr: &'a Expression<'a>) {
+        let module = self.module;
+        let call = match resolve(module, expr) {
+            Ok(Expression::CallExpression(call)) => call,
+            Ok(other) => {
+                return self.diags.push(
+                    Diagnostic::new(
+                        Code::WrongShape,
+                        module.span(other),
+                        "an asset is made by `defineEnum`, `defineStructure` or `defineSecret`",
+                    )
+                    .label(literal::describe(other))
+                    .help(format!(
+                        "write `defineEnum({{ name: \"Currency\", values: [\"EUR\"] }})`, imported from `{SDK_PACKAGE}`"
+                    )),
+                );
+            }
+            Err(not_static) => return not_static.report("an asset", self.diags),
+        };
+        let kind = ["defineEnum", "defineStructure", "defineSecret"]
+            .into_iter()
+            .find(|name| self.is_sdk_call(&call.callee, name));
+        let Some(kind) = kind else {
+            let callee = match inner(&call.callee) {
+                Expression::Identifier(id) => format!("`{}`", id.name),
+                _ => "this function".to_string(),
+            };
+            return self.diags.push(
+                Diagnostic::new(
+                    Code::WrongShape,
+                    module.span(&call.callee),
+                    format!("{callee} is not an asset helper of `{SDK_PACKAGE}`"),
+                )
+                .label("not defineEnum, defineStructure or defineSecret")
+                .help(format!(
+                    "import `defineEnum`, `defineStructure` and `defineSecret` from `{SDK_PACKAGE}` and call them here"
+                )),
+            );
+        };
+        let argument = match call.arguments.as_slice() {
+            [Argument::SpreadElement(s)] => {
+                return NotStatic::new(
+                    module.span(&**s),
+                    "a spread argument",
+                    "pass the object itself: `{ name: …, … }`",
+                )
+                .report(&format!("the argument of `{kind}`"), self.diags);
+            }
+            [argument] => argument.to_expression(),
+            _ => {
+                return self.diags.push(
+                    Diagnostic::new(
+                        Code::WrongShape,
+                        module.span(&**call),
+                        format!("`{kind}` takes one object"),
+                    )
+                    .label("not one argument")
+                    .help(format!("write `{kind}({{ name: \"…\", … }})`")),
+                );
+            }
+        };
+        let node = match literal::read(module, argument) {
+            Ok(node) => node,
+            Err(not_static) => return not_static.report(&format!("the argument of `{kind}`"), self.diags),
+        };
+        match kind {
+            "defineEnum" => {
+                if let Some((e, s)) = config::read_enum(&node, self.diags) {
+                    self.assets.enums.push(e);
+                    self.spans.enums.push(s);
+                }
+            }
+            "defineStructure" => {
+                if let Some((st, s)) = config::read_structure(&node, self.diags) {
+                    self.assets.structures.push(st);
+                    self.spans.structures.push(s);
+                }
+            }
+            _ => {
+                if matches!(node.value, Value::String(_)) {
+                    return self
+                        .diags
+                        .push(node.wrong_shape("an object", "write `defineSecret({ name: \"STRIPE_API_KEY\" })`"));
+                }
+                if let Some((secret, span)) = config::read_secret(&node, self.diags) {
+                    self.assets.secrets.push(secret);
+                    self.spans.secrets.push(span);
+                }
+            }
+        }
+    }
+
+    fn is_sdk_call(&self, callee: &Expression, name: &str) -> bool {
+        matches!(inner(callee), Expression::Identifier(id) if self.module.is_sdk(id.name.as_str(), name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Found = Vec<(Code, u32, u32, String)>;
+
+    fn load_text(text: &str) -> (Option<Config>, Found) {
+        let mut d = Diagnostics::new();
+        let c = load(FileId(0), text, &mut d);
+        let found = d
+            .into_vec()
+            .into_iter()
+            .map(|d| {
+                (
+                    d.code,
+                    d.primary.span.line,
+                    d.primary.span.column,
+                    format!("{} | {}", d.message, d.help),
+                )
+            })
+            .collect();
+        (c, found)
+    }
+
+    const FULL: &str = r#"import { collectAssets, defineEnum, defineSecret, defineStructure as structure } from "@svc/sdk";
+
+const Currency = defineEnum({ name: "Currency", values: ["EUR", { key: "usd", value: "USD", label: "Dollar" }] });
+const secrets = [defineSecret({ name: "STRIPE_KEY", required: false }), defineSecret({ name: "API_TOKEN" })];
+const idField = { name: "id", type: "string", required: true } as const;
+
+export default {
+  projectName: "shop-api",
+  workspaceId: `acme`,
+  apiId: "shop",
+  ...collectAssets([
+    Currency,
+    structure({
+      name: "Order",
+      description: undefined,
+      fields: [idField, { name: "currency", type: "enum-value:Currency" }],
+    }),
+    ...secrets,
+  ]),
+} satisfies Record<string, unknown>;
+"#;
+
+    #[test]
+    fn reads_the_spec_shape_with_consts_spreads_and_renamed_imports() {
+        let (c, d) = load_text(FULL);
+        assert_eq!(d, vec![]);
+        let c = c.unwrap();
+        assert_eq!(
+            (c.project_name.as_str(), c.workspace_id.as_str(), c.api_id.as_str()),
+            ("shop-api", "acme", "shop")
+        );
+        assert_eq!(c.assets.enums[0].values.len(), 2);
+        assert_eq!(c.assets.structures[0].description, None);
+        assert!(c.assets.structures[0].fields[0].required);
+        assert!(!c.assets.structures[0].fields[1].required);
+        assert!(!c.assets.secrets[0].required);
+        assert!(c.assets.secrets[1].required);
+        // Spans point into the .ts file: the `type` of the second field.
+        assert_eq!(c.spans.structures[0].fields[1].1.line, 16);
+        assert_eq!(c.spans.enums[0].name.line, 3);
+    }
+
+    #[test]
+    fn the_same_rules_as_the_yaml_config_at_their_place() {
+        let (_, d) = load_text(
+            r#"import { collectAssets, defineEnum, defineStructure } from "@svc/sdk";
+export default {
+  projectName: "Shop API",
+  workspaceId: "acme",
+  apiId: "shop",
+  ...collectAssets([
+    defineEnum({ name: "Color", values: ["red", "red"] }),
+    defineStructure({ name: "Order", fields: [{ name: "c", type: "enum-value:Colour" }], feilds: [] }),
+  ]),
+};
+"#,
+        );
+        let codes: Vec<_> = d.iter().map(|x| (x.0, x.1)).collect();
+        assert!(codes.contains(&(Code::InvalidProjectId, 3)), "{d:?}");
+        assert!(codes.contains(&(Code::DuplicateEnumKey, 7)), "{d:?}");
+        assert!(codes.contains(&(Code::UnknownEnum, 8)), "{d:?}");
+        assert!(codes.contains(&(Code::UnknownField, 8)), "{d:?}");
+    }
+
+    #[test]
+    fn what_cannot_be_read_statically_is_located_and_says_what_to_write() {
+        let (_, d) = load_text(
+            r#"import { collectAssets, defineEnum } from "@svc/sdk";
+import { currencies } from "./currencies";
+const prefix = "acme";
+export default {
+  projectName: `${prefix}-shop`,
+  workspaceId: prefix,
+  apiId: "shop".toLowerCase(),
+  ...collectAssets([defineEnum({ name: "Currency", values: currencies })]),
+};
+"#,
+        );
+        let not_static: Vec<_> = d.iter().filter(|x| x.0 == Code::NotStatic).collect();
+        assert_eq!(not_static.len(), 3, "{d:?}");
+        assert_eq!((not_static[0].1, not_static[0].2), (5, 16));
+        assert!(not_static[0].3.contains("`${…}`"), "{d:?}");
+        assert_eq!((not_static[1].1, not_static[1].2), (7, 10));
+        assert_eq!((not_static[2].1, not_static[2].2), (8, 60));
+        assert!(not_static[2].3.contains("imported from `./currencies`"), "{d:?}");
+        assert!(not_static[2].3.contains("svc cannot follow imports"), "{d:?}");
+    }
+
+    #[test]
+    fn missing_and_unknown_keys_and_foreign_helpers() {
+        let (_, d) = load_text(
+            r#"import { collectAssets } from "@svc/sdk";
+function defineSecret(x: object) { return x; }
+export default {
+  projectName: "shop",
+  api: "shop",
+  ...collectAssets([defineSecret({ name: "K" })]),
+};
+"#,
+        );
+        let codes: Vec<_> = d.iter().map(|x| (x.0, x.1)).collect();
+        assert!(codes.contains(&(Code::UnknownField, 5)), "{d:?}");
+        assert!(codes.contains(&(Code::WrongShape, 6)), "{d:?}");
+        let missing: Vec<_> = d
+            .iter()
+            .filter(|x| x.0 == Code::MissingField)
+            .map(|x| x.3.clone())
+            .collect();
+        assert_eq!(missing.len(), 2, "{d:?}");
+        assert!(
+            missing[0].contains("workspaceId") && missing[1].contains("apiId"),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_and_missing_exports() {
+        let (c, d) = load_text("export default { projectName: \"x\",, };\n");
+        assert!(c.is_none());
+        assert_eq!(d[0].0, Code::TypeScriptSyntax);
+        assert_eq!(d[0].1, 1);
+        let (c, d) = load_text("const x = 1;\n");
+        assert!(c.is_none());
+        assert_eq!(d[0].0, Code::MissingField);
+        let (_, d) = load_text("export default function config() { return {}; }\n");
+        assert_eq!(d[0].0, Code::WrongShape);
+    }
+
+    #[test]
+    fn cycles_of_consts_end() {
+        let (_, d) = load_text("const a = b;\nconst b = a;\nexport default a;\n");
+        assert_eq!(d[0].0, Code::NotStatic, "{d:?}");
+    }
+}

@@ -1,0 +1,18 @@
+//! svc's reader of TypeScript sources: `svc.config.ts` and code node modules, read
+//! statically with oxc (nothing is run, Node.js is not needed), into the same models the
+//! YAML and Rust readers of `svc-frontend` produce, with spans into the `.ts` files.
+//!
+//! A crate of its own so that oxc is compiled only by the svc binary: node crates (which
+//! reach `svc-frontend` through the SDK's macros) never build it.
+//!
+//! - `position`: oxc's byte offsets to svc's lines and columns;
+//! - `module`: parse one module; its imports, top-level `const`s and default export;
+//! - `literal`: an expression read as data (the located tree the YAML reader makes);
+//! - `config`: `svc.config.ts` into a `Config`.
+
+pub mod config;
+pub mod literal;
+pub mod module;
+pub mod position;
+
+pub use config::{CONFIG_FILE, load as load_config};
