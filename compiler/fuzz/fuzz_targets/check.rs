@@ -1,6 +1,6 @@
-//! Fuzzes the whole front half of the compiler: load (YAML, config, flows, Rust node
-//! source, `svc test` files) and check. Any panic is a bug: bad input must become
-//! diagnostics.
+//! Fuzzes the whole front half of the compiler: load (YAML, `svc.config.yaml` or the
+//! TypeScript `svc.config.ts`, flows, Rust node source, `svc test` files) and check.
+//! Any panic is a bug: bad input must become diagnostics.
 //!
 //! Run: `cargo +nightly fuzz run check -- -max_total_time=60` from `compiler/`.
 
