@@ -73,6 +73,7 @@ codes! {
     NonLiteralSecretName = "E0306", "non-literal-secret-name";
     NodeNotPublic = "E0307", "node-not-public";
     ForbiddenDependency = "E0308", "forbidden-dependency";
+    RustNodesWithTypeScriptConfig = "E0309", "rust-nodes-with-typescript-config";
     // Names in flows (E04xx)
     UnknownNodeKey = "E0401", "unknown-node-key";
     UnknownNodeId = "E0402", "unknown-node-id";

@@ -17,7 +17,7 @@ use crate::project::Project;
 use catalog::Catalog;
 use graph::FlowGraph;
 use std::collections::BTreeSet;
-use svc_frontend::{Code, Diagnostic, Diagnostics};
+use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 use svc_types::Assets;
 
 /// A project that has been checked: what later stages (lowering, emitting) build on.
@@ -54,6 +54,7 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
     routes::check(&project.flows, diags);
     if let (Some(config), Some(krate)) = (&project.config, &project.node_crate) {
         check_secrets(config, krate, diags);
+        check_assets_reach_rust_nodes(project, config, krate, diags);
     }
     let has_errors = diags.has_errors();
     Checked {
@@ -63,6 +64,44 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         graphs,
         has_errors,
     }
+}
+
+/// `include_assets!()` generates the node crate's asset types from `svc.config.yaml` at
+/// compile time (the macro cannot read TypeScript: node crates do not build oxc). With
+/// `svc.config.ts` it would fail in the build, so it is an error here.
+fn check_assets_reach_rust_nodes(
+    project: &Project,
+    config: &svc_frontend::config::Config,
+    krate: &svc_frontend::node_crate::NodeCrate,
+    diags: &mut Diagnostics,
+) {
+    let config_path = &project.sources.get(config.file).display_path;
+    if !krate.includes_assets || !config_path.ends_with(svc_frontend_ts::CONFIG_FILE) {
+        return;
+    }
+    let call = krate.files.iter().find_map(|&file| {
+        let text = &project.sources.get(file).text;
+        let (line, text) = text.lines().enumerate().find(|(_, l)| l.contains("include_assets!"))?;
+        let column = text[..text.find("include_assets!")?].chars().count();
+        Some(Span::new(
+            file,
+            line as u32 + 1,
+            column as u32 + 1,
+            "include_assets!".len() as u32,
+        ))
+    });
+    diags.push(
+        Diagnostic::new(
+            Code::RustNodesWithTypeScriptConfig,
+            call.unwrap_or_else(|| Span::file_start(config.file)),
+            "`include_assets!()` reads `svc.config.yaml`, and this project's config is `svc.config.ts`",
+        )
+        .label("needs svc.config.yaml")
+        .help(
+            "Rust nodes take their asset types from svc.config.yaml: keep the config in YAML for a project with \
+             Rust nodes (a project mixing Rust nodes with svc.config.ts is not supported yet)",
+        ),
+    );
 }
 
 /// `ctx.secret("X")` needs `X` declared; a declared secret nothing reads is a warning.
