@@ -15,10 +15,8 @@ export type JsonObject = { [key: string]: JsonValue };
  * so that `t.struct("Order")` is typed as an `Order`; a name it does not know is a
  * generic object here (and an error from `svc check`).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface Structures {}
 /** The named enums of the project, by name, each the union of its wire values. */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface Enums {}
 
 type StructureValue<N extends string> = N extends keyof Structures ? Structures[N] : JsonObject;

@@ -404,7 +404,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
         version,
         workspace_id: config.workspace_id.clone(),
         api_id: config.api_id.clone(),
-        assets_from_nodes: project.node_crate.as_ref().is_some_and(|k| k.includes_assets),
+        assets_from_nodes: project.node_crate.as_ref().is_some_and(|k| k.include_assets.is_some()),
         node_crate,
         assets: checked.assets.clone(),
         secrets: config

@@ -22,7 +22,7 @@
 //! Each asset's argument is read as data ([`crate::literal`]) and decoded by the YAML
 //! config's own readers, so both files follow one set of rules and messages.
 
-use crate::literal::{self, NotStatic, inner, resolve};
+use crate::literal::{self, NotStatic, resolve};
 use crate::module::{Module, SDK_PACKAGE};
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{Argument, ArrayExpressionElement, Expression, ObjectPropertyKind};
@@ -48,6 +48,9 @@ const KEYS: &[(&str, &str)] = &[
         "the API id, the second segment of every route path: /<workspaceId>/<apiId>/<route>",
     ),
 ];
+
+/// How an asset list is written, for the hints of the errors about one.
+const COLLECT_ASSETS: &str = "collectAssets([defineEnum({…}), defineStructure({…}), defineSecret({…})])";
 
 const SHAPE_HINT: &str = "svc.config.ts ends with `export default { projectName: \"shop\", workspaceId: \"acme\", apiId: \"shop\", ...collectAssets([ … ]) }`";
 
@@ -103,7 +106,9 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         }
     };
 
-    let mut ids: [Option<String>; 3] = [None, None, None];
+    // Per key of `KEYS`: `None` when not written, `Some(None)` when written but invalid
+    // (already reported).
+    let mut ids: [Option<Option<String>>; 3] = [None, None, None];
     let mut reader = AssetReader {
         module: &module,
         assets: Assets::default(),
@@ -124,7 +129,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
                     continue;
                 };
                 if let Some(index) = KEYS.iter().position(|(k, _)| *k == key) {
-                    ids[index] = read_id(&module, &p.value, KEYS[index], reader.diags);
+                    ids[index] = Some(read_id(&module, &p.value, KEYS[index], reader.diags));
                 } else {
                     let known: Vec<_> = KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
                     reader.diags.push(
@@ -145,11 +150,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         }
     }
     for ((key, help), value) in KEYS.iter().zip(&ids) {
-        let written = object.properties.iter().any(|p| match p {
-            ObjectPropertyKind::ObjectProperty(p) => literal::static_key(&p.key, p.computed).as_deref() == Some(*key),
-            ObjectPropertyKind::SpreadProperty(_) => false,
-        });
-        if value.is_none() && !written {
+        if value.is_none() {
             reader.diags.push(
                 Diagnostic::new(
                     Code::MissingField,
@@ -165,7 +166,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         assets, spans, diags, ..
     } = reader;
     config::report_asset_problems(&assets, &spans, diags);
-    let [project_name, workspace_id, api_id] = ids;
+    let [project_name, workspace_id, api_id] = ids.map(Option::flatten);
     Some(Config {
         file,
         project_name: project_name.unwrap_or_else(|| "svc-project".into()),
@@ -212,11 +213,15 @@ impl<'a> AssetReader<'_, 'a, '_> {
             Ok(Expression::CallExpression(call)) if self.is_sdk_call(&call.callee, "collectAssets") => call,
             Ok(other) => {
                 self.diags.push(
-                    Diagnostic::new(Code::WrongShape, module.span(other), "svc.config.ts spreads only `collectAssets([ … ])`")
-                        .label(literal::describe(other))
-                        .help(format!(
-                            "import `collectAssets` from `{SDK_PACKAGE}` and spread `...collectAssets([defineEnum({{…}}), defineStructure({{…}}), defineSecret({{…}})])`"
-                        )),
+                    Diagnostic::new(
+                        Code::WrongShape,
+                        module.span(other),
+                        "svc.config.ts spreads only `collectAssets([ … ])`",
+                    )
+                    .label(literal::describe(other))
+                    .help(format!(
+                        "import `collectAssets` from `{SDK_PACKAGE}` and spread `...{COLLECT_ASSETS}`"
+                    )),
                 );
                 return;
             }
@@ -233,7 +238,7 @@ impl<'a> AssetReader<'_, 'a, '_> {
             _ => self.diags.push(
                 Diagnostic::new(Code::WrongShape, module.span(&**call), "`collectAssets` takes one list")
                     .label("not one argument")
-                    .help("write `collectAssets([defineEnum({…}), defineStructure({…}), defineSecret({…})])`"),
+                    .help(format!("write `{COLLECT_ASSETS}`")),
             ),
         }
     }
@@ -250,7 +255,7 @@ impl<'a> AssetReader<'_, 'a, '_> {
                         "`collectAssets` takes a list of assets",
                     )
                     .label("not a list")
-                    .help("write `collectAssets([defineEnum({…}), defineStructure({…}), defineSecret({…})])`"),
+                    .help(format!("write `{COLLECT_ASSETS}`")),
                 );
             }
             Err(not_static) => return not_static.report("the list given to `collectAssets`", self.diags),
@@ -288,7 +293,7 @@ impl<'a> AssetReader<'_, 'a, '_> {
             .into_iter()
             .find(|name| self.is_sdk_call(&call.callee, name));
         let Some(kind) = kind else {
-            let callee = match inner(&call.callee) {
+            let callee = match call.callee.get_inner_expression() {
                 Expression::Identifier(id) => format!("`{}`", id.name),
                 _ => "this function".to_string(),
             };
@@ -358,7 +363,7 @@ impl<'a> AssetReader<'_, 'a, '_> {
     }
 
     fn is_sdk_call(&self, callee: &Expression, name: &str) -> bool {
-        matches!(inner(callee), Expression::Identifier(id) if self.module.is_sdk(id.name.as_str(), name))
+        matches!(callee.get_inner_expression(), Expression::Identifier(id) if self.module.is_sdk(id.name.as_str(), name))
     }
 }
 

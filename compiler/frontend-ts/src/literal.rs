@@ -10,7 +10,6 @@
 
 use crate::module::Module;
 use oxc_ast::ast::{ArrayExpressionElement, Expression, ObjectPropertyKind, PropertyKey, UnaryOperator};
-use oxc_span::GetSpan;
 use svc_frontend::yaml::{Node, Value};
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 
@@ -55,15 +54,11 @@ impl NotStatic {
 const WRITE_IT_OUT: &str =
     "write the value literally here, or in a `const` of this file (strings, numbers, booleans, arrays and objects)";
 
-/// Strips what does not change a value: parentheses, `as`, `satisfies`, `!`, `<T>x`.
-pub fn inner<'a, 'e>(expr: &'e Expression<'a>) -> &'e Expression<'a> {
-    expr.get_inner_expression()
-}
-
 /// Follows `const` names of this module to the expression they stand for.
 pub fn resolve<'a>(module: &Module<'a>, mut expr: &'a Expression<'a>) -> Result<&'a Expression<'a>, NotStatic> {
     for _ in 0..MAX_CONST_DEPTH {
-        expr = inner(expr);
+        // Parentheses, `as`, `satisfies`, `!` and `<T>x` do not change a value.
+        expr = expr.get_inner_expression();
         let Expression::Identifier(id) = expr else {
             return Ok(expr);
         };
@@ -107,7 +102,8 @@ fn read_at<'a>(module: &Module<'a>, expr: &'a Expression<'a>, depth: u32) -> Res
             WRITE_IT_OUT,
         ));
     }
-    let expr = inner(expr);
+    let // Parentheses, `as`, `satisfies`, `!` and `<T>x` do not change a value.
+        expr = expr.get_inner_expression();
     let span = module.span(expr);
     let value = match expr {
         Expression::StringLiteral(s) => Value::String(s.value.to_string()),
@@ -204,7 +200,8 @@ fn read_at<'a>(module: &Module<'a>, expr: &'a Expression<'a>, depth: u32) -> Res
                             return Err(NotStatic::new(module.span(&**p), "a method or accessor", WRITE_IT_OUT));
                         }
                         // `key: undefined` is an absent key, as `JSON.stringify` and the SDK see it.
-                        if matches!(inner(&p.value), Expression::Identifier(id) if id.name == "undefined") {
+                        if matches!(p.value.get_inner_expression(), Expression::Identifier(id) if id.name == "undefined")
+                        {
                             continue;
                         }
                         let value = read_at(module, &p.value, depth + 1)?;
@@ -272,7 +269,7 @@ pub fn static_key(key: &PropertyKey, computed: bool) -> Option<String> {
 /// A few words for an expression that is not data, for "found …".
 pub fn describe(expr: &Expression) -> String {
     match expr {
-        Expression::CallExpression(c) => match inner(&c.callee) {
+        Expression::CallExpression(c) => match c.callee.get_inner_expression() {
             Expression::Identifier(id) => format!("a call of `{}(…)`", id.name),
             _ => "a function call".to_string(),
         },
@@ -285,9 +282,4 @@ pub fn describe(expr: &Expression) -> String {
         e if e.is_member_expression() => "a property read".to_string(),
         _ => "a computed value".to_string(),
     }
-}
-
-/// The span of an expression in svc's terms.
-pub fn span_of(module: &Module, expr: &Expression) -> Span {
-    module.lines.span(expr.span())
 }

@@ -23,7 +23,6 @@ pub struct Import {
     /// The exported name (`defineEnum` in `import { defineEnum as e }`); `default` or `*`
     /// for default and namespace imports.
     pub imported: String,
-    pub span: Span,
 }
 
 /// A parsed module and its top-level facts.
@@ -94,15 +93,11 @@ impl<'a> Module<'a> {
                                 (s.local.name.to_string(), "*".to_string())
                             }
                         };
-                        let span = self.lines.span(specifier.span());
-                        self.imports.insert(
-                            local,
-                            Import {
-                                source: source.clone(),
-                                imported,
-                                span,
-                            },
-                        );
+                        let import = Import {
+                            source: source.clone(),
+                            imported,
+                        };
+                        self.imports.insert(local, import);
                     }
                 }
                 Statement::VariableDeclaration(decl) => self.collect_consts(decl),

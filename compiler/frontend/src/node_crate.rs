@@ -74,8 +74,8 @@ pub struct NodeCrate {
     pub crate_name: String,
     pub nodes: Vec<NodeInfo>,
     pub secrets: Vec<SecretUse>,
-    /// Whether the crate root calls `include_assets!`, which makes `crate::assets`.
-    pub includes_assets: bool,
+    /// Where the crate root calls `include_assets!` (which makes `crate::assets`), if it does.
+    pub include_assets: Option<Span>,
     pub files: Vec<FileId>,
     /// Whether a file of the crate could not be read or parsed (already reported): its
     /// nodes are unknown, so flows that use them get no second, misleading error.
@@ -463,7 +463,17 @@ impl Walker<'_> {
             }
         };
         if module_path.is_empty() {
-            self.krate.includes_assets = ast.items.iter().any(|i| matches!(i, syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "include_assets")));
+            self.krate.include_assets = ast.items.iter().find_map(|i| match i {
+                syn::Item::Macro(m) => {
+                    let name = &m.mac.path.segments.last()?.ident;
+                    // The macro's name through its `!`: `include_assets!`.
+                    (name == "include_assets").then(|| {
+                        let span = Span::from_proc_macro(file, name.span());
+                        Span::new(file, span.line, span.column, span.len + 1)
+                    })
+                }
+                _ => None,
+            });
         }
         scan_file(&ast, file, &mut self.krate.secrets, self.diags);
         // Module search directory for `mod x;` items in this file.

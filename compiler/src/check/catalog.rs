@@ -73,7 +73,7 @@ impl<'a> Catalog<'a> {
                 }
             }
         }
-        if let (Some(span), false) = (uses_assets, krate.includes_assets) {
+        if let (Some(span), false) = (uses_assets, krate.include_assets.is_some()) {
             diags.push(
                 Diagnostic::new(Code::InvalidNodeDefinition, span, "a node uses structures or enums, but the node crate does not include the project's assets")
                     .label("needs `crate::assets`")

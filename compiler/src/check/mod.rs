@@ -17,7 +17,7 @@ use crate::project::Project;
 use catalog::Catalog;
 use graph::FlowGraph;
 use std::collections::BTreeSet;
-use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_frontend::{Code, Diagnostic, Diagnostics};
 use svc_types::Assets;
 
 /// A project that has been checked: what later stages (lowering, emitting) build on.
@@ -75,25 +75,16 @@ fn check_assets_reach_rust_nodes(
     krate: &svc_frontend::node_crate::NodeCrate,
     diags: &mut Diagnostics,
 ) {
-    let config_path = &project.sources.get(config.file).display_path;
-    if !krate.includes_assets || !config_path.ends_with(svc_frontend_ts::CONFIG_FILE) {
+    let Some(call) = krate.include_assets else {
+        return;
+    };
+    if project.sources.get(config.file).display_path != svc_frontend_ts::CONFIG_FILE {
         return;
     }
-    let call = krate.files.iter().find_map(|&file| {
-        let text = &project.sources.get(file).text;
-        let (line, text) = text.lines().enumerate().find(|(_, l)| l.contains("include_assets!"))?;
-        let column = text[..text.find("include_assets!")?].chars().count();
-        Some(Span::new(
-            file,
-            line as u32 + 1,
-            column as u32 + 1,
-            "include_assets!".len() as u32,
-        ))
-    });
     diags.push(
         Diagnostic::new(
             Code::RustNodesWithTypeScriptConfig,
-            call.unwrap_or_else(|| Span::file_start(config.file)),
+            call,
             "`include_assets!()` reads `svc.config.yaml`, and this project's config is `svc.config.ts`",
         )
         .label("needs svc.config.yaml")
