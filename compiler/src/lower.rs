@@ -49,8 +49,8 @@ pub struct NodeCrateIr {
 
 pub struct UsedNode {
     pub key: String,
-    /// `["nodes", "price_order"]`
-    pub module_path: Vec<String>,
+    /// Where its code is: a Rust module path, or a TypeScript module.
+    pub code: svc_frontend::node_crate::NodeCode,
     pub manifest: NodeManifest,
 }
 
@@ -380,7 +380,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
             {
                 used.entry(c.node_key.value.clone()).or_insert_with(|| UsedNode {
                     key: c.node_key.value.clone(),
-                    module_path: info.module_path.clone(),
+                    code: info.code.clone(),
                     manifest: info.manifest.clone(),
                 });
             }

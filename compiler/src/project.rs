@@ -6,6 +6,7 @@
 //!   (or svc.config.ts)  the same, in TypeScript, read without running it
 //!   flows/*.yaml        one route per file (subdirectories allowed)
 //!   Cargo.toml, src/    the node crate (optional: a project may have no code nodes)
+//!   src/nodes/*.ts      TypeScript nodes (optional), beside or instead of Rust ones
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use svc_frontend::source::display_path;
 use svc_frontend::vfs::{Disk, ReadError, Vfs};
 use svc_frontend::{Code, Diagnostic, Diagnostics, FileId, SourceFile, SourceMap, Span};
 use svc_frontend_ts::CONFIG_FILE as TS_CONFIG_FILE;
+use svc_frontend_ts::nodes::ScriptNodes;
 
 /// The directory of flow files.
 pub const FLOWS_DIR: &str = "flows";
@@ -27,6 +29,8 @@ pub struct Project {
     pub config: Option<Config>,
     pub flows: Vec<Flow>,
     pub node_crate: Option<NodeCrate>,
+    /// The TypeScript nodes under `src/nodes/`, and the modules they import.
+    pub script_nodes: Option<ScriptNodes>,
 }
 
 impl Project {
@@ -77,12 +81,14 @@ impl Project {
         let flows = parse_flows(&sources, &flow_files, diags);
 
         let node_crate = node_crate::load(vfs, root, root, &mut sources, diags);
+        let script_nodes = svc_frontend_ts::nodes::load(vfs, root, &mut sources, diags);
         Project {
             root: root.to_path_buf(),
             sources,
             config,
             flows,
             node_crate,
+            script_nodes,
         }
     }
 }

@@ -42,9 +42,12 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         standalone: false,
     };
     let krate = format_ident!("{}", node_crate.crate_name);
-    let entries = checked.catalog.nodes.values().map(|info| {
-        let path = info.module_path.iter().map(|m| format_ident!("{}", m));
-        quote!(::svc_runtime::node_runner::entry::<::#krate::#(#path::)*Node>())
+    let entries = checked.catalog.nodes.values().filter_map(|info| {
+        let svc_frontend::node_crate::NodeCode::Rust { module_path } = &info.code else {
+            return None;
+        };
+        let path = module_path.iter().map(|m| format_ident!("{}", m));
+        Some(quote!(::svc_runtime::node_runner::entry::<::#krate::#(#path::)*Node>()))
     });
     let secrets = ir
         .secrets

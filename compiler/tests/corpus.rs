@@ -9,7 +9,8 @@
 //! move and borrow).
 //!
 //! A fixture lists files as `//- path` sections. `//- extends: base` first copies
-//! `tests/corpus/base.txt`, a valid project, so a case only spells out what it changes.
+//! `tests/corpus/base.txt`, a valid project, so a case only spells out what it changes;
+//! `//- extends: base-ts` copies `base-ts.txt`, the same project with TypeScript nodes.
 //!
 //! Review snapshot changes with `cargo insta review` (or accept them with
 //! `INSTA_UPDATE=always cargo test -p svc --test corpus`) and read the diff like code.
@@ -44,9 +45,9 @@ fn sections(text: &str) -> Vec<(String, String)> {
 fn files(text: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let parsed = sections(text);
-    if parsed.first().is_some_and(|(p, _)| p == "extends: base") {
+    if let Some(base) = parsed.first().and_then(|(p, _)| p.strip_prefix("extends: ")) {
         files.extend(sections(
-            &std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap(),
+            &std::fs::read_to_string(corpus_dir().join(format!("{}.txt", base.trim()))).unwrap(),
         ));
     }
     for (path, body) in parsed {

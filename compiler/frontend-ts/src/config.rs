@@ -363,7 +363,7 @@ impl<'a> AssetReader<'_, 'a, '_> {
     }
 
     fn is_sdk_call(&self, callee: &Expression, name: &str) -> bool {
-        matches!(callee.get_inner_expression(), Expression::Identifier(id) if self.module.is_sdk(id.name.as_str(), name))
+        self.module.sdk_export(callee) == Some(name)
     }
 }
 

@@ -8,11 +8,18 @@
 //! - `position`: oxc's byte offsets to svc's lines and columns;
 //! - `module`: parse one module; its imports, top-level `const`s and default export;
 //! - `literal`: an expression read as data (the located tree the YAML reader makes);
-//! - `config`: `svc.config.ts` into a `Config`.
+//! - `config`: `svc.config.ts` into a `Config`;
+//! - `pin`, `node`: a node module's `defineCodeFunctionNode({...})` into a manifest;
+//! - `contract`: the runtime contract (spec §4.3) and the secrets a module reads;
+//! - `nodes`: the project's node modules and the modules they import.
 
 pub mod config;
+pub mod contract;
 pub mod literal;
 pub mod module;
+pub mod node;
+pub mod nodes;
+pub mod pin;
 pub mod position;
 
 pub use config::{CONFIG_FILE, load as load_config};

@@ -148,6 +148,23 @@ impl<'a> Module<'a> {
             .get(local)
             .is_some_and(|i| i.source == SDK_PACKAGE && i.imported == name)
     }
+
+    /// The SDK export an expression names: `t` for `t` imported from `@svc/sdk` (renamed
+    /// or not), and for `sdk.t` with `import * as sdk from "@svc/sdk"`.
+    pub fn sdk_export<'e>(&'e self, expr: &'e Expression) -> Option<&'e str> {
+        match expr.get_inner_expression() {
+            Expression::Identifier(id) => self
+                .imports
+                .get(id.name.as_str())
+                .filter(|i| i.source == SDK_PACKAGE && i.imported != "*" && i.imported != "default")
+                .map(|i| i.imported.as_str()),
+            Expression::StaticMemberExpression(member) => match member.object.get_inner_expression() {
+                Expression::Identifier(ns) if self.is_sdk(ns.name.as_str(), "*") => Some(member.property.name.as_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 fn export_name(name: &ModuleExportName) -> String {

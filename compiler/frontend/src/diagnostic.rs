@@ -105,6 +105,8 @@ codes! {
     // TypeScript sources: `svc.config.ts` and node modules (E08xx)
     TypeScriptSyntax = "E0801", "typescript-syntax";
     NotStatic = "E0802", "not-static";
+    ImportNotAllowed = "E0803", "import-not-allowed";
+    UnresolvedImport = "E0804", "unresolved-import";
     // Flow tests, `tests/*.yaml` (E11xx)
     DuplicateTestCase = "E1101", "duplicate-test-case";
     UnknownTestRoute = "E1102", "unknown-test-route";

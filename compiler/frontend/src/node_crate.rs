@@ -27,8 +27,19 @@ pub struct NodeInfo {
     /// module, or `ctx` handed to another function). When not, generated code does not
     /// build the request metadata for it.
     pub uses_request: bool,
-    /// The module path from the crate root: `["nodes", "price_order"]`.
-    pub module_path: Vec<String>,
+    /// Where its code is, and in which language.
+    pub code: NodeCode,
+}
+
+/// Where a node's code is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeCode {
+    /// A `define_code_function_node!` of the node crate, at this module path from the
+    /// crate root: `["nodes", "price_order"]`.
+    Rust { module_path: Vec<String> },
+    /// The default export of a TypeScript module, named by its path in the project:
+    /// `src/nodes/price-order.ts`.
+    TypeScript { module: String },
 }
 
 /// Where a node's parts are written.
@@ -578,7 +589,9 @@ impl Walker<'_> {
                     uses_request: uses_request || may_read_request(&m.mac),
                     manifest: def.manifest,
                     file,
-                    module_path: module_path.to_vec(),
+                    code: NodeCode::Rust {
+                        module_path: module_path.to_vec(),
+                    },
                 });
             }
             Err(errors) => {

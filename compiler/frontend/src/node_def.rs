@@ -840,7 +840,7 @@ pub fn literal_json(expr: &Expr) -> Option<serde_json::Value> {
 
 /// Whether a default literal has the pin's type. Enum values are checked against the
 /// enum by the compiler, which knows the project's enums.
-fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
+pub fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
     use serde_json::Value as J;
     match (t, v) {
         (TypeRef::Any, _) => Ok(()),

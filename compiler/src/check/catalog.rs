@@ -1,26 +1,37 @@
 //! The code nodes a project defines, by key, checked against the project's assets.
 
 use std::collections::BTreeMap;
-use svc_frontend::node_crate::{NodeCrate, NodeInfo};
+use svc_frontend::node_crate::{NodeCode, NodeCrate, NodeInfo};
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_frontend_ts::nodes::ScriptNodes;
 use svc_types::type_ref::AssetRef;
 use svc_types::{Assets, TypeRef};
 
-/// Every node of the node crate, by key.
+/// Every code node of the project, Rust and TypeScript, by key.
 #[derive(Default)]
 pub struct Catalog<'a> {
     pub nodes: BTreeMap<&'a str, &'a NodeInfo>,
-    /// A file of the node crate could not be read or parsed: the nodes are not all known.
+    /// A file of the node crate or a TypeScript module could not be read or parsed: the
+    /// nodes are not all known.
     pub incomplete: bool,
 }
 
 impl<'a> Catalog<'a> {
-    pub fn build(krate: Option<&'a NodeCrate>, assets: &Assets, diags: &mut Diagnostics) -> Catalog<'a> {
-        let mut catalog = Catalog::default();
-        let Some(krate) = krate else { return catalog };
-        catalog.incomplete = krate.unreadable;
+    pub fn build(
+        krate: Option<&'a NodeCrate>,
+        scripts: Option<&'a ScriptNodes>,
+        assets: &Assets,
+        diags: &mut Diagnostics,
+    ) -> Catalog<'a> {
+        let mut catalog = Catalog {
+            incomplete: krate.is_some_and(|k| k.unreadable) || scripts.is_some_and(|s| s.unreadable),
+            ..Catalog::default()
+        };
+        let rust = krate.into_iter().flat_map(|k| &k.nodes);
+        let typescript = scripts.into_iter().flat_map(|s| &s.nodes);
+        // Where a Rust node first names a structure or an enum.
         let mut uses_assets: Option<Span> = None;
-        for node in &krate.nodes {
+        for node in rust.chain(typescript) {
             let key = node.manifest.node_key.as_str();
             let key_span = node.spans.node_key;
             if let Some(first) = catalog.nodes.get(key) {
@@ -46,7 +57,10 @@ impl<'a> Catalog<'a> {
             for ((id, pin), (_, expr_span)) in pins {
                 let Some(ty) = pin.type_ref() else { continue };
                 let span = *expr_span;
-                if ty.referenced_asset().is_some() && uses_assets.is_none() {
+                if ty.referenced_asset().is_some()
+                    && uses_assets.is_none()
+                    && matches!(node.code, NodeCode::Rust { .. })
+                {
                     uses_assets = Some(span);
                 }
                 check_asset_ref(ty, span, assets, diags);
@@ -73,7 +87,7 @@ impl<'a> Catalog<'a> {
                 }
             }
         }
-        if let (Some(span), false) = (uses_assets, krate.include_assets.is_some()) {
+        if let (Some(span), Some(None)) = (uses_assets, krate.map(|k| k.include_assets)) {
             diags.push(
                 Diagnostic::new(Code::InvalidNodeDefinition, span, "a node uses structures or enums, but the node crate does not include the project's assets")
                     .label("needs `crate::assets`")
@@ -99,7 +113,7 @@ pub fn check_asset_ref(ty: &TypeRef, span: Span, assets: &Assets, diags: &mut Di
             };
             diags.push(
                 Diagnostic::new(Code::UnknownStructure, span, format!("unknown structure `{name}`"))
-                    .label("not defined in svc.config.yaml")
+                    .label("not defined in the config")
                     .help(hint),
             );
         }
@@ -111,7 +125,7 @@ pub fn check_asset_ref(ty: &TypeRef, span: Span, assets: &Assets, diags: &mut Di
             };
             diags.push(
                 Diagnostic::new(Code::UnknownEnum, span, format!("unknown enum `{name}`"))
-                    .label("not defined in svc.config.yaml")
+                    .label("not defined in the config")
                     .help(hint),
             );
         }

@@ -17,6 +17,7 @@ use crate::project::Project;
 use catalog::Catalog;
 use graph::FlowGraph;
 use std::collections::BTreeSet;
+use svc_frontend::node_crate::SecretUse;
 use svc_frontend::{Code, Diagnostic, Diagnostics};
 use svc_types::Assets;
 
@@ -34,7 +35,12 @@ pub struct Checked<'a> {
 /// Checks a loaded project, adding every problem to `diags`.
 pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
     let assets = project.config.as_ref().map(|c| c.assets.clone()).unwrap_or_default();
-    let catalog = Catalog::build(project.node_crate.as_ref(), &assets, diags);
+    let catalog = Catalog::build(
+        project.node_crate.as_ref(),
+        project.script_nodes.as_ref(),
+        &assets,
+        diags,
+    );
     let mut graphs = Vec::with_capacity(project.flows.len());
     for flow in &project.flows {
         let graph = graph::analyse(flow, diags);
@@ -52,10 +58,19 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         graphs.push(graph);
     }
     routes::check(&project.flows, diags);
-    if let (Some(config), Some(krate)) = (&project.config, &project.node_crate) {
-        check_secrets(config, krate, diags);
-        check_assets_reach_rust_nodes(project, config, krate, diags);
+    if let Some(config) = &project.config {
+        let rust = project.node_crate.iter().flat_map(|k| &k.secrets);
+        let typescript = project.script_nodes.iter().flat_map(|s| &s.secrets);
+        let secrets: Vec<&SecretUse> = rust.chain(typescript).collect();
+        if project.node_crate.is_some() || project.script_nodes.is_some() {
+            let typescript = project.sources.get(config.file).display_path == svc_frontend_ts::CONFIG_FILE;
+            check_secrets(config, typescript, &secrets, diags);
+        }
+        if let Some(krate) = &project.node_crate {
+            check_assets_reach_rust_nodes(project, config, krate, diags);
+        }
     }
+    refuse_to_build_typescript_nodes(&catalog, diags);
     let has_errors = diags.has_errors();
     Checked {
         project,
@@ -63,6 +78,24 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         catalog,
         graphs,
         has_errors,
+    }
+}
+
+/// TypeScript nodes are read and checked, but the generated server cannot call them yet:
+/// refused here, so that a project the checker accepts still builds.
+fn refuse_to_build_typescript_nodes(catalog: &Catalog, diags: &mut Diagnostics) {
+    for node in catalog.nodes.values() {
+        if matches!(node.code, svc_frontend::node_crate::NodeCode::TypeScript { .. }) {
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidNodeDefinition,
+                    node.spans.definition,
+                    "TypeScript nodes are checked, but this svc cannot build them yet",
+                )
+                .label("a TypeScript node")
+                .help("write the node in Rust for now (`define_code_function_node!`)"),
+            );
+        }
     }
 }
 
@@ -98,20 +131,27 @@ fn check_assets_reach_rust_nodes(
 /// `ctx.secret("X")` needs `X` declared; a declared secret nothing reads is a warning.
 fn check_secrets(
     config: &svc_frontend::config::Config,
-    krate: &svc_frontend::node_crate::NodeCrate,
+    typescript: bool,
+    secrets: &[&SecretUse],
     diags: &mut Diagnostics,
 ) {
     let declared: BTreeSet<&str> = config.assets.secrets.iter().map(|s| s.name.as_str()).collect();
-    for used in &krate.secrets {
+    for used in secrets {
         if !declared.contains(used.name.as_str()) {
-            let hint = match svc_types::assets::closest(&used.name, declared.iter().copied()) {
-                Some(best) => {
-                    format!("did you mean `{best}`? Otherwise declare it in svc.config.yaml under `secrets:`")
-                }
-                None => format!(
+            let declare = if typescript {
+                format!(
+                    "declare it in svc.config.ts: `defineSecret({{ name: \"{}\" }})` in `collectAssets([…])`",
+                    used.name
+                )
+            } else {
+                format!(
                     "declare it in svc.config.yaml: `secrets: [{{ name: {}, description: … }}]`",
                     used.name
-                ),
+                )
+            };
+            let hint = match svc_types::assets::closest(&used.name, declared.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`? Otherwise {declare}"),
+                None => declare,
             };
             diags.push(
                 Diagnostic::new(
@@ -125,7 +165,7 @@ fn check_secrets(
         }
     }
     for (i, s) in config.assets.secrets.iter().enumerate() {
-        if !krate.secrets.iter().any(|u| u.name == s.name) {
+        if !secrets.iter().any(|u| u.name == s.name) {
             diags.push(
                 Diagnostic::new(
                     Code::UnusedSecret,

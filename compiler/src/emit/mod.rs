@@ -23,6 +23,7 @@ use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use svc_frontend::flow::Method;
+use svc_frontend::node_crate::NodeCode;
 use svc_frontend::rust_types::{ident, pin_rust_type};
 
 /// The version of svc, written into every generated file.
@@ -321,7 +322,10 @@ fn nodes(ir: &ProjectIr) -> TokenStream {
     let paths = values::paths();
     let items = ir.nodes.iter().map(|n| {
         let alias = route::node_alias(&n.key);
-        let module: Vec<_> = n.module_path.iter().map(|m| ident(m)).collect();
+        let NodeCode::Rust { module_path } = &n.code else {
+            unreachable!("the checker refuses to build TypeScript nodes")
+        };
+        let module: Vec<_> = module_path.iter().map(|m| ident(m)).collect();
         let key = &n.key;
         let checks = |pins: &svc_types::PinMap| -> Vec<TokenStream> {
             pins.iter()

@@ -1,0 +1,404 @@
+//! A pin declaration read without running it: `t.array(t.struct("Line")).optional()`,
+//! `seq.out()`, or a `const` of the module holding such a chain (a shared builder).
+//!
+//! The rules are the Rust SDK's (spec §2.3–2.5), with the TypeScript spellings: builders
+//! `t.object("Name")` and `t.enumValue`, modifiers `portOnly(enabled?)` and friends.
+
+use crate::literal::{self, NotStatic};
+use crate::module::Module;
+use oxc_ast::ast::{Argument, CallExpression, Expression};
+use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_types::{PinDefinition, PinKind, TypeRef, names};
+
+const T_BUILDERS: &[&str] = &[
+    "string",
+    "number",
+    "boolean",
+    "any",
+    "object",
+    "struct",
+    "enumValue",
+    "array",
+];
+const MODIFIERS: &[&str] = &[
+    "optional",
+    "description",
+    "default",
+    "portOnly",
+    "pinOnly",
+    "allowInlineValue",
+];
+
+/// How deep a pin may nest (`t.array(t.array(…))`, `const`s naming `const`s) before svc
+/// stops reading it.
+const MAX_DEPTH: u32 = 32;
+
+/// Whether a pin is declared among the inputs or the outputs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Input,
+    Output,
+}
+
+/// Reads one pin declaration; every problem is reported, and gives `None`.
+pub fn read<'a>(module: &Module<'a>, expr: &'a Expression<'a>, diags: &mut Diagnostics) -> Option<PinDefinition> {
+    read_at(module, expr, 0, diags)
+}
+
+/// The builder a chain starts from (`in` for `seq.in().description(…)`), if it is a
+/// sequence builder.
+pub fn sequence_builder<'a>(module: &Module<'a>, mut expr: &'a Expression<'a>) -> Option<&'static str> {
+    for _ in 0..MAX_DEPTH {
+        expr = literal::resolve(module, expr).ok()?;
+        let Expression::CallExpression(call) = expr else {
+            return None;
+        };
+        let Expression::StaticMemberExpression(member) = call.callee.get_inner_expression() else {
+            return None;
+        };
+        if module.sdk_export(&member.object) == Some("seq") {
+            return match member.property.name.as_str() {
+                "in" => Some("in"),
+                "out" => Some("out"),
+                _ => None,
+            };
+        }
+        expr = &member.object;
+    }
+    None
+}
+
+fn read_at<'a>(
+    module: &Module<'a>,
+    expr: &'a Expression<'a>,
+    depth: u32,
+    diags: &mut Diagnostics,
+) -> Option<PinDefinition> {
+    let span = module.span(expr);
+    if depth > MAX_DEPTH {
+        diags.push(invalid(span, "this pin nests too deeply", "write the pin out directly"));
+        return None;
+    }
+    let expr = match literal::resolve(module, expr) {
+        Ok(e) => e,
+        Err(e) => {
+            e.report("a pin", diags);
+            return None;
+        }
+    };
+    let Expression::CallExpression(call) = expr else {
+        diags.push(not_a_builder(module.span(expr)));
+        return None;
+    };
+    let Expression::StaticMemberExpression(member) = call.callee.get_inner_expression() else {
+        diags.push(not_a_builder(module.span(expr)));
+        return None;
+    };
+    let name = member.property.name.as_str();
+    let name_span = module.span(&member.property);
+    match module.sdk_export(&member.object) {
+        Some("t") => t_builder(module, name, call, name_span, depth, diags),
+        Some("seq") => {
+            if !matches!(name, "in" | "out") {
+                diags.push(invalid(
+                    name_span,
+                    format!("`seq.{name}` is not a sequence pin builder"),
+                    "use `seq.in()` or `seq.out()`",
+                ));
+                return None;
+            }
+            expect_args::<0>(module, call, name_span, &format!("seq.{name}"), diags)?;
+            Some(PinDefinition::sequence())
+        }
+        Some(other) => {
+            diags.push(invalid(
+                module.span(&member.object),
+                format!("`{other}` of @svc/sdk does not build pins"),
+                "pins are declared with `t` (`t.string()`, `t.struct(\"Order\")`, …) and `seq` (`seq.in()`, `seq.out()`)",
+            ));
+            None
+        }
+        None => {
+            let mut pin = read_at(module, &member.object, depth + 1, diags)?;
+            modifier(module, &mut pin, name, call, name_span, diags).then_some(pin)
+        }
+    }
+}
+
+fn t_builder<'a>(
+    module: &Module<'a>,
+    builder: &str,
+    call: &'a CallExpression<'a>,
+    span: Span,
+    depth: u32,
+    diags: &mut Diagnostics,
+) -> Option<PinDefinition> {
+    let what = format!("t.{builder}");
+    let type_ref = match builder {
+        "string" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::String)?,
+        "number" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Number)?,
+        "boolean" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Boolean)?,
+        "any" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Any)?,
+        // `t.object()` is a generic object, `t.object("Order")` a named one (spec §2.3).
+        "object" if call.arguments.is_empty() => TypeRef::Object,
+        "object" | "struct" => TypeRef::Structure(asset_name(module, call, span, &what, diags)?),
+        "enumValue" => TypeRef::Enum(asset_name(module, call, span, &what, diags)?),
+        "array" => {
+            let [inner] = expect_args::<1>(module, call, span, &what, diags)?;
+            let inner_span = module.span(inner);
+            let inner = read_at(module, inner, depth + 1, diags)?;
+            let PinKind::Data(inner_type) = inner.kind else {
+                diags.push(invalid(
+                    inner_span,
+                    "an array cannot hold sequence pins",
+                    "arrays hold data: `t.array(t.string())`",
+                ));
+                return None;
+            };
+            if inner.optional
+                || inner.default.is_some()
+                || inner.port_only
+                || inner.allow_inline_value
+                || inner.description.is_some()
+            {
+                diags.push(invalid(
+                    inner_span,
+                    "modifiers on an array's element have no effect",
+                    "apply modifiers to the array itself: `t.array(t.string()).optional()`",
+                ));
+                return None;
+            }
+            TypeRef::Array(Box::new(inner_type))
+        }
+        other => {
+            let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {
+                Some(best) => format!("did you mean `t.{best}`?"),
+                None => format!("the type builders are {}", list(T_BUILDERS, "t.", "")),
+            };
+            diags.push(invalid(span, format!("`t.{other}` is not a pin type builder"), hint));
+            return None;
+        }
+    };
+    Some(PinDefinition::data(type_ref))
+}
+
+fn modifier<'a>(
+    module: &Module<'a>,
+    pin: &mut PinDefinition,
+    method: &str,
+    call: &'a CallExpression<'a>,
+    span: Span,
+    diags: &mut Diagnostics,
+) -> bool {
+    let sequence_forbids = |what: &str, diags: &mut Diagnostics| {
+        diags.push(invalid(
+            span,
+            format!("sequence pins cannot be {what}"),
+            "sequence pins only order execution; remove this modifier",
+        ));
+        false
+    };
+    match method {
+        "optional" => {
+            if expect_args::<0>(module, call, span, method, diags).is_none() {
+                return false;
+            }
+            if pin.is_sequence() {
+                return sequence_forbids("optional", diags);
+            }
+            pin.optional = true;
+        }
+        "description" => {
+            let Some([text]) = expect_args::<1>(module, call, span, method, diags) else {
+                return false;
+            };
+            match literal::read(module, text) {
+                Ok(node) => match node.as_str() {
+                    Some(s) => pin.description = Some(s.to_string()),
+                    None => {
+                        diags.push(invalid(
+                            node.span,
+                            "the description must be a string",
+                            "write the text out in quotes",
+                        ));
+                        return false;
+                    }
+                },
+                Err(e) => {
+                    e.report("a pin's description", diags);
+                    return false;
+                }
+            }
+        }
+        "default" => {
+            let Some([value]) = expect_args::<1>(module, call, span, method, diags) else {
+                return false;
+            };
+            let PinKind::Data(type_ref) = &pin.kind else {
+                return sequence_forbids("given a default", diags);
+            };
+            let node = match literal::read(module, value) {
+                Ok(node) => node,
+                Err(e) => {
+                    e.report("a pin's default", diags);
+                    return false;
+                }
+            };
+            let json = node.to_json();
+            if let Err(message) = svc_frontend::node_def::default_fits(type_ref, &json) {
+                diags.push(invalid(
+                    node.span,
+                    message,
+                    format!("the pin is `{type_ref}`; give a default of that type"),
+                ));
+                return false;
+            }
+            pin.default = Some(json);
+        }
+        "portOnly" | "pinOnly" => match optional_bool(module, call, span, method, diags) {
+            Some(enabled) => pin.port_only = enabled,
+            None => return false,
+        },
+        "allowInlineValue" => {
+            let Some(enabled) = optional_bool(module, call, span, method, diags) else {
+                return false;
+            };
+            if pin.is_sequence() && enabled {
+                return sequence_forbids("given inline values", diags);
+            }
+            pin.allow_inline_value = enabled;
+        }
+        other => {
+            let hint = match svc_types::assets::closest(other, MODIFIERS.iter().copied()) {
+                Some(best) => format!("did you mean `.{best}()`?"),
+                None => format!("the pin modifiers are {}", list(MODIFIERS, ".", "()")),
+            };
+            diags.push(invalid(span, format!("`.{other}()` is not a pin modifier"), hint));
+            return false;
+        }
+    }
+    true
+}
+
+/// The argument of `.portOnly(enabled?)` and friends: `true` when not given.
+fn optional_bool<'a>(
+    module: &Module<'a>,
+    call: &'a CallExpression<'a>,
+    span: Span,
+    method: &str,
+    diags: &mut Diagnostics,
+) -> Option<bool> {
+    if call.arguments.is_empty() {
+        return Some(true);
+    }
+    let [arg] = expect_args::<1>(module, call, span, method, diags)?;
+    match literal::read(module, arg) {
+        Ok(node) => match node.value {
+            svc_frontend::yaml::Value::Bool(b) => Some(b),
+            _ => {
+                diags.push(invalid(
+                    node.span,
+                    format!("the argument of `.{method}()` must be `true` or `false`"),
+                    format!("write `.{method}()` or `.{method}(false)`"),
+                ));
+                None
+            }
+        },
+        Err(e) => {
+            e.report(&format!("the argument of `.{method}()`"), diags);
+            None
+        }
+    }
+}
+
+/// The name argument of `t.struct("Order")` and `t.enumValue("Currency")`.
+fn asset_name<'a>(
+    module: &Module<'a>,
+    call: &'a CallExpression<'a>,
+    span: Span,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let [arg] = expect_args::<1>(module, call, span, what, diags)?;
+    let node = match literal::read(module, arg) {
+        Ok(node) => node,
+        Err(e) => {
+            e.report(&format!("the name in `{what}(…)`"), diags);
+            return None;
+        }
+    };
+    let Some(name) = node.as_str() else {
+        diags.push(invalid(
+            node.span,
+            format!("the argument of `{what}` must be a string"),
+            format!("write the name out, for example `{what}(\"Order\")`"),
+        ));
+        return None;
+    };
+    if let Err(e) = names::check_asset_name(name) {
+        diags.push(invalid(node.span, e.message, e.hint));
+        return None;
+    }
+    Some(name.to_string())
+}
+
+/// The call's arguments when there are exactly `N` of them, none spread.
+fn expect_args<'a, const N: usize>(
+    module: &Module<'a>,
+    call: &'a CallExpression<'a>,
+    span: Span,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Option<[&'a Expression<'a>; N]> {
+    let args: Vec<&'a Expression<'a>> = call
+        .arguments
+        .iter()
+        .filter_map(|a| match a {
+            Argument::SpreadElement(_) => None,
+            a => Some(a.to_expression()),
+        })
+        .collect();
+    if let Some(spread) = call.arguments.iter().find(|a| matches!(a, Argument::SpreadElement(_))) {
+        NotStatic::new(module.span(spread), "a spread argument", "write the arguments out")
+            .report(&format!("the arguments of `{what}`"), diags);
+        return None;
+    }
+    match <[&'a Expression<'a>; N]>::try_from(args) {
+        Ok(args) => Some(args),
+        Err(_) => {
+            let takes = match N {
+                0 => "no arguments".to_string(),
+                1 => "one argument".to_string(),
+                n => format!("{n} arguments"),
+            };
+            diags.push(invalid(
+                span,
+                format!("`{what}` takes {takes}"),
+                format!("write `{what}({})`", if N == 0 { "" } else { "…" }),
+            ));
+            None
+        }
+    }
+}
+
+fn not_a_builder(span: Span) -> Diagnostic {
+    invalid(
+        span,
+        "expected a pin builder",
+        "pins are declared with the SDK's builders, for example `t.string()`, `t.struct(\"Order\")`, `t.array(t.number()).optional()` or `seq.out()`; svc reads them without running code, so write the chain out here or in a `const` of this file",
+    )
+}
+
+fn invalid(span: Span, message: impl Into<String>, hint: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::InvalidNodeDefinition, span, message)
+        .label("invalid pin")
+        .help(hint)
+}
+
+fn list(items: &[&str], prefix: &str, suffix: &str) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{prefix}{i}{suffix}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
