@@ -169,6 +169,13 @@ impl<I> RunContext<I> {
         self
     }
 
+    /// The runtime's host (secrets, fetch), for engines that run node code written in
+    /// another language. Not for node code.
+    #[doc(hidden)]
+    pub fn host(&self) -> &Arc<dyn Host> {
+        &self.host
+    }
+
     /// The key of the node being run.
     pub fn node_key(&self) -> &'static str {
         self.node_key

@@ -33,6 +33,43 @@ impl fmt::Display for NodeFailure {
 
 impl std::error::Error for NodeFailure {}
 
+/// Why a node stopped without outputs and without `ctx.fail`: a TypeScript node threw,
+/// returned outputs that do not fit its pins, or hit its memory limit or deadline.
+///
+/// Raised with `std::panic::resume_unwind` (no panic message is printed) and caught
+/// where the server catches a node's panic, which then answers 500 with `code` and
+/// `message` instead of its generic panic answer. Not for node code: used by the
+/// TypeScript engine.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeAbort {
+    /// The error code of the 500 answer: `node_output_invalid`, `node_timeout`, …
+    pub code: &'static str,
+    /// What the answer says.
+    pub message: String,
+    /// What only the log says (an exception's message may hold data the caller must not see).
+    pub detail: Option<String>,
+}
+
+impl NodeAbort {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        NodeAbort {
+            code,
+            message: message.into(),
+            detail: None,
+        }
+    }
+
+    /// A thrown exception: answered like a panic, its message only logged.
+    pub fn exception(detail: impl Into<String>) -> Self {
+        NodeAbort {
+            code: "internal_error",
+            message: "the node failed unexpectedly".into(),
+            detail: Some(detail.into()),
+        }
+    }
+}
+
 /// The optional code of a failure: `"OUT_OF_STOCK"`, `String`, or `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FailureCode(pub Option<String>);

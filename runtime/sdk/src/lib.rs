@@ -74,6 +74,7 @@ pub mod prelude {
 /// Used by generated code. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::failure::NodeAbort;
     pub use crate::only_maps::OnlyMaps;
     pub use serde;
     pub use serde_json;

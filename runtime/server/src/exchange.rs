@@ -62,6 +62,12 @@ pub enum NodeError {
     },
     /// The node panicked; the server keeps serving.
     Panicked { node_key: &'static str },
+    /// A TypeScript node threw, returned outputs that do not fit its pins, or hit a
+    /// limit: answered 500 with this code and message.
+    Aborted {
+        node_key: &'static str,
+        abort: svc_sdk::__private::NodeAbort,
+    },
 }
 
 impl NodeError {
@@ -70,6 +76,7 @@ impl NodeError {
         match self {
             NodeError::Failed { failure, .. } => &failure.message,
             NodeError::Panicked { .. } => "the node failed unexpectedly",
+            NodeError::Aborted { abort, .. } => &abort.message,
         }
     }
 
@@ -78,6 +85,7 @@ impl NodeError {
         match self {
             NodeError::Failed { failure, .. } => failure.code.as_deref(),
             NodeError::Panicked { .. } => Some("PANIC"),
+            NodeError::Aborted { abort, .. } => Some(abort.code),
         }
     }
 }
@@ -378,10 +386,23 @@ impl<'r> Exchange<'r> {
                     }),
                 )
             }
-            Err(_) => {
-                tracing::error!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "node panicked");
-                ("panicked", Err(NodeError::Panicked { node_key: N::NODE_KEY }))
-            }
+            Err(payload) => match payload.downcast::<svc_sdk::__private::NodeAbort>() {
+                Ok(abort) => {
+                    let detail = abort.detail.as_deref().map(|d| self.rt.redactor.redact(d));
+                    tracing::error!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, code = abort.code, detail = detail.as_deref().unwrap_or(""), "node stopped: {}", abort.message);
+                    (
+                        "panicked",
+                        Err(NodeError::Aborted {
+                            node_key: N::NODE_KEY,
+                            abort: *abort,
+                        }),
+                    )
+                }
+                Err(_) => {
+                    tracing::error!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, "node panicked");
+                    ("panicked", Err(NodeError::Panicked { node_key: N::NODE_KEY }))
+                }
+            },
         };
         match outcome {
             "ok" => node.passed(),
@@ -510,6 +531,9 @@ impl<'r> Exchange<'r> {
                 error.message().to_string(),
             )
             .node(*node_key),
+            NodeError::Aborted { node_key, abort } => {
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, abort.code, abort.message.clone()).node(*node_key)
+            }
         };
         self.error(e)
     }

@@ -1,0 +1,478 @@
+//! The engine: runs a TypeScript node's `run(ctx)` from the embedded bundle.
+//!
+//! One QuickJS runtime per thread that calls nodes (a tokio worker), created on its
+//! first call and kept: a QuickJS runtime is single-threaded, and a call runs start to
+//! end on the thread that began it (node code has no host I/O to wait for yet, so the
+//! promise `run` returns settles by draining QuickJS's job queue). Each call has a
+//! deadline (QuickJS's interrupt handler) and the runtime a memory limit; a call that
+//! exceeds either drops its runtime, and the next call starts a fresh one.
+//!
+//! A call's outcome is what a Rust node's would be: outputs, typed and checked against
+//! the pins on the way back; a `ctx.fail` as a [`NodeFailure`] (the flow's `on_fail`);
+//! anything else (a thrown exception, wrong outputs, a limit) a [`NodeAbort`], which the
+//! server answers with a 500 as it does a panic.
+
+use crate::bundle;
+use crate::compile::HOST_MODULE;
+use rquickjs::context::intrinsic;
+use rquickjs::loader::{Loader, Resolver};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise, Runtime};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use svc_sdk::__private::NodeAbort;
+use svc_sdk::{Host, NodeFailure, RunContext};
+
+/// The limits of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most memory a node's runtime may hold (its heap, between and during calls).
+    pub memory_bytes: usize,
+    /// The longest a call may run.
+    pub deadline: Duration,
+}
+
+/// 64 MiB and one second, unless `SVC_TS_MEMORY_MB` / `SVC_TS_DEADLINE_MS` say otherwise.
+pub const DEFAULT_LIMITS: Limits = Limits {
+    memory_bytes: 64 << 20,
+    deadline: Duration::from_secs(1),
+};
+
+impl Limits {
+    /// The limits of this process: the defaults, or the environment's.
+    pub fn current() -> Limits {
+        static LIMITS: OnceLock<Limits> = OnceLock::new();
+        *LIMITS.get_or_init(|| {
+            let number = |name: &str| {
+                std::env::var(name)
+                    .ok()
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .filter(|n| *n > 0)
+            };
+            Limits {
+                memory_bytes: number("SVC_TS_MEMORY_MB")
+                    .map(|mb| (mb as usize).saturating_mul(1 << 20))
+                    .unwrap_or(DEFAULT_LIMITS.memory_bytes),
+                deadline: number("SVC_TS_DEADLINE_MS")
+                    .map(Duration::from_millis)
+                    .unwrap_or(DEFAULT_LIMITS.deadline),
+            }
+        })
+    }
+}
+
+/// A project's compiled TypeScript, embedded in the server.
+pub struct Engine {
+    bundle: &'static [u8],
+}
+
+/// How a call ended, when it did not return outputs.
+enum Stop {
+    Failed(NodeFailure),
+    Abort(NodeAbort),
+}
+
+impl Engine {
+    pub const fn new(bundle: &'static [u8]) -> Engine {
+        Engine { bundle }
+    }
+
+    /// Runs the node that `module` default-exports, for `ctx`.
+    pub async fn run<I, O>(
+        &'static self,
+        node_key: &'static str,
+        module: &'static str,
+        ctx: &RunContext<I>,
+    ) -> svc_sdk::NodeResult<O>
+    where
+        I: Serialize,
+        O: DeserializeOwned,
+    {
+        match self.call(node_key, module, ctx) {
+            Ok(outputs) => Ok(outputs),
+            Err(Stop::Failed(failure)) => Err(failure),
+            // Unwound like a panic (without the panic hook): the server answers 500 and
+            // keeps serving; `NodeAbort` carries the code and message it answers with.
+            Err(Stop::Abort(abort)) => std::panic::resume_unwind(Box::new(abort)),
+        }
+    }
+
+    fn call<I: Serialize, O: DeserializeOwned>(
+        &'static self,
+        node_key: &'static str,
+        module: &'static str,
+        ctx: &RunContext<I>,
+    ) -> Result<O, Stop> {
+        let abort = |code: &'static str, message: String| Stop::Abort(NodeAbort::new(code, message));
+        let inputs = serde_json::to_string(&ctx.inputs).map_err(|e| {
+            abort(
+                "internal_error",
+                format!("the inputs of `{node_key}` cannot be written as JSON: {e}"),
+            )
+        })?;
+        let request = ctx
+            .request
+            .as_deref()
+            .map(request_json)
+            .unwrap_or_else(|| "undefined".into());
+        let env = env_json(&ctx.env);
+        let limits = Limits::current();
+
+        CALL.with(|call| {
+            *call.borrow_mut() = Some(CallState {
+                host: ctx.host().clone(),
+                logs: Vec::new(),
+            })
+        });
+        let settled = WORKERS.with(|workers| {
+            let mut workers = workers.borrow_mut();
+            let key = self.bundle.as_ptr() as usize;
+            let worker = match workers.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(Worker::start(self.bundle, limits).map_err(|e| abort("internal_error", e))?)
+                }
+            };
+            let settled = worker.call(module, &inputs, &request, &env, limits.deadline);
+            if matches!(settled, Err(Trouble::Timeout | Trouble::Memory)) {
+                // Its heap may be half-built: the next call starts afresh.
+                workers.remove(&key);
+            }
+            Ok(settled)
+        });
+        let logs = CALL.with(|call| call.borrow_mut().take().map(|s| s.logs).unwrap_or_default());
+        for line in logs {
+            ctx.log(line);
+        }
+        match settled? {
+            Ok(Settled::Outputs(json)) => {
+                let mut de = serde_json::Deserializer::from_str(&json);
+                serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                    let path = e.path().to_string();
+                    let inner = e.into_inner();
+                    let message = if path == "." || path.is_empty() {
+                        format!("node `{node_key}` returned outputs that do not fit its pins: {inner}")
+                    } else {
+                        format!("node `{node_key}` returned an invalid output `{path}`: {inner}")
+                    };
+                    abort("node_output_invalid", message)
+                })
+            }
+            Ok(Settled::Failure { message, code }) => Err(Stop::Failed(NodeFailure { message, code })),
+            Ok(Settled::Threw(detail)) => Err(Stop::Abort(NodeAbort::exception(detail))),
+            Err(Trouble::Timeout) => Err(abort(
+                "node_timeout",
+                format!("node `{node_key}` ran longer than {} ms", limits.deadline.as_millis()),
+            )),
+            Err(Trouble::Memory) => Err(abort(
+                "node_memory_limit",
+                format!("node `{node_key}` used more than {} MiB", limits.memory_bytes >> 20),
+            )),
+            Err(Trouble::NeverSettled) => Err(abort(
+                "node_never_settled",
+                format!("the promise `run` of node `{node_key}` returned never settled"),
+            )),
+            Err(Trouble::Engine(e)) => Err(abort("internal_error", format!("node `{node_key}`: {e}"))),
+        }
+    }
+}
+
+/// What the node's current call may reach from JavaScript.
+struct CallState {
+    host: Arc<dyn Host>,
+    logs: Vec<String>,
+}
+
+thread_local! {
+    static WORKERS: RefCell<HashMap<usize, Worker>> = RefCell::new(HashMap::new());
+    static CALL: RefCell<Option<CallState>> = const { RefCell::new(None) };
+}
+
+/// What a call settled to, read back from `svc:host`'s `invoke`.
+enum Settled {
+    Outputs(String),
+    Failure { message: String, code: Option<String> },
+    Threw(String),
+}
+
+enum Trouble {
+    Timeout,
+    Memory,
+    NeverSettled,
+    Engine(String),
+}
+
+/// One thread's runtime, with the bundle loaded.
+///
+/// Fields drop in order: the values held for later calls before the context, the
+/// context before the runtime (QuickJS frees a runtime only once nothing is left in it).
+struct Worker {
+    invoke: Persistent<Function<'static>>,
+    /// Each node module's `run`, once imported.
+    runs: HashMap<&'static str, Persistent<Function<'static>>>,
+    context: Context,
+    _runtime: Runtime,
+    deadline: Rc<Cell<Option<Instant>>>,
+}
+
+impl Worker {
+    fn start(bundle: &'static [u8], limits: Limits) -> Result<Worker, String> {
+        let modules: HashMap<String, &'static [u8]> = bundle::decode(bundle)
+            .ok_or("the embedded TypeScript bundle is damaged")?
+            .into_iter()
+            .map(|(name, code)| (name.to_string(), code))
+            .collect();
+        let runtime = Runtime::new().map_err(|e| format!("cannot start QuickJS: {e}"))?;
+        runtime.set_memory_limit(limits.memory_bytes);
+        runtime.set_max_stack_size(512 << 10);
+        let deadline: Rc<Cell<Option<Instant>>> = Rc::new(Cell::new(None));
+        let watched = deadline.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            watched.get().is_some_and(|t| Instant::now() >= t)
+        })));
+        let names = modules.keys().cloned().collect();
+        runtime.set_loader(BundleResolver { names }, BundleLoader { modules });
+        // Every intrinsic but `Eval`: without it neither `eval` nor `new Function` can
+        // compile code at run time (spec §4.3), whatever the static check missed.
+        let context = Context::custom::<(
+            intrinsic::Date,
+            intrinsic::RegExpCompiler,
+            intrinsic::RegExp,
+            intrinsic::Json,
+            intrinsic::Proxy,
+            intrinsic::MapSet,
+            intrinsic::TypedArrays,
+            intrinsic::Promise,
+            intrinsic::WeakRef,
+            intrinsic::DOMException,
+        )>(&runtime)
+        .map_err(|e| format!("cannot start QuickJS: {e}"))?;
+        let invoke = context.with(|ctx| -> Result<Persistent<Function<'static>>, String> {
+            install_host(&ctx).map_err(|e| format!("cannot install the host functions: {e}"))?;
+            let namespace = import(&ctx, HOST_MODULE)?;
+            let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
+            Ok(Persistent::save(&ctx, invoke))
+        })?;
+        Ok(Worker {
+            context,
+            _runtime: runtime,
+            deadline,
+            invoke,
+            runs: HashMap::new(),
+        })
+    }
+
+    fn call(
+        &mut self,
+        module: &'static str,
+        inputs: &str,
+        request: &str,
+        env: &str,
+        deadline: Duration,
+    ) -> Result<Settled, Trouble> {
+        let started = Instant::now();
+        self.deadline.set(Some(started + deadline));
+        let runs = &mut self.runs;
+        let invoke = &self.invoke;
+        let result = self.context.with(|ctx| -> Result<Settled, Trouble> {
+            let run = match runs.get(module) {
+                Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
+                None => {
+                    let namespace = import(&ctx, module).map_err(Trouble::Engine)?;
+                    let definition: Object = namespace
+                        .get("default")
+                        .map_err(|e| Trouble::Engine(format!("`{module}` has no node definition: {e}")))?;
+                    let run: Function = definition
+                        .get("run")
+                        .map_err(|e| Trouble::Engine(format!("`{module}`: `run` is not a function: {e}")))?;
+                    runs.insert(module, Persistent::save(&ctx, run.clone()));
+                    run
+                }
+            };
+            let invoke = invoke
+                .clone()
+                .restore(&ctx)
+                .map_err(|e| Trouble::Engine(e.to_string()))?;
+            let parse = |text: &str| {
+                ctx.json_parse(text.to_string())
+                    .catch(&ctx)
+                    .map_err(|e| trouble(&ctx, e))
+            };
+            let inputs = parse(inputs)?;
+            let request = parse(if request == "undefined" { "null" } else { request })?;
+            let env = parse(env)?;
+            let promise: Promise = invoke
+                .call((run, inputs, request, env))
+                .catch(&ctx)
+                .map_err(|e| trouble(&ctx, e))?;
+            let settled: Object = match promise.finish::<Object>() {
+                Ok(settled) => settled,
+                // The job queue ran dry with the promise pending: a limit stopped the code
+                // (QuickJS drops what cannot be caught), or it waits for nothing.
+                Err(rquickjs::Error::WouldBlock) if Instant::now() >= started + deadline => {
+                    return Err(Trouble::Timeout);
+                }
+                Err(rquickjs::Error::WouldBlock) => return Err(Trouble::NeverSettled),
+                Err(e) => return Err(trouble(&ctx, CaughtError::from_error(&ctx, e))),
+            };
+            let get_text = |key: &str| settled.get::<_, Option<String>>(key).ok().flatten();
+            if settled.get::<_, bool>("ok").unwrap_or(false) {
+                return Ok(Settled::Outputs(get_text("outputs").unwrap_or_else(|| "null".into())));
+            }
+            let message = get_text("message").unwrap_or_default();
+            if settled.get::<_, bool>("failure").unwrap_or(false) {
+                Ok(Settled::Failure {
+                    message,
+                    code: get_text("code"),
+                })
+            } else if is_interrupt(&message) {
+                Err(Trouble::Timeout)
+            } else if is_out_of_memory(&message) {
+                Err(Trouble::Memory)
+            } else {
+                Ok(Settled::Threw(message))
+            }
+        });
+        self.deadline.set(None);
+        match result {
+            Err(Trouble::NeverSettled) if self.near_memory_limit() => Err(Trouble::Memory),
+            other => other,
+        }
+    }
+
+    /// Whether the heap is at its limit: where an allocation that failed inside a job
+    /// (and was dropped with it) leaves it.
+    fn near_memory_limit(&self) -> bool {
+        let usage = self._runtime.memory_usage();
+        let limit = Limits::current().memory_bytes as i64;
+        usage.malloc_size >= limit - limit / 8
+    }
+}
+
+fn is_interrupt(message: &str) -> bool {
+    message.contains("interrupted")
+}
+
+fn is_out_of_memory(message: &str) -> bool {
+    message.contains("out of memory") || message.contains("stack overflow")
+}
+
+/// An engine error (not a node's own rejection): a limit, or a broken bundle.
+fn trouble(ctx: &Ctx, error: CaughtError) -> Trouble {
+    let _ = ctx;
+    let message = error.to_string();
+    if is_interrupt(&message) {
+        Trouble::Timeout
+    } else if is_out_of_memory(&message) || matches!(error, CaughtError::Error(rquickjs::Error::Allocation)) {
+        Trouble::Memory
+    } else {
+        Trouble::Engine(message)
+    }
+}
+
+/// Imports a module of the bundle and returns its namespace.
+fn import<'js>(ctx: &Ctx<'js>, name: &str) -> Result<Object<'js>, String> {
+    Module::import(ctx, name)
+        .catch(ctx)
+        .and_then(|promise| promise.finish::<Object>().catch(ctx))
+        .map_err(|e| format!("cannot load `{name}`: {e}"))
+}
+
+/// `globalThis.__svc_host`, which `svc:host` takes on load: the current call's secrets
+/// and log.
+fn install_host(ctx: &Ctx) -> rquickjs::Result<()> {
+    let host = Object::new(ctx.clone())?;
+    host.set(
+        "secret",
+        Function::new(ctx.clone(), |name: String| -> Option<String> {
+            CALL.with(|call| {
+                let call = call.borrow();
+                let secret = call.as_ref()?.host.secret(&name)?;
+                Some(secret.expose().to_string())
+            })
+        })?,
+    )?;
+    host.set(
+        "log",
+        Function::new(ctx.clone(), |line: String| {
+            CALL.with(|call| {
+                if let Some(call) = call.borrow_mut().as_mut() {
+                    call.logs.push(line);
+                }
+            })
+        })?,
+    )?;
+    ctx.globals().set("__svc_host", host)
+}
+
+/// `ctx.request` as JSON: the fields the runtime has.
+fn request_json(meta: &svc_sdk::RequestMeta) -> String {
+    let mut object = serde_json::Map::new();
+    if let Some(method) = &meta.method {
+        object.insert("method".into(), method.clone().into());
+    }
+    if let Some(url) = &meta.url {
+        object.insert("url".into(), url.clone().into());
+    }
+    if let Some(headers) = &meta.headers {
+        let headers = headers.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+        object.insert("headers".into(), serde_json::Value::Object(headers));
+    }
+    serde_json::Value::Object(object).to_string()
+}
+
+/// `ctx.env` as JSON: `isDev`, `version`, `gitSha`, and in development the environment.
+fn env_json(env: &svc_sdk::Env) -> String {
+    let mut object: serde_json::Map<String, serde_json::Value> =
+        env.vars().into_iter().map(|(k, v)| (k, v.into())).collect();
+    object.insert("isDev".into(), env.is_dev.into());
+    object.insert("version".into(), env.version.clone().into());
+    object.insert("gitSha".into(), env.git_sha.clone().into());
+    serde_json::Value::Object(object).to_string()
+}
+
+/// Imports name modules of the bundle exactly (svc rewrote every import to a name).
+struct BundleResolver {
+    names: std::collections::HashSet<String>,
+}
+
+impl Resolver for BundleResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        if self.names.contains(name) {
+            Ok(name.to_string())
+        } else {
+            Err(rquickjs::Error::new_resolving(base, name))
+        }
+    }
+}
+
+struct BundleLoader {
+    modules: HashMap<String, &'static [u8]>,
+}
+
+impl Loader for BundleLoader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, rquickjs::module::Declared>> {
+        let code = self
+            .modules
+            .get(name)
+            .ok_or_else(|| rquickjs::Error::new_loading(name))?;
+        // SAFETY: the bundle was written by `compile` with this very engine (svc and the
+        // server build the same pinned rquickjs), and is embedded in the binary as is.
+        unsafe { Module::load(ctx.clone(), code) }
+    }
+}

@@ -1,0 +1,67 @@
+// svc:host, the glue between the server and a node's `run(ctx)`. Compiled to bytecode
+// with the project's modules; it runs in a context without `eval`.
+//
+// `host` is installed by the engine (Rust functions for the current call): `secret`,
+// `log`. Everything a node sees is built here, per call.
+
+const host = globalThis.__svc_host;
+delete globalThis.__svc_host;
+
+const FAILURE = Symbol("svc.failure");
+
+function text(value) {
+  if (typeof value === "string") return value;
+  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? String(value) : json;
+  } catch {
+    return String(value);
+  }
+}
+
+function line(args) {
+  return args.map(text).join(" ");
+}
+
+/** `ctx.fail(message, code?)`: a structured failure, thrown (spec §2.6). */
+function fail(message, code) {
+  const failure = new Error(String(message));
+  failure[FAILURE] = true;
+  failure.code = code === undefined || code === null ? undefined : String(code);
+  throw failure;
+}
+
+// `console` writes into the node's log, like `ctx.log`.
+globalThis.console = Object.freeze({
+  log: (...args) => host.log(line(args)),
+  info: (...args) => host.log(line(args)),
+  warn: (...args) => host.log(line(args)),
+  error: (...args) => host.log(line(args)),
+  debug: (...args) => host.log(line(args)),
+});
+
+/** Calls `run` with a fresh context; settles to what the engine reads back. */
+export function invoke(run, inputs, request, env) {
+  const ctx = Object.freeze({
+    inputs,
+    request: request ?? undefined,
+    env,
+    secret(name) {
+      const value = host.secret(String(name));
+      if (value === undefined) fail(`secret \`${name}\` is not available`, "SECRET_MISSING");
+      return value;
+    },
+    log: (...args) => host.log(line(args)),
+    fail,
+  });
+  return Promise.resolve()
+    .then(() => run(ctx))
+    .then(
+      (outputs) => ({ ok: true, outputs: JSON.stringify(outputs === undefined ? null : outputs) }),
+      (error) =>
+        error !== null && typeof error === "object" && error[FAILURE] === true
+          ? { ok: false, failure: true, message: error.message, code: error.code }
+          : { ok: false, failure: false, message: error instanceof Error ? `${error.name}: ${error.message}` : text(error) },
+    );
+}

@@ -1,0 +1,155 @@
+//! The engine end to end: modules compiled with the real SDK, run with typed inputs,
+//! outputs checked, failures, exceptions and limits.
+
+use serde::{Deserialize, Serialize};
+use std::panic::AssertUnwindSafe;
+use svc_script::Engine;
+use svc_sdk::__private::NodeAbort;
+use svc_sdk::testing::{TestHost, block_on};
+use svc_sdk::{NodeFailure, NodeResult};
+
+const SDK: &str = include_str!("../../../sdk-ts/index.js");
+
+const NODE: &str = r#"
+import { defineCodeFunctionNode, t } from "@svc/sdk";
+import { cents } from "src/money.ts";
+
+export default defineCodeFunctionNode({
+  nodeKey: "shop.price",
+  name: "Price",
+  inputs: { quantity: t.number(), unit: t.number(), mode: t.string() },
+  outputs: { total: t.number(), label: t.string() },
+  async run(ctx) {
+    const { quantity, unit, mode } = ctx.inputs;
+    ctx.log("pricing", { quantity });
+    console.log("via console");
+    switch (mode) {
+      case "ok": return { total: cents(quantity * unit), label: `${quantity} x ${ctx.secret("API_TOKEN").length}` };
+      case "fail": ctx.fail("out of stock", "OUT_OF_STOCK");
+      case "throw": throw new TypeError("boom");
+      case "extra": return { total: 1, label: "x", extra: true };
+      case "wrong": return { total: "one", label: "x" };
+      case "missing": return { total: 1 };
+      case "loop": for (;;) {}
+      case "hog": { const a = []; for (;;) a.push(new Array(100000).fill(1)); }
+      case "eval": return { total: eval("1"), label: "x" };
+      case "function": return { total: new Function("return 1")(), label: "x" };
+      case "pending": return new Promise(() => {});
+      case "env": return { total: 0, label: `${ctx.env.isDev} ${ctx.env.version} ${ctx.request?.method}` };
+    }
+  },
+});
+"#;
+
+const MONEY: &str = "export function cents(x) { return Math.round(x * 100) / 100; }";
+
+static ENGINE: std::sync::LazyLock<&'static Engine> = std::sync::LazyLock::new(|| {
+    let modules = vec![
+        ("src/nodes/price.ts".to_string(), NODE.to_string()),
+        ("src/money.ts".to_string(), MONEY.to_string()),
+    ];
+    let bundle = svc_script::compile(&modules, SDK).expect("compiles");
+    Box::leak(Box::new(Engine::new(Box::leak(bundle.into_boxed_slice()))))
+});
+
+#[derive(Serialize)]
+struct Inputs {
+    quantity: f64,
+    unit: f64,
+    mode: String,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Outputs {
+    total: f64,
+    label: String,
+}
+
+/// Runs the node in `mode`: outputs, a failure, or the abort it unwound with.
+fn run(mode: &str) -> (Result<NodeResult<Outputs>, NodeAbort>, Vec<String>) {
+    let host = TestHost::new().secret("API_TOKEN", "secret-value");
+    let ctx = host.context(
+        "shop.price",
+        Inputs {
+            quantity: 3.0,
+            unit: 1.5,
+            mode: mode.into(),
+        },
+    );
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        block_on(ENGINE.run::<Inputs, Outputs>("shop.price", "src/nodes/price.ts", &ctx))
+    }));
+    let result = result.map_err(|payload| *payload.downcast::<NodeAbort>().expect("a NodeAbort"));
+    (result, ctx.logs())
+}
+
+#[test]
+fn typed_inputs_in_checked_outputs_out_with_logs_and_secrets() {
+    let (result, logs) = run("ok");
+    assert_eq!(
+        result.unwrap().unwrap(),
+        Outputs {
+            total: 4.5,
+            label: "3 x 12".into()
+        }
+    );
+    assert_eq!(logs, ["pricing {\"quantity\":3}", "via console"]);
+}
+
+#[test]
+fn ctx_fail_is_a_node_failure() {
+    let (result, _) = run("fail");
+    assert_eq!(
+        result.unwrap().unwrap_err(),
+        NodeFailure {
+            message: "out of stock".into(),
+            code: Some("OUT_OF_STOCK".into())
+        }
+    );
+}
+
+#[test]
+fn exceptions_abort_with_the_detail_kept_for_the_log() {
+    let abort = run("throw").0.unwrap_err();
+    assert_eq!(abort.code, "internal_error");
+    assert_eq!(abort.detail.as_deref(), Some("TypeError: boom"));
+}
+
+#[test]
+fn outputs_that_do_not_fit_the_pins_are_named() {
+    for (mode, names) in [("extra", "extra"), ("wrong", "`total`"), ("missing", "label")] {
+        let abort = run(mode).0.unwrap_err();
+        assert_eq!(abort.code, "node_output_invalid", "{mode}: {abort:?}");
+        assert!(
+            abort.message.contains("shop.price") && abort.message.contains(names),
+            "{mode}: {abort:?}"
+        );
+    }
+}
+
+#[test]
+fn no_code_is_generated_at_run_time() {
+    for mode in ["eval", "function"] {
+        let abort = run(mode).0.unwrap_err();
+        assert_eq!(abort.code, "internal_error", "{mode}: {abort:?}");
+    }
+}
+
+#[test]
+fn limits_stop_a_call_and_the_next_call_works() {
+    let abort = run("loop").0.unwrap_err();
+    assert_eq!(abort.code, "node_timeout", "{abort:?}");
+    assert!(run("ok").0.unwrap().is_ok());
+    let abort = run("hog").0.unwrap_err();
+    assert_eq!(abort.code, "node_memory_limit", "{abort:?}");
+    assert!(run("ok").0.unwrap().is_ok());
+    let abort = run("pending").0.unwrap_err();
+    assert_eq!(abort.code, "node_never_settled", "{abort:?}");
+}
+
+#[test]
+fn env_is_metadata_and_request_is_absent_when_not_given() {
+    let (result, _) = run("env");
+    assert_eq!(result.unwrap().unwrap().label, "true 0.0.0-test undefined");
+}
