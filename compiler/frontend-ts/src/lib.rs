@@ -11,7 +11,8 @@
 //! - `config`: `svc.config.ts` into a `Config`;
 //! - `pin`, `node`: a node module's `defineCodeFunctionNode({...})` into a manifest;
 //! - `contract`: the runtime contract (spec §4.3) and the secrets a module reads;
-//! - `nodes`: the project's node modules and the modules they import.
+//! - `nodes`: the project's node modules and the modules they import;
+//! - `strip`: a checked module as the JavaScript the server's engine compiles.
 
 pub mod config;
 pub mod contract;
@@ -21,5 +22,6 @@ pub mod node;
 pub mod nodes;
 pub mod pin;
 pub mod position;
+pub mod strip;
 
 pub use config::{CONFIG_FILE, load as load_config};
