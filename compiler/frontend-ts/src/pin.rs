@@ -147,7 +147,7 @@ fn t_builder<'a>(
             let [inner] = expect_args::<1>(module, call, span, &what, diags)?;
             let inner_span = module.span(inner);
             let inner = read_at(module, inner, depth + 1, diags)?;
-            let PinKind::Data(inner_type) = inner.kind else {
+            let PinKind::Data(inner_type) = &inner.kind else {
                 diags.push(invalid(
                     inner_span,
                     "an array cannot hold sequence pins",
@@ -155,12 +155,7 @@ fn t_builder<'a>(
                 ));
                 return None;
             };
-            if inner.optional
-                || inner.default.is_some()
-                || inner.port_only
-                || inner.allow_inline_value
-                || inner.description.is_some()
-            {
+            if inner.has_modifiers() {
                 diags.push(invalid(
                     inner_span,
                     "modifiers on an array's element have no effect",
@@ -168,7 +163,7 @@ fn t_builder<'a>(
                 ));
                 return None;
             }
-            TypeRef::Array(Box::new(inner_type))
+            TypeRef::Array(Box::new(inner_type.clone()))
         }
         other => {
             let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {

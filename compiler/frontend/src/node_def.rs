@@ -619,12 +619,7 @@ fn eval_t_builder(builder: &str, args: &[&Expr], span: Span, errors: &mut Vec<De
                 ));
                 return None;
             };
-            if inner.optional
-                || inner.default.is_some()
-                || inner.port_only
-                || inner.allow_inline_value
-                || inner.description.is_some()
-            {
+            if inner.has_modifiers() {
                 errors.push(DefError::new(
                     args[0].span(),
                     "modifiers on an array's element have no effect",

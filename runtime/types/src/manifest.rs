@@ -71,6 +71,15 @@ impl PinDefinition {
         }
     }
 
+    /// Whether any modifier is set (meaningless on an array's element).
+    pub fn has_modifiers(&self) -> bool {
+        self.optional
+            || self.default.is_some()
+            || self.port_only
+            || self.allow_inline_value
+            || self.description.is_some()
+    }
+
     pub fn is_sequence(&self) -> bool {
         matches!(self.kind, PinKind::Sequence)
     }
