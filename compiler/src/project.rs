@@ -34,6 +34,14 @@ pub struct Project {
 }
 
 impl Project {
+    /// Whether the config is `svc.config.ts` (hints then speak its syntax, and Rust nodes
+    /// cannot take their asset types from it).
+    pub fn config_is_typescript(&self) -> bool {
+        self.config
+            .as_ref()
+            .is_some_and(|c| self.sources.get(c.file).display_path == TS_CONFIG_FILE)
+    }
+
     /// Reads the project at `root` from disk.
     pub fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         Self::load_from(&Disk, root, diags)

@@ -206,15 +206,7 @@ impl<'a> Scanner<'_, 'a, '_> {
         };
         let name = match argument {
             Argument::SpreadElement(_) => None,
-            a => match a.to_expression().get_inner_expression() {
-                Expression::StringLiteral(s) => Some(s.value.to_string()),
-                Expression::TemplateLiteral(t) if t.expressions.is_empty() => t
-                    .quasis
-                    .first()
-                    .and_then(|q| q.value.cooked.as_ref())
-                    .map(|c| c.to_string()),
-                _ => None,
-            },
+            a => crate::literal::plain_string(a.to_expression()),
         };
         let span = self.module.span(argument);
         match name {

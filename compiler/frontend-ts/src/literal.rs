@@ -9,7 +9,9 @@
 //! a located error that says what to write instead.
 
 use crate::module::Module;
-use oxc_ast::ast::{ArrayExpressionElement, Expression, ObjectPropertyKind, PropertyKey, UnaryOperator};
+use oxc_ast::ast::{
+    ArrayExpressionElement, Expression, ObjectPropertyKind, PropertyKey, TemplateLiteral, UnaryOperator,
+};
 use svc_frontend::yaml::{Node, Value};
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 
@@ -110,13 +112,10 @@ fn read_at<'a>(module: &Module<'a>, expr: &'a Expression<'a>, depth: u32) -> Res
         Expression::BooleanLiteral(b) => Value::Bool(b.value),
         Expression::NullLiteral(_) => Value::Null,
         Expression::NumericLiteral(n) => number(n.value),
-        Expression::TemplateLiteral(t) if t.expressions.is_empty() => {
-            let cooked = t.quasis.first().and_then(|q| q.value.cooked.as_ref());
-            match cooked {
-                Some(text) => Value::String(text.to_string()),
-                None => return Err(NotStatic::new(span, "a template with an invalid escape", WRITE_IT_OUT)),
-            }
-        }
+        Expression::TemplateLiteral(t) if t.expressions.is_empty() => match plain_template(t) {
+            Some(text) => Value::String(text),
+            None => return Err(NotStatic::new(span, "a template with an invalid escape", WRITE_IT_OUT)),
+        },
         Expression::TemplateLiteral(_) => {
             return Err(NotStatic::new(
                 span,
@@ -257,11 +256,25 @@ pub fn static_key(key: &PropertyKey, computed: bool) -> Option<String> {
         PropertyKey::PrivateIdentifier(_) => None,
         PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
         PropertyKey::NumericLiteral(n) => Some(n.value.to_string()),
-        PropertyKey::TemplateLiteral(t) if t.expressions.is_empty() => t
-            .quasis
-            .first()
-            .and_then(|q| q.value.cooked.as_ref())
-            .map(|c| c.to_string()),
+        PropertyKey::TemplateLiteral(t) => plain_template(t),
+        _ => None,
+    }
+}
+
+/// The text of a template written out: without `${…}`, and with valid escapes.
+pub fn plain_template(template: &TemplateLiteral) -> Option<String> {
+    if !template.expressions.is_empty() {
+        return None;
+    }
+    let cooked = template.quasis.first()?.value.cooked.as_ref()?;
+    Some(cooked.to_string())
+}
+
+/// A string written out: a string literal, or a template without `${…}`.
+pub fn plain_string(expr: &Expression) -> Option<String> {
+    match expr.get_inner_expression() {
+        Expression::StringLiteral(s) => Some(s.value.to_string()),
+        Expression::TemplateLiteral(t) => plain_template(t),
         _ => None,
     }
 }

@@ -36,6 +36,8 @@ pub struct ScriptModule {
     pub file: FileId,
     /// Each project import, as written, and the module it resolved to.
     pub imports: Vec<(String, String)>,
+    /// Whether it mentions `request` (see [`Findings::mentions_request`]).
+    pub mentions_request: bool,
 }
 
 /// What was read of the project's TypeScript.
@@ -65,7 +67,6 @@ pub fn load(vfs: &dyn Vfs, root: &Path, sources: &mut SourceMap, diags: &mut Dia
         diags,
         out: ScriptNodes::default(),
         seen: BTreeSet::new(),
-        mentions_request: BTreeMap::new(),
     };
     let mut queue: VecDeque<(PathBuf, bool)> = entries.into_iter().map(|p| (p, true)).collect();
     while let Some((path, is_entry)) = queue.pop_front() {
@@ -111,8 +112,6 @@ struct Reader<'v, 'r, 's, 'd> {
     diags: &'d mut Diagnostics,
     out: ScriptNodes,
     seen: BTreeSet<String>,
-    /// Per module: whether it mentions `request`.
-    mentions_request: BTreeMap<String, bool>,
 }
 
 impl Reader<'_, '_, '_, '_> {
@@ -146,7 +145,6 @@ impl Reader<'_, '_, '_, '_> {
             mentions_request,
         } = contract::scan(&module, self.diags);
         self.out.secrets.extend(secrets);
-        self.mentions_request.insert(name.clone(), mentions_request);
 
         let mut resolved = Vec::new();
         let mut next = Vec::new();
@@ -188,6 +186,7 @@ impl Reader<'_, '_, '_, '_> {
             name,
             file,
             imports: resolved,
+            mentions_request,
         });
         next
     }
@@ -222,12 +221,7 @@ impl Reader<'_, '_, '_, '_> {
     /// A node gets `ctx.request` when its module, or a module it imports (directly or
     /// not), mentions `request`.
     fn settle_request_use(&mut self) {
-        let imports: BTreeMap<&str, Vec<&str>> = self
-            .out
-            .modules
-            .iter()
-            .map(|m| (m.name.as_str(), m.imports.iter().map(|(_, to)| to.as_str()).collect()))
-            .collect();
+        let modules: BTreeMap<&str, &ScriptModule> = self.out.modules.iter().map(|m| (m.name.as_str(), m)).collect();
         let reaches_request = |start: &str| {
             let mut stack = vec![start];
             let mut visited = BTreeSet::new();
@@ -235,10 +229,14 @@ impl Reader<'_, '_, '_, '_> {
                 if !visited.insert(m) {
                     continue;
                 }
-                if self.mentions_request.get(m).copied().unwrap_or(true) {
+                // A module that could not be read may mention it.
+                let Some(module) = modules.get(m) else {
+                    return true;
+                };
+                if module.mentions_request {
                     return true;
                 }
-                stack.extend(imports.get(m).into_iter().flatten().copied());
+                stack.extend(module.imports.iter().map(|(_, to)| to.as_str()));
             }
             false
         };

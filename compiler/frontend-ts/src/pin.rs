@@ -7,6 +7,7 @@
 use crate::literal::{self, NotStatic};
 use crate::module::Module;
 use oxc_ast::ast::{Argument, CallExpression, Expression};
+use svc_frontend::node_def::{self, PinRule};
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 use svc_types::{PinDefinition, PinKind, TypeRef, names};
 
@@ -147,23 +148,13 @@ fn t_builder<'a>(
             let [inner] = expect_args::<1>(module, call, span, &what, diags)?;
             let inner_span = module.span(inner);
             let inner = read_at(module, inner, depth + 1, diags)?;
-            let PinKind::Data(inner_type) = &inner.kind else {
-                diags.push(invalid(
-                    inner_span,
-                    "an array cannot hold sequence pins",
-                    "arrays hold data: `t.array(t.string())`",
-                ));
-                return None;
-            };
-            if inner.has_modifiers() {
-                diags.push(invalid(
-                    inner_span,
-                    "modifiers on an array's element have no effect",
-                    "apply modifiers to the array itself: `t.array(t.string()).optional()`",
-                ));
-                return None;
+            match node_def::array_of(&inner) {
+                Ok(array) => array,
+                Err(rule) => {
+                    diags.push(broken(inner_span, &rule));
+                    return None;
+                }
             }
-            TypeRef::Array(Box::new(inner_type.clone()))
         }
         other => {
             let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {
@@ -185,12 +176,8 @@ fn modifier<'a>(
     span: Span,
     diags: &mut Diagnostics,
 ) -> bool {
-    let sequence_forbids = |what: &str, diags: &mut Diagnostics| {
-        diags.push(invalid(
-            span,
-            format!("sequence pins cannot be {what}"),
-            "sequence pins only order execution; remove this modifier",
-        ));
+    let sequence_forbids = |what: &'static str, diags: &mut Diagnostics| {
+        diags.push(broken(span, &PinRule::SequenceCannotBe(what)));
         false
     };
     match method {
@@ -240,12 +227,8 @@ fn modifier<'a>(
                 }
             };
             let json = node.to_json();
-            if let Err(message) = svc_frontend::node_def::default_fits(type_ref, &json) {
-                diags.push(invalid(
-                    node.span,
-                    message,
-                    format!("the pin is `{type_ref}`; give a default of that type"),
-                ));
+            if let Err(rule) = node_def::check_default(type_ref, &json) {
+                diags.push(broken(node.span, &rule));
                 return false;
             }
             pin.default = Some(json);
@@ -382,6 +365,12 @@ fn not_a_builder(span: Span) -> Diagnostic {
         "expected a pin builder",
         "pins are declared with the SDK's builders, for example `t.string()`, `t.struct(\"Order\")`, `t.array(t.number()).optional()` or `seq.out()`; svc reads them without running code, so write the chain out here or in a `const` of this file",
     )
+}
+
+/// A pin rule shared with the Rust reader, spelled in TypeScript.
+fn broken(span: Span, rule: &PinRule) -> Diagnostic {
+    let (message, hint) = rule.describe("t.");
+    invalid(span, message, hint)
 }
 
 fn invalid(span: Span, message: impl Into<String>, hint: impl Into<String>) -> Diagnostic {

@@ -611,23 +611,13 @@ fn eval_t_builder(builder: &str, args: &[&Expr], span: Span, errors: &mut Vec<De
         "array" => {
             expect_args(args, 1, span, &what, errors)?;
             let inner = eval_pin(args[0], errors)?;
-            let PinKind::Data(inner_type) = &inner.kind else {
-                errors.push(DefError::new(
-                    args[0].span(),
-                    "an array cannot hold sequence pins",
-                    "arrays hold data: `t::array(t::string())`",
-                ));
-                return None;
-            };
-            if inner.has_modifiers() {
-                errors.push(DefError::new(
-                    args[0].span(),
-                    "modifiers on an array's element have no effect",
-                    "apply modifiers to the array itself: `t::array(t::string()).optional()`",
-                ));
-                return None;
+            match array_of(&inner) {
+                Ok(array) => array,
+                Err(rule) => {
+                    errors.push(rule.error(args[0].span()));
+                    return None;
+                }
             }
-            TypeRef::Array(Box::new(inner_type.clone()))
         }
         other => {
             let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {
@@ -678,12 +668,8 @@ fn apply_modifier(
             None
         })
     };
-    let sequence_forbids = |what: &str, errors: &mut Vec<DefError>| {
-        errors.push(DefError::new(
-            method_span,
-            format!("sequence pins cannot be {what}"),
-            "sequence pins only order execution; remove this modifier",
-        ));
+    let sequence_forbids = |what: &'static str, errors: &mut Vec<DefError>| {
+        errors.push(PinRule::SequenceCannotBe(what).error(method_span));
         false
     };
     match method {
@@ -723,12 +709,8 @@ fn apply_modifier(
                 errors.push(DefError::new(args[0].span(), "a default must be a literal", "write a string, number, boolean or list literal, for example `.default(\"EUR\")` or `.default(10)`"));
                 return false;
             };
-            if let Err(msg) = default_fits(type_ref, &value) {
-                errors.push(DefError::new(
-                    args[0].span(),
-                    msg,
-                    format!("the pin is `{type_ref}`; give a default of that type"),
-                ));
+            if let Err(rule) = check_default(type_ref, &value) {
+                errors.push(rule.error(args[0].span()));
                 return false;
             }
             pin.default = Some(value);
@@ -833,9 +815,72 @@ pub fn literal_json(expr: &Expr) -> Option<serde_json::Value> {
     }
 }
 
+/// A rule of pins that a definition breaks, in whichever language it is written: each
+/// rule is decided once, here, and each reader only places it and spells the SDK its own
+/// way (`t::array` in Rust, `t.array` in TypeScript).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PinRule {
+    /// An array of sequence pins.
+    SequenceInArray,
+    /// A modifier on an array's element rather than on the array.
+    ModifiedElement,
+    /// A modifier sequence pins cannot have: "optional", "given a default", …
+    SequenceCannotBe(&'static str),
+    /// A default literal that does not have the pin's type.
+    DefaultMismatch { message: String, pin_type: TypeRef },
+}
+
+impl PinRule {
+    /// The message and the hint, with the type builders written `{t}array` (`t::`, `t.`).
+    pub fn describe(&self, t: &str) -> (String, String) {
+        match self {
+            PinRule::SequenceInArray => (
+                "an array cannot hold sequence pins".into(),
+                format!("arrays hold data: `{t}array({t}string())`"),
+            ),
+            PinRule::ModifiedElement => (
+                "modifiers on an array's element have no effect".into(),
+                format!("apply modifiers to the array itself: `{t}array({t}string()).optional()`"),
+            ),
+            PinRule::SequenceCannotBe(what) => (
+                format!("sequence pins cannot be {what}"),
+                "sequence pins only order execution; remove this modifier".into(),
+            ),
+            PinRule::DefaultMismatch { message, pin_type } => (
+                message.clone(),
+                format!("the pin is `{pin_type}`; give a default of that type"),
+            ),
+        }
+    }
+
+    fn error(&self, span: Span) -> DefError {
+        let (message, hint) = self.describe("t::");
+        DefError::new(span, message, hint)
+    }
+}
+
+/// The type of an array of `inner`: data, without modifiers of its own.
+pub fn array_of(inner: &PinDefinition) -> Result<TypeRef, PinRule> {
+    let PinKind::Data(inner_type) = &inner.kind else {
+        return Err(PinRule::SequenceInArray);
+    };
+    if inner.has_modifiers() {
+        return Err(PinRule::ModifiedElement);
+    }
+    Ok(TypeRef::Array(Box::new(inner_type.clone())))
+}
+
+/// Whether `value` may be the default of a pin of type `pin_type`.
+pub fn check_default(pin_type: &TypeRef, value: &serde_json::Value) -> Result<(), PinRule> {
+    default_fits(pin_type, value).map_err(|message| PinRule::DefaultMismatch {
+        message,
+        pin_type: pin_type.clone(),
+    })
+}
+
 /// Whether a default literal has the pin's type. Enum values are checked against the
 /// enum by the compiler, which knows the project's enums.
-pub fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
+fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
     use serde_json::Value as J;
     match (t, v) {
         (TypeRef::Any, _) => Ok(()),

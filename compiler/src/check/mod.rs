@@ -58,17 +58,16 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         graphs.push(graph);
     }
     routes::check(&project.flows, diags);
-    if let Some(config) = &project.config {
+    if let Some(config) = &project.config
+        && (project.node_crate.is_some() || project.script_nodes.is_some())
+    {
         let rust = project.node_crate.iter().flat_map(|k| &k.secrets);
         let typescript = project.script_nodes.iter().flat_map(|s| &s.secrets);
         let secrets: Vec<&SecretUse> = rust.chain(typescript).collect();
-        if project.node_crate.is_some() || project.script_nodes.is_some() {
-            let typescript = project.sources.get(config.file).display_path == svc_frontend_ts::CONFIG_FILE;
-            check_secrets(config, typescript, &secrets, diags);
-        }
-        if let Some(krate) = &project.node_crate {
-            check_assets_reach_rust_nodes(project, config, krate, diags);
-        }
+        check_secrets(config, project.config_is_typescript(), &secrets, diags);
+    }
+    if let Some(krate) = &project.node_crate {
+        check_assets_reach_rust_nodes(project, krate, diags);
     }
     refuse_to_build_typescript_nodes(&catalog, diags);
     let has_errors = diags.has_errors();
@@ -104,14 +103,13 @@ fn refuse_to_build_typescript_nodes(catalog: &Catalog, diags: &mut Diagnostics) 
 /// `svc.config.ts` it would fail in the build, so it is an error here.
 fn check_assets_reach_rust_nodes(
     project: &Project,
-    config: &svc_frontend::config::Config,
     krate: &svc_frontend::node_crate::NodeCrate,
     diags: &mut Diagnostics,
 ) {
     let Some(call) = krate.include_assets else {
         return;
     };
-    if project.sources.get(config.file).display_path != svc_frontend_ts::CONFIG_FILE {
+    if !project.config_is_typescript() {
         return;
     }
     diags.push(

@@ -9,7 +9,31 @@
 //! `@svc/sdk`, and each project module by its path (`src/nodes/price-order.ts`); svc has
 //! rewritten every import to one of these names, so loading needs no resolution rules.
 
+use rquickjs::Ctx;
+use rquickjs::loader::{ImportAttributes, Resolver};
+use std::collections::HashSet;
+
 const MAGIC: &[u8; 8] = b"SVCQJS1\n";
+
+/// Resolves an import to the module of that very name: svc wrote every import as a
+/// name of the bundle. Used to compile the modules and to load them.
+pub(crate) struct ByName(pub HashSet<String>);
+
+impl Resolver for ByName {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        if self.0.contains(name) {
+            Ok(name.to_string())
+        } else {
+            Err(rquickjs::Error::new_resolving(base, name))
+        }
+    }
+}
 
 /// Encodes `(name, bytecode)` pairs.
 pub fn encode(modules: &[(String, Vec<u8>)]) -> Vec<u8> {

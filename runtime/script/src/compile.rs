@@ -3,10 +3,10 @@
 //! parser for it.
 
 use crate::bundle;
-use rquickjs::loader::{ImportAttributes, Loader, Resolver};
+use rquickjs::loader::{ImportAttributes, Loader};
 use rquickjs::module::Declared;
 use rquickjs::{CatchResultExt, Context, Ctx, Module, Runtime, WriteOptions};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The engine's own glue, compiled into every bundle as `svc:host`.
 pub const HOST_MODULE: &str = "svc:host";
@@ -27,9 +27,7 @@ pub fn compile(modules: &[(String, String)], sdk_source: &str) -> Result<Vec<u8>
     // QuickJS links a module's imports as it compiles it: they come from the same set.
     let sources: HashMap<String, String> = all.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
     runtime.set_loader(
-        SourceResolver {
-            names: sources.keys().cloned().collect(),
-        },
+        bundle::ByName(sources.keys().cloned().collect()),
         SourceLoader { sources },
     );
     let mut compiled = Vec::new();
@@ -49,26 +47,6 @@ pub fn compile(modules: &[(String, String)], sdk_source: &str) -> Result<Vec<u8>
         Ok::<(), String>(())
     })?;
     Ok(bundle::encode(&compiled))
-}
-
-struct SourceResolver {
-    names: HashSet<String>,
-}
-
-impl Resolver for SourceResolver {
-    fn resolve<'js>(
-        &mut self,
-        _ctx: &Ctx<'js>,
-        base: &str,
-        name: &str,
-        _attributes: Option<ImportAttributes<'js>>,
-    ) -> rquickjs::Result<String> {
-        if self.names.contains(name) {
-            Ok(name.to_string())
-        } else {
-            Err(rquickjs::Error::new_resolving(base, name))
-        }
-    }
 }
 
 struct SourceLoader {

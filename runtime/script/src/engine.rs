@@ -15,7 +15,7 @@
 use crate::bundle;
 use crate::compile::HOST_MODULE;
 use rquickjs::context::intrinsic;
-use rquickjs::loader::{Loader, Resolver};
+use rquickjs::loader::Loader;
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise, Runtime};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -114,12 +114,12 @@ impl Engine {
                 format!("the inputs of `{node_key}` cannot be written as JSON: {e}"),
             )
         })?;
+        // `null` when absent: `svc:host` gives the node `undefined`.
         let request = ctx
             .request
             .as_deref()
             .map(request_json)
-            .unwrap_or_else(|| "undefined".into());
-        let env = env_json(&ctx.env);
+            .unwrap_or_else(|| "null".into());
         let limits = Limits::current();
 
         CALL.with(|call| {
@@ -137,7 +137,7 @@ impl Engine {
                     e.insert(Worker::start(self.bundle, limits).map_err(|e| abort("internal_error", e))?)
                 }
             };
-            let settled = worker.call(module, &inputs, &request, &env, limits.deadline);
+            let settled = worker.call(module, &inputs, &request, &ctx.env, limits.deadline);
             if matches!(settled, Err(Trouble::Timeout | Trouble::Memory)) {
                 // Its heap may be half-built: the next call starts afresh.
                 workers.remove(&key);
@@ -215,8 +215,12 @@ struct Worker {
     /// Each node module's `run`, once imported.
     runs: HashMap<&'static str, Persistent<Function<'static>>>,
     context: Context,
-    _runtime: Runtime,
+    runtime: Runtime,
     deadline: Rc<Cell<Option<Instant>>>,
+    memory_bytes: usize,
+    /// `ctx.env` as JSON, for the `Env` it was made from: one per server, so written once
+    /// (and parsed per call, so that no call sees what another did to its object).
+    env: Option<(Arc<svc_sdk::Env>, String)>,
 }
 
 impl Worker {
@@ -235,7 +239,7 @@ impl Worker {
             watched.get().is_some_and(|t| Instant::now() >= t)
         })));
         let names = modules.keys().cloned().collect();
-        runtime.set_loader(BundleResolver { names }, BundleLoader { modules });
+        runtime.set_loader(bundle::ByName(names), BundleLoader { modules });
         // Every intrinsic but `Eval`: without it neither `eval` nor `new Function` can
         // compile code at run time (spec §4.3), whatever the static check missed.
         let context = Context::custom::<(
@@ -259,8 +263,10 @@ impl Worker {
         })?;
         Ok(Worker {
             context,
-            _runtime: runtime,
+            runtime,
             deadline,
+            memory_bytes: limits.memory_bytes,
+            env: None,
             invoke,
             runs: HashMap::new(),
         })
@@ -271,9 +277,17 @@ impl Worker {
         module: &'static str,
         inputs: &str,
         request: &str,
-        env: &str,
+        env: &Arc<svc_sdk::Env>,
         deadline: Duration,
     ) -> Result<Settled, Trouble> {
+        if !self
+            .env
+            .as_ref()
+            .is_some_and(|(made_from, _)| Arc::ptr_eq(made_from, env))
+        {
+            self.env = Some((env.clone(), env_json(env)));
+        }
+        let env = self.env.as_ref().map(|(_, json)| json.as_str()).unwrap_or("{}");
         let started = Instant::now();
         self.deadline.set(Some(started + deadline));
         let runs = &mut self.runs;
@@ -297,18 +311,14 @@ impl Worker {
                 .clone()
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
-            let parse = |text: &str| {
-                ctx.json_parse(text.to_string())
-                    .catch(&ctx)
-                    .map_err(|e| trouble(&ctx, e))
-            };
+            let parse = |text: &str| ctx.json_parse(text.to_string()).catch(&ctx).map_err(|e| trouble(e));
             let inputs = parse(inputs)?;
-            let request = parse(if request == "undefined" { "null" } else { request })?;
+            let request = parse(request)?;
             let env = parse(env)?;
             let promise: Promise = invoke
                 .call((run, inputs, request, env))
                 .catch(&ctx)
-                .map_err(|e| trouble(&ctx, e))?;
+                .map_err(|e| trouble(e))?;
             let settled: Object = match promise.finish::<Object>() {
                 Ok(settled) => settled,
                 // The job queue ran dry with the promise pending: a limit stopped the code
@@ -317,7 +327,7 @@ impl Worker {
                     return Err(Trouble::Timeout);
                 }
                 Err(rquickjs::Error::WouldBlock) => return Err(Trouble::NeverSettled),
-                Err(e) => return Err(trouble(&ctx, CaughtError::from_error(&ctx, e))),
+                Err(e) => return Err(trouble(CaughtError::from_error(&ctx, e))),
             };
             let get_text = |key: &str| settled.get::<_, Option<String>>(key).ok().flatten();
             if settled.get::<_, bool>("ok").unwrap_or(false) {
@@ -347,8 +357,8 @@ impl Worker {
     /// Whether the heap is at its limit: where an allocation that failed inside a job
     /// (and was dropped with it) leaves it.
     fn near_memory_limit(&self) -> bool {
-        let usage = self._runtime.memory_usage();
-        let limit = Limits::current().memory_bytes as i64;
+        let usage = self.runtime.memory_usage();
+        let limit = self.memory_bytes as i64;
         usage.malloc_size >= limit - limit / 8
     }
 }
@@ -362,8 +372,7 @@ fn is_out_of_memory(message: &str) -> bool {
 }
 
 /// An engine error (not a node's own rejection): a limit, or a broken bundle.
-fn trouble(ctx: &Ctx, error: CaughtError) -> Trouble {
-    let _ = ctx;
+fn trouble(error: CaughtError) -> Trouble {
     let message = error.to_string();
     if is_interrupt(&message) {
         Trouble::Timeout
@@ -433,27 +442,6 @@ fn env_json(env: &svc_sdk::Env) -> String {
     object.insert("version".into(), env.version.clone().into());
     object.insert("gitSha".into(), env.git_sha.clone().into());
     serde_json::Value::Object(object).to_string()
-}
-
-/// Imports name modules of the bundle exactly (svc rewrote every import to a name).
-struct BundleResolver {
-    names: std::collections::HashSet<String>,
-}
-
-impl Resolver for BundleResolver {
-    fn resolve<'js>(
-        &mut self,
-        _ctx: &Ctx<'js>,
-        base: &str,
-        name: &str,
-        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
-    ) -> rquickjs::Result<String> {
-        if self.names.contains(name) {
-            Ok(name.to_string())
-        } else {
-            Err(rquickjs::Error::new_resolving(base, name))
-        }
-    }
 }
 
 struct BundleLoader {
