@@ -20,6 +20,7 @@ use toml::{Table, Value};
 const CRATES: &[&str] = &[
     "runtime/server",
     "runtime/sdk",
+    "runtime/script",
     "runtime/macros",
     "runtime/types",
     "compiler/frontend",

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use svc_frontend::flow::{
     Binding, BodySchema, Flow, KeyLocation, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
 };
+use svc_frontend::node_crate::NodeCode;
 use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
 
 mod moves;
@@ -39,6 +40,8 @@ pub struct ProjectIr {
     pub routes: Vec<RouteIr>,
     /// Code nodes used by some route, by key.
     pub nodes: Vec<UsedNode>,
+    /// The project's TypeScript, compiled: present when a route uses a TypeScript node.
+    pub scripts: Option<crate::check::scripts::CompiledScripts>,
 }
 
 pub struct NodeCrateIr {
@@ -414,6 +417,11 @@ pub fn lower(checked: &Checked) -> ProjectIr {
             .map(|s| (s.name.clone(), s.required))
             .collect(),
         routes,
+        scripts: used
+            .values()
+            .any(|n| matches!(n.code, NodeCode::TypeScript { .. }))
+            .then(|| checked.scripts.clone())
+            .flatten(),
         nodes: used.into_values().collect(),
     }
 }

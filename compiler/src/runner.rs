@@ -5,7 +5,7 @@
 //! the server, so it reuses every compiled dependency of `svc dev` and `svc build`.
 
 use crate::check::Checked;
-use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_paths};
+use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_path};
 use askama::Template;
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
@@ -25,15 +25,15 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         return Err("the project has no node crate (Cargo.toml and src/ beside svc.config.yaml)".into());
     };
     let out_abs = absolute(out_dir);
-    let (runtime_path, sdk_path) = svc_crate_paths(&ir.root, out_dir);
     let cargo = CargoToml {
         svc_version: SVC_VERSION,
         project: &ir.name,
         bin: BIN,
         package: format!("{}-node-runner", ir.name),
         version: &ir.version,
-        runtime_path,
-        sdk_path,
+        runtime_path: svc_crate_path(&ir.root, out_dir, "runtime/server"),
+        sdk_path: svc_crate_path(&ir.root, out_dir, "runtime/sdk"),
+        script_path: None,
         node_crate: Some(NodeDep {
             package: node_crate.package.clone(),
             path: relative_path(&out_abs, &absolute(&node_crate.dir)),
@@ -69,17 +69,8 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         }
     };
     Ok(vec![
-        File {
-            path: "Cargo.toml".into(),
-            text: cargo.render().map_err(|e| e.to_string())?,
-        },
-        File {
-            path: "src/main.rs".into(),
-            text: format_file(main)?,
-        },
-        File {
-            path: ".gitignore".into(),
-            text: "/target\n".into(),
-        },
+        File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?),
+        File::text("src/main.rs", format_file(main)?),
+        File::text(".gitignore", "/target\n".into()),
     ])
 }

@@ -193,10 +193,16 @@ fn valid_projects_build() {
     // A stable place under the shared target directory: rebuilds are incremental, and
     // the dependencies are the ones the other tests compiled.
     let root = repo.join("target/corpus-build");
-    let mut projects = vec![(
-        "base".to_string(),
-        std::fs::read_to_string(corpus_dir().join("base.txt")).unwrap(),
-    )];
+    // Both bases: Rust nodes with svc.config.yaml, TypeScript nodes with svc.config.ts.
+    let mut projects: Vec<(String, String)> = ["base", "base-ts"]
+        .iter()
+        .map(|b| {
+            (
+                b.to_string(),
+                std::fs::read_to_string(corpus_dir().join(format!("{b}.txt"))).unwrap(),
+            )
+        })
+        .collect();
     for path in cases("valid") {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         projects.push((name, std::fs::read_to_string(&path).unwrap()));

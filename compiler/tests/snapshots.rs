@@ -20,7 +20,7 @@ fn examples() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(repo().join("examples"))
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("svc.config.yaml").exists())
+        .filter(|e| e.path().join("svc.config.yaml").exists() || e.path().join("svc.config.ts").exists())
         .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
@@ -64,13 +64,17 @@ fn snapshots_match_the_generated_code() {
         let dir = repo().join("snapshots").join(&example);
         let files = generate(&example);
         for f in &files {
-            expectorate::assert_contents(dir.join(&f.path), &f.text);
+            match f.as_text() {
+                Some(text) => expectorate::assert_contents(dir.join(&f.path), text),
+                None => assert_bytes(&dir.join(&f.path), f.as_bytes()),
+            }
         }
         // No stale generated files (a route whose flow was removed).
         let expected: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
-        let mut stack = vec![dir.join("src")];
+        let mut stack = vec![dir.join("src"), dir.join(emit::SCRIPTS_DIR)];
         while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let Ok(entries) = std::fs::read_dir(&d) else { continue };
+            for entry in entries.flatten() {
                 let p = entry.path();
                 if p.is_dir() {
                     stack.push(p);
@@ -86,6 +90,26 @@ fn snapshots_match_the_generated_code() {
     }
 }
 
+/// A binary file (the TypeScript nodes' bytecode) matches, as expectorate does for text:
+/// the e2e tests build the snapshot crates, so the snapshot holds the real bytes.
+fn assert_bytes(path: &std::path::Path, generated: &[u8]) {
+    let on_disk = std::fs::read(path).ok();
+    if on_disk.as_deref() == Some(generated) {
+        return;
+    }
+    if std::env::var("EXPECTORATE").as_deref() == Ok("overwrite") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, generated).unwrap();
+        return;
+    }
+    panic!(
+        "`{}` differs from what svc generates ({} bytes on disk, {} generated): run with EXPECTORATE=overwrite and review",
+        path.display(),
+        on_disk.map_or(0, |b| b.len()),
+        generated.len()
+    );
+}
+
 #[test]
 fn generation_is_deterministic() {
     for example in examples() {
@@ -98,10 +122,20 @@ fn every_generated_file_says_it_is_generated_and_names_its_source() {
     for example in examples() {
         for f in generate(&example) {
             if f.path.extension().is_some_and(|e| e == "rs" || e == "toml") {
-                assert!(f.text.contains("@generated"), "{}: {}", example, f.path.display());
+                assert!(
+                    f.as_text().unwrap().contains("@generated"),
+                    "{}: {}",
+                    example,
+                    f.path.display()
+                );
             }
             if f.path.starts_with("src/routes") && f.path.file_name().unwrap() != "mod.rs" {
-                assert!(f.text.contains("from `flows/"), "{}: {}", example, f.path.display());
+                assert!(
+                    f.as_text().unwrap().contains("from `flows/"),
+                    "{}: {}",
+                    example,
+                    f.path.display()
+                );
             }
         }
     }

@@ -107,6 +107,7 @@ codes! {
     NotStatic = "E0802", "not-static";
     ImportNotAllowed = "E0803", "import-not-allowed";
     UnresolvedImport = "E0804", "unresolved-import";
+    UnsupportedByEngine = "E0805", "unsupported-by-engine";
     // Flow tests, `tests/*.yaml` (E11xx)
     DuplicateTestCase = "E1101", "duplicate-test-case";
     UnknownTestRoute = "E1102", "unknown-test-route";

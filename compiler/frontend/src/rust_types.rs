@@ -18,7 +18,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use svc_types::TypeRef;
 use svc_types::case;
-use svc_types::manifest::PinDefinition;
+use svc_types::manifest::{NodeManifest, PinDefinition, PinMap};
 
 /// Where generated code finds the SDK and the asset types.
 #[derive(Clone)]
@@ -83,4 +83,80 @@ pub fn ident(name: &str) -> Ident {
     } else {
         Ident::new(name, Span::call_site())
     }
+}
+
+/// A node's `NODE_KEY`, `Inputs` and `Outputs`: one field per data pin, with the pin's
+/// description as doc, its default through serde, unknown fields refused. The node macro
+/// writes these for a Rust node, and the server emitter for a TypeScript node, so a
+/// value crosses into and out of a node of either language with the same checks.
+pub fn node_io_items(manifest: &NodeManifest, paths: &RustPaths) -> TokenStream {
+    let sdk = &paths.sdk;
+    let node_key = &manifest.node_key;
+    let (input_fields, input_defaults) = pin_fields(&manifest.inputs, node_key, paths, "input");
+    let (output_fields, _) = pin_fields(&manifest.outputs, node_key, paths, "output");
+    let inputs_doc = format!(" The inputs of the `{node_key}` node, one field per data input pin.");
+    let outputs_doc = format!(" The outputs of the `{node_key}` node: `run` returns exactly these.");
+    quote! {
+        /// The stable key of this node.
+        pub const NODE_KEY: &str = #node_key;
+
+        #[doc = #inputs_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, #sdk::__private::serde::Deserialize, #sdk::__private::serde::Serialize)]
+        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
+        pub struct Inputs {
+            #( #input_fields )*
+        }
+
+        #( #input_defaults )*
+
+        #[doc = #outputs_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, #sdk::__private::serde::Deserialize, #sdk::__private::serde::Serialize)]
+        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
+        pub struct Outputs {
+            #( #output_fields )*
+        }
+
+        #sdk::__object_serde!(Inputs, #sdk::__private::serde);
+        #sdk::__object_serde!(Outputs, #sdk::__private::serde);
+    }
+}
+
+/// The fields of `Inputs` or `Outputs`, and the functions giving the pins' defaults.
+fn pin_fields(
+    pins: &PinMap,
+    node_key: &str,
+    paths: &RustPaths,
+    direction: &str,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let sdk = &paths.sdk;
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    for (id, pin) in pins.iter() {
+        let Some(ty) = pin_rust_type(pin, paths) else {
+            continue;
+        };
+        let field = ident(id);
+        let doc = pin.description.as_ref().map(|d| {
+            let d = format!(" {d}");
+            quote!(#[doc = #d])
+        });
+        let serde_attr = match (&pin.default, pin.optional) {
+            (Some(default), _) => {
+                let fn_name = format_ident!("__svc_default_{}_{}", direction, id);
+                let fn_path = fn_name.to_string();
+                let json = default.to_string();
+                defaults.push(quote! {
+                    #[doc(hidden)]
+                    fn #fn_name() -> #ty {
+                        #sdk::__private::default_value(#node_key, #id, #json)
+                    }
+                });
+                quote!(#[serde(default = #fn_path)])
+            }
+            (None, true) => quote!(#[serde(default)]),
+            (None, false) => quote!(),
+        };
+        fields.push(quote! { #doc #serde_attr pub #field: #ty, });
+    }
+    (fields, defaults)
 }

@@ -30,8 +30,9 @@ fuzz_target!(|data: &[u8]| {
     let emitted = svc_compiler::emit::emit(&ir, &root.join(".svc/server"), svc_compiler::emit::Placement::ProjectWorkspace)
         .expect("an accepted project emits");
     for file in emitted.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
-        if let Err(e) = syn::parse_file(&file.text) {
-            panic!("emitted {} does not parse: {e}\n{}", file.path.display(), file.text);
+        let text = file.as_text().expect("Rust files are text");
+        if let Err(e) = syn::parse_file(text) {
+            panic!("emitted {} does not parse: {e}\n{text}", file.path.display());
         }
     }
     if let Some(dir) = std::env::var_os("SVC_FUZZ_ACCEPTED") {

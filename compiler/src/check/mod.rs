@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod flow;
 pub mod graph;
 pub mod routes;
+pub mod scripts;
 pub mod types;
 
 use crate::project::Project;
@@ -28,6 +29,8 @@ pub struct Checked<'a> {
     pub catalog: Catalog<'a>,
     /// One graph per flow, in `project.flows` order.
     pub graphs: Vec<FlowGraph>,
+    /// The TypeScript modules compiled for the server (`None`: the project has none).
+    pub scripts: Option<scripts::CompiledScripts>,
     /// Whether any error was reported (lowering requires none).
     pub has_errors: bool,
 }
@@ -69,32 +72,15 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
     if let Some(krate) = &project.node_crate {
         check_assets_reach_rust_nodes(project, krate, diags);
     }
-    refuse_to_build_typescript_nodes(&catalog, diags);
+    let scripts = scripts::compile(project, diags);
     let has_errors = diags.has_errors();
     Checked {
         project,
         assets,
         catalog,
         graphs,
+        scripts,
         has_errors,
-    }
-}
-
-/// TypeScript nodes are read and checked, but the generated server cannot call them yet:
-/// refused here, so that a project the checker accepts still builds.
-fn refuse_to_build_typescript_nodes(catalog: &Catalog, diags: &mut Diagnostics) {
-    for node in catalog.nodes.values() {
-        if matches!(node.code, svc_frontend::node_crate::NodeCode::TypeScript { .. }) {
-            diags.push(
-                Diagnostic::new(
-                    Code::InvalidNodeDefinition,
-                    node.spans.definition,
-                    "TypeScript nodes are checked, but this svc cannot build them yet",
-                )
-                .label("a TypeScript node")
-                .help("write the node in Rust for now (`define_code_function_node!`)"),
-            );
-        }
     }
 }
 

@@ -151,6 +151,13 @@ fn unified_diff(out: &Path, stale: &crate::emit::Stale) -> String {
     let shown = out.join(&stale.path).display().to_string();
     let old = stale.on_disk.as_deref().unwrap_or_default();
     let new = stale.generated.as_deref().unwrap_or_default();
+    let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+        return format!(
+            "Binary files {shown} differ ({} bytes on disk, {} generated)\n",
+            old.len(),
+            new.len()
+        );
+    };
     let from = if stale.on_disk.is_some() {
         format!("a/{shown}")
     } else {

@@ -29,23 +29,57 @@ use svc_frontend::rust_types::{ident, pin_rust_type};
 /// The version of svc, written into every generated file.
 pub const SVC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The paths, from a crate written to `out_dir`, of svc-runtime and svc-sdk: through the
-/// project's `.svc/source` link (see [`crate::sources`]), so that nothing generated names
-/// where svc itself is.
-pub(crate) fn svc_crate_paths(project_root: &Path, out_dir: &Path) -> (String, String) {
-    let out_abs = absolute(out_dir);
+/// The path, from a crate written to `out_dir`, of one of svc's crates (`runtime/sdk`):
+/// through the project's `.svc/source` link (see [`crate::sources`]), so that nothing
+/// generated names where svc itself is.
+pub(crate) fn svc_crate_path(project_root: &Path, out_dir: &Path, krate: &str) -> String {
     let source = absolute(project_root).join(crate::sources::LINK);
-    (
-        relative_path(&out_abs, &source.join("runtime/server")),
-        relative_path(&out_abs, &source.join("runtime/sdk")),
-    )
+    relative_path(&absolute(out_dir), &source.join(krate))
 }
 
-/// One generated file: its path in the crate and its text.
+/// One generated file: its path in the crate and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct File {
     pub path: PathBuf,
-    pub text: String,
+    pub contents: Contents,
+}
+
+/// What a generated file holds: text, except the TypeScript nodes' bytecode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Contents {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl File {
+    pub fn text(path: impl Into<PathBuf>, text: String) -> File {
+        File {
+            path: path.into(),
+            contents: Contents::Text(text),
+        }
+    }
+
+    pub fn bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> File {
+        File {
+            path: path.into(),
+            contents: Contents::Bytes(bytes),
+        }
+    }
+
+    /// The text of a text file.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.contents {
+            Contents::Text(t) => Some(t),
+            Contents::Bytes(_) => None,
+        }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.contents {
+            Contents::Text(t) => t.as_bytes(),
+            Contents::Bytes(b) => b,
+        }
+    }
 }
 
 #[derive(Template)]
@@ -59,6 +93,8 @@ pub(crate) struct CargoToml<'a> {
     pub version: &'a str,
     pub runtime_path: String,
     pub sdk_path: String,
+    /// svc-script's path, when the crate runs TypeScript nodes.
+    pub script_path: Option<String>,
     pub node_crate: Option<NodeDep>,
     /// Its own workspace with its own profiles (`svc emit --out`), rather than a member of
     /// the project's workspace in `.svc/`.
@@ -125,6 +161,8 @@ struct MainRs<'a> {
     project_literal: String,
     workspace_literal: String,
     api_literal: String,
+    /// Whether the crate has `src/scripts.rs` (TypeScript nodes).
+    scripts: bool,
 }
 
 /// `to` relative to `from` when they share more than the filesystem root; `to` otherwise.
@@ -193,7 +231,6 @@ fn server_package(ir: &ProjectIr) -> String {
 /// Every file of the generated crate, for a crate written to `out_dir`.
 pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<File>, String> {
     let out_abs = absolute(out_dir);
-    let (runtime_path, sdk_path) = svc_crate_paths(&ir.root, out_dir);
     let mut files = Vec::new();
 
     let cargo = CargoToml {
@@ -202,18 +239,19 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
         bin: &ir.name,
         package: server_package(ir),
         version: &ir.version,
-        runtime_path,
-        sdk_path,
+        runtime_path: svc_crate_path(&ir.root, out_dir, "runtime/server"),
+        sdk_path: svc_crate_path(&ir.root, out_dir, "runtime/sdk"),
+        script_path: ir
+            .scripts
+            .as_ref()
+            .map(|_| svc_crate_path(&ir.root, out_dir, "runtime/script")),
         node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
             package: k.package.clone(),
             path: relative_path(&out_abs, &absolute(&k.dir)),
         }),
         standalone: placement == Placement::Standalone,
     };
-    files.push(File {
-        path: "Cargo.toml".into(),
-        text: cargo.render().map_err(|e| e.to_string())?,
-    });
+    files.push(File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?));
 
     let main = MainRs {
         svc_version: SVC_VERSION,
@@ -221,6 +259,7 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
         project_literal: format!("{:?}", ir.name),
         workspace_literal: format!("{:?}", ir.workspace_id),
         api_literal: format!("{:?}", ir.api_id),
+        scripts: ir.scripts.is_some(),
     };
     let main_text = main.render().map_err(|e| e.to_string())?;
     let main_tokens: TokenStream = main_text.parse().map_err(|e| format!("main.rs template: {e}"))?;
@@ -228,36 +267,37 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
         " @generated by svc {SVC_VERSION} from the project `{}`. Do not edit:\n change the flows, config or nodes and run `svc emit` (or `svc build`) again.",
         ir.name
     );
-    files.push(File {
-        path: "src/main.rs".into(),
-        text: format_file(quote!(#![doc = #header] #main_tokens))?,
-    });
+    files.push(File::text(
+        "src/main.rs",
+        format_file(quote!(#![doc = #header] #main_tokens))?,
+    ));
 
-    files.push(File {
-        path: "src/assets.rs".into(),
-        text: format_file(assets(ir))?,
-    });
-    files.push(File {
-        path: "src/nodes.rs".into(),
-        text: format_file(nodes(ir))?,
-    });
-    files.push(File {
-        path: "src/routes/mod.rs".into(),
-        text: format_file(routes_mod(ir))?,
-    });
+    files.push(File::text("src/assets.rs", format_file(assets(ir))?));
+    files.push(File::text("src/nodes.rs", format_file(nodes(ir))?));
+    files.push(File::text("src/routes/mod.rs", format_file(routes_mod(ir))?));
     for route in &ir.routes {
         let code_keys: BTreeMap<usize, String> = route_code_keys(route);
         let ids = route_ids(route);
         let emitter = route::RouteEmitter::new(route, &ir.assets, &ids, code_keys);
-        files.push(File {
-            path: format!("src/routes/{}.rs", route.module).into(),
-            text: format_file(emitter.module())?,
-        });
+        files.push(File::text(
+            format!("src/routes/{}.rs", route.module),
+            format_file(emitter.module())?,
+        ));
     }
-    files.push(File {
-        path: ".gitignore".into(),
-        text: "/target\n".into(),
-    });
+    if let Some(scripts) = &ir.scripts {
+        files.push(File::text("src/scripts.rs", format_file(scripts_rs(ir))?));
+        for (module, javascript) in &scripts.modules {
+            files.push(File::text(
+                format!("{SCRIPTS_DIR}/{}", javascript_path(module)),
+                javascript.clone(),
+            ));
+        }
+        files.push(File::bytes(
+            format!("{SCRIPTS_DIR}/{BUNDLE_FILE}"),
+            scripts.bundle.clone(),
+        ));
+    }
+    files.push(File::text(".gitignore", "/target\n".into()));
     Ok(files)
 }
 
@@ -311,50 +351,124 @@ fn assets(ir: &ProjectIr) -> TokenStream {
     }
 }
 
-/// The nodes the routes call, re-exported under their keys, with static assertions that
-/// their `Inputs` and `Outputs` have the types `svc` read from the source.
+/// The nodes the routes call, under their keys: a Rust node re-exported from the node
+/// crate with static assertions that its `Inputs` and `Outputs` have the types `svc` read
+/// from the source; a TypeScript node as typed `Inputs` and `Outputs` around a call into
+/// the embedded engine.
 fn nodes(ir: &ProjectIr) -> TokenStream {
-    let header = " @generated by svc: the code nodes the routes call. Do not edit.\n\n Each node is checked here against what `svc` read from its source: if a node changed\n without `svc emit` running again, the build stops at this file.";
-    let Some(krate) = &ir.node_crate else {
-        return quote!(#![doc = #header]);
-    };
-    let krate = format_ident!("{}", krate.crate_name);
-    let paths = values::paths();
-    let items = ir.nodes.iter().map(|n| {
-        let alias = route::node_alias(&n.key);
-        let NodeCode::Rust { module_path } = &n.code else {
-            unreachable!("the checker refuses to build TypeScript nodes")
-        };
-        let module: Vec<_> = module_path.iter().map(|m| ident(m)).collect();
-        let key = &n.key;
-        let checks = |pins: &svc_types::PinMap| -> Vec<TokenStream> {
-            pins.iter()
-                .filter_map(|(id, pin)| {
-                    let ty = pin_rust_type(pin, &paths)?;
-                    let f = ident(id);
-                    Some(quote!(let _: &#ty = &x.#f;))
-                })
-                .collect()
-        };
-        let inputs = checks(&n.manifest.inputs);
-        let outputs = checks(&n.manifest.outputs);
-        let doc = format!(" `{key}`");
-        quote! {
-            #[doc = #doc]
-            pub use ::#krate::#(#module)::* as #alias;
-
-            #[allow(dead_code, unused_variables)]
-            const _: () = {
-                fn inputs(x: &#alias::Inputs) { #(#inputs)* }
-                fn outputs(x: &#alias::Outputs) { #(#outputs)* }
-                fn node() where #alias::Node: ::svc_sdk::CodeFunctionNode<Inputs = #alias::Inputs, Outputs = #alias::Outputs> {}
-                assert!(::svc_runtime::__private::str_eq(#alias::NODE_KEY, #key), concat!("the node key of `", #key, "` changed: run `svc emit` again"));
-            };
-        }
+    let header = " @generated by svc: the code nodes the routes call. Do not edit.\n\n Each Rust node is checked here against what `svc` read from its source: if a node changed\n without `svc emit` running again, the build stops at this file.";
+    let items = ir.nodes.iter().map(|n| match &n.code {
+        NodeCode::Rust { module_path } => rust_node(ir, n, module_path),
+        NodeCode::TypeScript { module } => script_node(n, module),
     });
     quote! {
         #![doc = #header]
         #(#items)*
+    }
+}
+
+fn rust_node(ir: &ProjectIr, n: &crate::lower::UsedNode, module_path: &[String]) -> TokenStream {
+    let krate = ir
+        .node_crate
+        .as_ref()
+        .expect("a checked project's Rust nodes come from its node crate");
+    let krate = format_ident!("{}", krate.crate_name);
+    let paths = values::paths();
+    let alias = route::node_alias(&n.key);
+    let module: Vec<_> = module_path.iter().map(|m| ident(m)).collect();
+    let key = &n.key;
+    let checks = |pins: &svc_types::PinMap| -> Vec<TokenStream> {
+        pins.iter()
+            .filter_map(|(id, pin)| {
+                let ty = pin_rust_type(pin, &paths)?;
+                let f = ident(id);
+                Some(quote!(let _: &#ty = &x.#f;))
+            })
+            .collect()
+    };
+    let inputs = checks(&n.manifest.inputs);
+    let outputs = checks(&n.manifest.outputs);
+    let doc = format!(" `{key}`");
+    quote! {
+        #[doc = #doc]
+        pub use ::#krate::#(#module)::* as #alias;
+
+        #[allow(dead_code, unused_variables)]
+        const _: () = {
+            fn inputs(x: &#alias::Inputs) { #(#inputs)* }
+            fn outputs(x: &#alias::Outputs) { #(#outputs)* }
+            fn node() where #alias::Node: ::svc_sdk::CodeFunctionNode<Inputs = #alias::Inputs, Outputs = #alias::Outputs> {}
+            assert!(::svc_runtime::__private::str_eq(#alias::NODE_KEY, #key), concat!("the node key of `", #key, "` changed: run `svc emit` again"));
+        };
+    }
+}
+
+/// A TypeScript node: the Rust types of its pins (as the node macro writes them for a
+/// Rust node), and a `Node` whose `run` calls the module's default export in the engine,
+/// which checks the outputs against these types on the way back.
+fn script_node(n: &crate::lower::UsedNode, module: &str) -> TokenStream {
+    let alias = route::node_alias(&n.key);
+    let io = svc_frontend::rust_types::node_io_items(&n.manifest, &values::paths());
+    let manifest = serde_json::to_string(&n.manifest).expect("a manifest is JSON");
+    let doc = format!(" `{}`, written in TypeScript: `{module}`.", n.key);
+    quote! {
+        #[doc = #doc]
+        #[allow(dead_code, clippy::all)]
+        pub mod #alias {
+            #io
+
+            /// The module of the bundle whose default export is this node.
+            pub const MODULE: &str = #module;
+
+            /// The node: its `run` is the module's, in the engine of `crate::scripts`.
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+            pub struct Node;
+
+            impl ::svc_sdk::CodeFunctionNode for Node {
+                type Inputs = Inputs;
+                type Outputs = Outputs;
+                const NODE_KEY: &'static str = NODE_KEY;
+
+                fn manifest() -> ::svc_sdk::NodeManifest {
+                    ::svc_sdk::__private::serde_json::from_str(#manifest).expect("svc wrote the manifest as JSON")
+                }
+
+                fn run(ctx: &::svc_sdk::RunContext<Inputs>) -> impl ::core::future::Future<Output = ::svc_sdk::NodeResult<Outputs>> + ::core::marker::Send {
+                    crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx)
+                }
+            }
+        }
+    }
+}
+
+/// Where the TypeScript nodes' bundle and its modules' JavaScript are written, in the
+/// generated crate.
+pub const SCRIPTS_DIR: &str = "scripts";
+/// The bytecode bundle, in [`SCRIPTS_DIR`].
+pub const BUNDLE_FILE: &str = "bundle.qjsbc";
+
+/// A module's JavaScript file, for review: `src/nodes/greet.ts` → `src/nodes/greet.js`.
+fn javascript_path(module: &str) -> String {
+    match module.rsplit_once('.') {
+        Some((stem, "mts")) => format!("{stem}.mjs"),
+        Some((stem, _)) => format!("{stem}.js"),
+        None => format!("{module}.js"),
+    }
+}
+
+/// `src/scripts.rs`: the engine over the embedded bundle.
+fn scripts_rs(ir: &ProjectIr) -> TokenStream {
+    let header = format!(
+        " @generated by svc: the project's TypeScript nodes, compiled to QuickJS bytecode. Do not edit.\n\n `{SCRIPTS_DIR}/{BUNDLE_FILE}` holds the bytecode of every module and of `@svc/sdk`; the\n JavaScript each module was compiled from is beside it, for review."
+    );
+    let bundle = format!("../{SCRIPTS_DIR}/{BUNDLE_FILE}");
+    let modules = ir.scripts.as_ref().map_or(0, |s| s.modules.len());
+    let doc = format!(" The engine the TypeScript nodes run on ({modules} modules, one runtime per thread).");
+    quote! {
+        #![doc = #header]
+
+        #[doc = #doc]
+        pub static ENGINE: ::svc_script::Engine = ::svc_script::Engine::new(include_bytes!(#bundle));
     }
 }
 
@@ -500,9 +614,9 @@ pub struct Stale {
     /// The path in the crate.
     pub path: PathBuf,
     /// What is on disk (`None`: missing).
-    pub on_disk: Option<String>,
+    pub on_disk: Option<Vec<u8>>,
     /// What `svc emit` would write (`None`: it would remove the file).
-    pub generated: Option<String>,
+    pub generated: Option<Vec<u8>>,
 }
 
 /// Compares `files` with the crate at `out_dir` without writing anything: every file
@@ -510,22 +624,22 @@ pub struct Stale {
 pub fn stale(out_dir: &Path, files: &[File]) -> Vec<Stale> {
     let mut out = Vec::new();
     for f in files {
-        let on_disk = std::fs::read_to_string(out_dir.join(&f.path)).ok();
-        if on_disk.as_deref() != Some(f.text.as_str()) {
+        let on_disk = std::fs::read(out_dir.join(&f.path)).ok();
+        if on_disk.as_deref() != Some(f.as_bytes()) {
             out.push(Stale {
                 path: f.path.clone(),
                 on_disk,
-                generated: Some(f.text.clone()),
+                generated: Some(f.as_bytes().to_vec()),
             });
         }
     }
     let keep: std::collections::BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-    for path in generated_sources(out_dir) {
+    for path in generated_files(out_dir) {
         let rel = path.strip_prefix(out_dir).unwrap_or(&path).to_path_buf();
         if !keep.contains(rel.as_path()) {
             out.push(Stale {
                 path: rel,
-                on_disk: std::fs::read_to_string(&path).ok(),
+                on_disk: std::fs::read(&path).ok(),
                 generated: None,
             });
         }
@@ -534,17 +648,18 @@ pub fn stale(out_dir: &Path, files: &[File]) -> Vec<Stale> {
     out
 }
 
-/// The `.rs` files under `out_dir/src`: what `write` owns there.
-fn generated_sources(out_dir: &Path) -> Vec<PathBuf> {
+/// What `write` owns in `out_dir` beside `Cargo.toml` and `.gitignore`: the `.rs` files
+/// under `src/`, and everything under `scripts/` (the TypeScript nodes' bundle).
+fn generated_files(out_dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let mut stack = vec![out_dir.join("src")];
-    while let Some(dir) = stack.pop() {
+    let mut stack = vec![(out_dir.join("src"), false), (out_dir.join(SCRIPTS_DIR), true)];
+    while let Some((dir, everything)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
+                stack.push((p, everything));
+            } else if everything || p.extension().is_some_and(|x| x == "rs") {
                 found.push(p);
             }
         }
@@ -580,23 +695,23 @@ pub fn write_crate(
 
 /// Writes the files into `out_dir`: only files whose text changed are rewritten (so cargo
 /// rebuilds only what changed), and generated files that are no longer produced are
-/// removed. Nothing outside `Cargo.toml`, `.gitignore` and `src/` is touched.
+/// removed. Nothing outside `Cargo.toml`, `.gitignore`, `src/` and `scripts/` is touched.
 pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
     let mut report = WriteReport::default();
     for f in files {
         let path = out_dir.join(&f.path);
-        if std::fs::read_to_string(&path).is_ok_and(|old| old == f.text) {
+        if std::fs::read(&path).is_ok_and(|old| old == f.as_bytes()) {
             report.unchanged += 1;
             continue;
         }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&path, &f.text)?;
+        std::fs::write(&path, f.as_bytes())?;
         report.written.push(f.path.clone());
     }
     let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
-    for p in generated_sources(out_dir) {
+    for p in generated_files(out_dir) {
         if !keep.contains(&p) {
             std::fs::remove_file(&p)?;
             report.removed.push(p.strip_prefix(out_dir).unwrap_or(&p).to_path_buf());

@@ -23,7 +23,27 @@ fn order(coupon: Option<&str>, quantity: f64, price: f64) -> serde_json::Value {
 
 #[tokio::test]
 async fn every_output_of_every_protection_and_the_code_nodes() {
-    let (server, key) = start("shop", &[], |s| s.key("ci", "alice"));
+    every_output_of(EXAMPLE).await;
+}
+
+#[tokio::test]
+async fn typed_bodies_reject_what_does_not_fit() {
+    typed_bodies_of(EXAMPLE).await;
+}
+
+/// `examples/shop-ts`, the same shop with its config and nodes in TypeScript, answers
+/// every request exactly as the Rust nodes do.
+#[tokio::test]
+async fn typescript_nodes_answer_as_rust_nodes_do() {
+    every_output_of(TYPESCRIPT_EXAMPLE).await;
+    typed_bodies_of(TYPESCRIPT_EXAMPLE).await;
+}
+
+const EXAMPLE: &str = "shop";
+const TYPESCRIPT_EXAMPLE: &str = "shop-ts";
+
+async fn every_output_of(example: &str) {
+    let (server, key) = start(example, &[], |s| s.key("ci", "alice"));
     let c = client();
     let post = |origin: Option<&str>, key: Option<&str>, body: serde_json::Value| {
         let mut r = c.post(server.url(ORDERS)).json(&body);
@@ -110,9 +130,8 @@ async fn every_output_of_every_protection_and_the_code_nodes() {
     );
 }
 
-#[tokio::test]
-async fn typed_bodies_reject_what_does_not_fit() {
-    let (server, key) = start("shop", &[], |s| s.key("ci", "alice"));
+async fn typed_bodies_of(example: &str) {
+    let (server, key) = start(example, &[], |s| s.key("ci", "alice"));
     let c = client();
     let send = |body: serde_json::Value| c.post(server.url(ORDERS)).header("x-api-key", &key).json(&body).send();
     let mut bad = order(None, 1.0, 1.0);

@@ -5,10 +5,9 @@
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use svc_frontend::node_def::{NodeDefSyntax, RunSyntax, run_syntax};
-use svc_frontend::rust_types::{RustPaths, ident, pin_rust_type};
-use svc_types::manifest::PinMap;
+use svc_frontend::rust_types::{RustPaths, node_io_items};
 use syn::spanned::Spanned;
 
 /// Defines a code node (spec §2.2). See the `svc_sdk` crate docs for the syntax.
@@ -36,7 +35,6 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
     })?;
     let manifest = &def.manifest;
     let paths = RustPaths::node_crate();
-    let node_key = &manifest.node_key;
     let name = &manifest.name;
     let category = &manifest.category;
     let description = match &manifest.description {
@@ -44,36 +42,12 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
         None => quote!(::core::option::Option::None),
     };
 
-    let (input_fields, input_defaults) = fields(&manifest.inputs, node_key, &paths, "input");
-    let (output_fields, _) = fields(&manifest.outputs, node_key, &paths, "output");
+    let io = node_io_items(manifest, &paths);
     let input_pins = pin_list(&syntax.inputs);
     let output_pins = pin_list(&syntax.outputs);
     let run_fn = run_function(syntax)?;
-    let inputs_doc = format!(" The inputs of the `{node_key}` node, one field per data input pin.");
-    let outputs_doc = format!(" The outputs of the `{node_key}` node: `run` returns exactly these.");
-
     Ok(quote! {
-        /// The stable key of this node.
-        pub const NODE_KEY: &str = #node_key;
-
-        #[doc = #inputs_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, ::svc_sdk::__private::serde::Deserialize, ::svc_sdk::__private::serde::Serialize)]
-        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
-        pub struct Inputs {
-            #( #input_fields )*
-        }
-
-        #( #input_defaults )*
-
-        #[doc = #outputs_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, ::svc_sdk::__private::serde::Deserialize, ::svc_sdk::__private::serde::Serialize)]
-        #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
-        pub struct Outputs {
-            #( #output_fields )*
-        }
-
-        ::svc_sdk::__object_serde!(Inputs, ::svc_sdk::__private::serde);
-        ::svc_sdk::__object_serde!(Outputs, ::svc_sdk::__private::serde);
+        #io
 
         #run_fn
 
@@ -107,39 +81,6 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 }
 
 /// One struct field per data pin (sequence pins carry no value), plus default functions.
-fn fields(pins: &PinMap, node_key: &str, paths: &RustPaths, direction: &str) -> (Vec<TokenStream2>, Vec<TokenStream2>) {
-    let mut fields = Vec::new();
-    let mut defaults = Vec::new();
-    for (id, pin) in pins.iter() {
-        let Some(ty) = pin_rust_type(pin, paths) else {
-            continue;
-        };
-        let field = ident(id);
-        let doc = pin.description.as_ref().map(|d| {
-            let d = format!(" {d}");
-            quote!(#[doc = #d])
-        });
-        let serde_attr = match (&pin.default, pin.optional) {
-            (Some(default), _) => {
-                let fn_name = format_ident!("__svc_default_{}_{}", direction, id);
-                let fn_path = fn_name.to_string();
-                let json = default.to_string();
-                defaults.push(quote! {
-                    #[doc(hidden)]
-                    fn #fn_name() -> #ty {
-                        ::svc_sdk::__private::default_value(#node_key, #id, #json)
-                    }
-                });
-                quote!(#[serde(default = #fn_path)])
-            }
-            (None, true) => quote!(#[serde(default)]),
-            (None, false) => quote!(),
-        };
-        fields.push(quote! { #doc #serde_attr pub #field: #ty, });
-    }
-    (fields, defaults)
-}
-
 /// The pins as the SDK's builders compute them at run time, from the expressions as written.
 fn pin_list(pins: &[svc_frontend::node_def::PinSyntax]) -> Vec<TokenStream2> {
     pins.iter()

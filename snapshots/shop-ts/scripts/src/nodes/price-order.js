@@ -1,0 +1,66 @@
+import { defineCodeFunctionNode, seq, t } from "@svc/sdk";
+import { round2 } from "src/nodes/money.ts";
+/** Coupons the shop knows: code and discount rate. */
+const COUPONS = {
+	WELCOME10: .1,
+	VIP25: .25
+};
+export default defineCodeFunctionNode({
+	nodeKey: "shop.price-order",
+	name: "Price order",
+	description: "Prices every line of an order and applies its coupon",
+	category: "pricing",
+	inputs: {
+		exec: seq.in(),
+		order: t.struct("Order").portOnly(),
+		max_lines: t.number().default(100).description("Orders with more lines are refused")
+	},
+	outputs: {
+		next: seq.out(),
+		quote: t.struct("Quote"),
+		line_count: t.number()
+	},
+	run(ctx) {
+		const { order, max_lines } = ctx.inputs;
+		if (order.lines.length === 0) {
+			ctx.fail("the order has no lines", "EMPTY_ORDER");
+		}
+		if (order.lines.length > max_lines) {
+			ctx.fail(`the order has more than ${max_lines} lines`, "TOO_MANY_LINES");
+		}
+		const lines = order.lines.map((line) => {
+			if (line.quantity <= 0 || !Number.isInteger(line.quantity)) {
+				ctx.fail(`line \`${line.sku}\` has an invalid quantity`, "INVALID_QUANTITY");
+			}
+			if (line.unitPrice < 0) {
+				ctx.fail(`line \`${line.sku}\` has a negative price`, "INVALID_PRICE");
+			}
+			return {
+				sku: line.sku,
+				quantity: line.quantity,
+				lineTotal: round2(line.quantity * line.unitPrice)
+			};
+		});
+		const subtotal = round2(lines.reduce((sum, l) => sum + l.lineTotal, 0));
+		let rate = 0;
+		if (order.couponCode !== undefined && order.couponCode !== null) {
+			const code = order.couponCode.toUpperCase();
+			if (!(code in COUPONS)) {
+				ctx.fail(`unknown coupon \`${order.couponCode}\``, "UNKNOWN_COUPON");
+			}
+			rate = COUPONS[code];
+		}
+		const discount = round2(subtotal * rate);
+		ctx.log(`priced ${lines.length} lines for ${order.currency}: ${subtotal} - ${discount}`);
+		return {
+			quote: {
+				currency: order.currency,
+				lines,
+				subtotal,
+				discount,
+				total: round2(subtotal - discount)
+			},
+			line_count: lines.length
+		};
+	}
+});
