@@ -26,6 +26,20 @@ const CRATES: &[&str] = &[
     "compiler/frontend",
 ];
 
+/// The carried npm packages: the files `npm pack` would publish (see their `files`).
+/// `svc init --lang ts` depends on `@svc/sdk` through `.svc/source/sdk-ts`.
+const PACKAGES: &[(&str, &[&str])] = &[(
+    "sdk-ts",
+    &[
+        "package.json",
+        "README.md",
+        "index.js",
+        "index.d.ts",
+        "testing.js",
+        "testing.d.ts",
+    ],
+)];
+
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let repo = manifest_dir.parent().unwrap().to_path_buf();
@@ -45,6 +59,13 @@ fn main() {
         let src = repo.join(krate).join("src");
         println!("cargo::rerun-if-changed={}", src.display());
         collect(&repo, &src, &mut files);
+    }
+    for (package, package_files) in PACKAGES {
+        for file in *package_files {
+            let path = repo.join(package).join(file);
+            println!("cargo::rerun-if-changed={}", path.display());
+            files.push((format!("{package}/{file}"), path));
+        }
     }
     files.push(("Cargo.lock".into(), repo.join("Cargo.lock")));
     files.sort();

@@ -31,12 +31,17 @@ cargo test --workspace
 step "the TypeScript SDK (@svc/sdk): unit tests, type tests with tsc, offline installs"
 (cd sdk-ts && npm test)
 
-step "each example's node crate passes its own tests, and its flow tests reach every branch"
+step "each example's node crate (Rust) or node package (TypeScript) passes its own tests, and its flow tests reach every branch"
 for example in examples/*/; do
     # The node crate reaches svc-sdk through .svc/source, which any svc command links.
     cargo run --quiet -p svc -- check "$example"
     if [ -f "$example/Cargo.toml" ]; then
         (cd "$example" && CARGO_TARGET_DIR="$PWD/../../target/examples" cargo test --quiet)
+    fi
+    if [ -f "$example/package.json" ]; then
+        # @svc/sdk comes from .svc/source/sdk-ts, which `svc check` just linked; tsc
+        # reads the asset types it wrote to .svc/types.
+        (cd "$example" && npm ci --no-audit --no-fund --loglevel=error && npm test)
     fi
     cargo run --quiet -p svc -- test "$example" --min-coverage 100
 done

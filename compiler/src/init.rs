@@ -50,6 +50,54 @@ struct GreetRs<'a> {
 struct GitIgnore;
 
 #[derive(Template)]
+#[template(path = "init/svc.config.ts.askama", escape = "none")]
+struct ConfigTs<'a> {
+    name: &'a str,
+    workspace: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/greet.ts.askama", escape = "none")]
+struct GreetTs<'a> {
+    namespace: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/greet.test.ts.askama", escape = "none")]
+struct GreetTestTs;
+
+#[derive(Template)]
+#[template(path = "init/package.json.askama", escape = "none")]
+struct PackageJson<'a> {
+    name: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "init/tsconfig.json.askama", escape = "none")]
+struct TsConfig;
+
+#[derive(Template)]
+#[template(path = "init/gitignore-ts.askama", escape = "none")]
+struct GitIgnoreTs;
+
+#[derive(Template)]
+#[template(path = "init/README-ts.md.askama", escape = "none")]
+struct ReadmeTs<'a> {
+    name: &'a str,
+    workspace: &'a str,
+    namespace: &'a str,
+}
+
+/// The language of a new project's code nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// A Rust node crate (`define_code_function_node!`), config in `svc.config.yaml`.
+    Rust,
+    /// TypeScript modules against `@svc/sdk`, config in `svc.config.ts`.
+    Ts,
+}
+
+#[derive(Template)]
 #[template(path = "init/greeting.test.yaml.askama", escape = "none")]
 struct GreetingTests<'a> {
     workspace: &'a str,
@@ -88,17 +136,14 @@ pub fn project_name(dir: &Path) -> String {
     }
 }
 
-/// The files of a new project named `name`: (path in the project, text).
-pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
+/// The files of a new project named `name` with nodes in `lang`: (path in the project,
+/// text). The flow and its tests are the same in both languages.
+pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
     let workspace = "local";
     let namespace = name;
     let sdk_path = crate::sources::SDK_PATH;
     let r = |t: Result<String, askama::Error>| t.map_err(|e| format!("a template of svc init failed: {e}"));
     let mut out = vec![
-        (
-            PathBuf::from("svc.config.yaml"),
-            r(ConfigYaml { name, workspace }.render())?,
-        ),
         (
             PathBuf::from("flows/greeting.yaml"),
             r(GreetingFlow {
@@ -108,37 +153,66 @@ pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
             }
             .render())?,
         ),
-        (PathBuf::from("Cargo.toml"), r(CargoToml { name, sdk_path }.render())?),
-        (PathBuf::from("src/lib.rs"), r(LibRs { name }.render())?),
-        (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
-        (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
         (
             PathBuf::from("tests/greeting.yaml"),
             r(GreetingTests { workspace, namespace }.render())?,
-        ),
-        (PathBuf::from(".gitignore"), r(GitIgnore.render())?),
-        (
-            PathBuf::from("README.md"),
-            r(Readme {
-                name,
-                workspace,
-                namespace,
-            }
-            .render())?,
         ),
         (
             PathBuf::from("schemas").join(crate::schema::FLOW_FILE),
             crate::schema::to_text(&crate::schema::flow()),
         ),
         (
-            PathBuf::from("schemas").join(crate::schema::CONFIG_FILE),
-            crate::schema::to_text(&crate::schema::config()),
-        ),
-        (
             PathBuf::from("schemas").join(crate::schema::TEST_FILE),
             crate::schema::to_text(&crate::schema::test()),
         ),
     ];
+    match lang {
+        Lang::Rust => out.extend([
+            (
+                PathBuf::from("svc.config.yaml"),
+                r(ConfigYaml { name, workspace }.render())?,
+            ),
+            (PathBuf::from("Cargo.toml"), r(CargoToml { name, sdk_path }.render())?),
+            (PathBuf::from("src/lib.rs"), r(LibRs { name }.render())?),
+            (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
+            (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
+            (PathBuf::from(".gitignore"), r(GitIgnore.render())?),
+            (
+                PathBuf::from("README.md"),
+                r(Readme {
+                    name,
+                    workspace,
+                    namespace,
+                }
+                .render())?,
+            ),
+            (
+                PathBuf::from("schemas").join(crate::schema::CONFIG_FILE),
+                crate::schema::to_text(&crate::schema::config()),
+            ),
+        ]),
+        Lang::Ts => out.extend([
+            (
+                PathBuf::from("svc.config.ts"),
+                r(ConfigTs { name, workspace }.render())?,
+            ),
+            (PathBuf::from("src/nodes/greet.ts"), r(GreetTs { namespace }.render())?),
+            (PathBuf::from("src/nodes/greet.test.ts"), r(GreetTestTs.render())?),
+            (PathBuf::from("package.json"), r(PackageJson { name }.render())?),
+            (PathBuf::from("tsconfig.json"), r(TsConfig.render())?),
+            (PathBuf::from(".gitignore"), r(GitIgnoreTs.render())?),
+            (
+                PathBuf::from("README.md"),
+                r(ReadmeTs {
+                    name,
+                    workspace,
+                    namespace,
+                }
+                .render())?,
+            ),
+        ]),
+    }
+    out.sort();
     for (_, text) in &mut out {
         if !text.ends_with('\n') {
             text.push('\n');
@@ -148,8 +222,8 @@ pub fn files(name: &str) -> Result<Vec<(PathBuf, String)>, String> {
 }
 
 /// Writes a new project into `dir`. Refuses, writing nothing, when any file exists.
-pub fn init(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
-    let files = files(name)?;
+pub fn init(dir: &Path, name: &str, lang: Lang) -> Result<Vec<PathBuf>, String> {
+    let files = files(name, lang)?;
     let existing: Vec<String> = files
         .iter()
         .filter(|(p, _)| dir.join(p).exists())
@@ -173,8 +247,18 @@ pub fn init(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
     }
     // The node crate's SDK is reached through `.svc/source` (see `sources`).
     crate::sources::link(dir)?;
-    // Start from the dependency versions svc is tested with (cargo drops what is unused).
-    let _ = crate::emit::seed_lockfile(dir);
+    match lang {
+        // Start from the dependency versions svc is tested with (cargo drops what is unused).
+        Lang::Rust => {
+            let _ = crate::emit::seed_lockfile(dir);
+        }
+        // `tsc` types named structures from the declarations svc writes.
+        Lang::Ts => {
+            let mut diags = svc_frontend::Diagnostics::new();
+            let project = crate::project::Project::load(dir, &mut diags);
+            crate::typescript_env::write_for(dir, &project)?;
+        }
+    }
     Ok(written)
 }
 

@@ -20,3 +20,4 @@ pub mod runner;
 pub mod schema;
 pub mod sources;
 pub mod test;
+pub mod typescript_env;

@@ -129,8 +129,26 @@ mod tests {
             "runtime/macros/src/lib.rs",
             "runtime/server/src/lib.rs",
             "compiler/frontend/src/lib.rs",
+            "runtime/script/src/prelude.js",
         ] {
             assert!(paths.contains(&needed), "{needed} is not carried");
+        }
+        // `@svc/sdk` as `npm pack` would publish it: every file its package.json lists.
+        let package: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk-ts/package.json")).unwrap(),
+        )
+        .unwrap();
+        for file in package["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain([&serde_json::json!("package.json")])
+        {
+            let carried = format!("sdk-ts/{}", file.as_str().unwrap());
+            assert!(
+                paths.contains(&carried.as_str()),
+                "{carried} is not carried (compiler/build.rs PACKAGES)"
+            );
         }
         assert!(!paths.iter().any(|p| p.contains("/tests/")), "tests stay behind");
         for (path, bytes) in carried::FILES.iter().filter(|(p, _)| p.ends_with("/Cargo.toml")) {

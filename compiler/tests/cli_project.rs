@@ -59,6 +59,64 @@ fn python(script: &str, args: &[&Path]) -> (bool, String) {
     )
 }
 
+/// `svc init --lang ts`: the spec's own way of writing nodes. The project checks, its
+/// package installs (`@svc/sdk` through `.svc/source`), and `npm test` type-checks it with
+/// `tsc` (named structures typed from `.svc/types/assets.d.ts`) and runs its node test.
+#[test]
+fn init_lang_ts_creates_a_typescript_project_whose_types_and_unit_tests_pass() {
+    let dir = scratch("init-ts").join("greeter");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = svc(&["init", d, "--lang", "ts"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("npm install && npm test"), "{err}");
+    for f in [
+        "svc.config.ts",
+        "flows/greeting.yaml",
+        "src/nodes/greet.ts",
+        "src/nodes/greet.test.ts",
+        "package.json",
+        "tsconfig.json",
+        ".gitignore",
+        "README.md",
+        "tests/greeting.yaml",
+        ".svc/types/assets.d.ts",
+        ".svc/source/sdk-ts/index.js",
+    ] {
+        assert!(dir.join(f).exists(), "svc init --lang ts did not write {f}");
+    }
+    for rust_only in ["Cargo.toml", "svc.config.yaml", "src/lib.rs"] {
+        assert!(!dir.join(rust_only).exists(), "{rust_only} in a TypeScript project");
+    }
+    let (code, _, err) = svc(&["check", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 route, 1 code node, no problems"), "{err}");
+    let types = std::fs::read_to_string(dir.join(".svc/types/assets.d.ts")).unwrap();
+    assert!(
+        types.contains("\"Greeting\": { \"message\": string; \"tone\": Enums[\"Tone\"] };"),
+        "{types}"
+    );
+
+    let npm = |args: &[&str]| {
+        let out = Command::new("npm")
+            .args(args)
+            .args(["--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is installed (scripts/setup.sh)");
+        assert!(
+            out.status.success(),
+            "npm {args:?}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    npm(&["install", "--prefer-offline"]);
+    let tested = npm(&["test"]);
+    assert!(tested.contains("# pass 2") && tested.contains("# fail 0"), "{tested}");
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
 #[test]
 fn init_creates_a_project_that_checks_and_never_overwrites() {
     let dir = scratch("init").join("My API");

@@ -39,7 +39,7 @@ test("the packed tarball installs offline and holds only the package's files", (
   const listing = JSON.parse(
     execFileSync(npm, ["pack", "--json", "--pack-destination", packDir, ...quiet], { cwd: packageDir, encoding: "utf8" }),
   );
-  assert.deepEqual(listing[0].files.map((f) => f.path).sort(), ["README.md", "index.d.ts", "index.js", "package.json"]);
+  assert.deepEqual(listing[0].files.map((f) => f.path).sort(), ["README.md", "index.d.ts", "index.js", "package.json", "testing.d.ts", "testing.js"]);
   const [tarball] = readdirSync(packDir);
   assert.equal(tarball, "svc-sdk-0.1.0.tgz");
 

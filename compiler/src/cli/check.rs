@@ -32,7 +32,7 @@ pub fn run(args: Args) -> i32 {
     // A freshly cloned or moved project gets its link to svc's crates here, so that
     // `cargo test` in its node crate works after `svc check`.
     if project.config.is_some()
-        && let Err(e) = crate::sources::link(&dir)
+        && let Err(e) = crate::sources::link(&dir).and_then(|()| crate::typescript_env::write_for(&dir, &project))
     {
         eprintln!("warning: {e}");
     }

@@ -57,6 +57,7 @@ pub fn write_checked(
     quiet: bool,
 ) -> Result<crate::emit::WriteReport, String> {
     crate::sources::link(dir)?;
+    crate::typescript_env::write_for(dir, checked.project)?;
     let ir = crate::lower::lower(checked);
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;

@@ -9,6 +9,10 @@ pub struct Args {
     /// The project's name (default: from the directory's name).
     #[arg(long)]
     name: Option<String>,
+    /// The language of the code nodes: `rust` (a node crate, svc.config.yaml) or `ts`
+    /// (TypeScript modules against @svc/sdk, svc.config.ts).
+    #[arg(long, value_enum, default_value = "rust")]
+    lang: crate::init::Lang,
 }
 
 pub fn run(args: Args) -> i32 {
@@ -26,7 +30,7 @@ pub fn run(args: Args) -> i32 {
         );
         return 2;
     }
-    match crate::init::init(&dir, &name) {
+    match crate::init::init(&dir, &name, args.lang) {
         Ok(files) => {
             eprintln!("created `{name}` in {}:", dir.display());
             for f in files {
@@ -37,8 +41,12 @@ pub fn run(args: Args) -> i32 {
             } else {
                 format!("cd {} && ", dir.display())
             };
+            let unit_tests = match args.lang {
+                crate::init::Lang::Rust => "",
+                crate::init::Lang::Ts => "npm install && npm test      # the node's unit tests\n  ",
+            };
             eprintln!(
-                "\nNext:\n  {cd}svc test                    # the flow tests in tests/greeting.yaml\n  svc dev                     # build and serve on 127.0.0.1:8080\n  KEY=$(svc keys create --name dev --owner you)\n  curl -s \"http://127.0.0.1:8080/local/{name}/greeting?name=Ada\" -H \"x-api-key: $KEY\""
+                "\nNext:\n  {cd}{unit_tests}svc test                    # the flow tests in tests/greeting.yaml\n  svc dev                     # build and serve on 127.0.0.1:8080\n  KEY=$(svc keys create --name dev --owner you)\n  curl -s \"http://127.0.0.1:8080/local/{name}/greeting?name=Ada\" -H \"x-api-key: $KEY\""
             );
             0
         }

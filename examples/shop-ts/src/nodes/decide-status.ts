@@ -1,4 +1,4 @@
-import { defineCodeFunctionNode, t } from "@svc/sdk";
+import { defineCodeFunctionNode, t, type Enums } from "@svc/sdk";
 
 /** Rough conversion to EUR, to compare against one threshold. */
 const TO_EUR = { EUR: 1.0, USD: 0.92, GBP: 1.17 } as const;
@@ -17,7 +17,8 @@ export default defineCodeFunctionNode({
     status: t.enumValue("QuoteStatus"),
   },
   run: (ctx) => {
-    const inEur = ctx.inputs.total * TO_EUR[ctx.inputs.currency as keyof typeof TO_EUR];
-    return { status: inEur > ctx.inputs.review_above ? "needs-review" : "accepted" };
+    const inEur = ctx.inputs.total * TO_EUR[ctx.inputs.currency];
+    const status: Enums["QuoteStatus"] = inEur > ctx.inputs.review_above ? "needs-review" : "accepted";
+    return { status };
   },
 });

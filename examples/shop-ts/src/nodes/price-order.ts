@@ -1,5 +1,5 @@
 import { defineCodeFunctionNode, seq, t } from "@svc/sdk";
-import { round2 } from "./money";
+import { round2 } from "./money.ts";
 
 /** Coupons the shop knows: code and discount rate. */
 const COUPONS: Record<string, number> = { WELCOME10: 0.1, VIP25: 0.25 };

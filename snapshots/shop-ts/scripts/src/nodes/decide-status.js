@@ -18,6 +18,7 @@ export default defineCodeFunctionNode({
 	outputs: { status: t.enumValue("QuoteStatus") },
 	run: (ctx) => {
 		const inEur = ctx.inputs.total * TO_EUR[ctx.inputs.currency];
-		return { status: inEur > ctx.inputs.review_above ? "needs-review" : "accepted" };
+		const status = inEur > ctx.inputs.review_above ? "needs-review" : "accepted";
+		return { status };
 	}
 });
