@@ -6,9 +6,12 @@
 
 use crate::check::Checked;
 use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_path};
+use crate::lower::UsedNode;
 use askama::Template;
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
+use svc_frontend::node_crate::NodeCode;
 
 /// The runner's binary (and cargo target) name.
 pub const BIN: &str = "svc-node-runner";
@@ -18,12 +21,17 @@ pub fn crate_dir(dir: &Path) -> PathBuf {
     dir.join(".svc").join("runner")
 }
 
-/// Every file of the runner crate, for a crate written to `out_dir`.
+/// Every file of the runner crate, for a crate written to `out_dir`: every node of the
+/// project, Rust (from the node crate) and TypeScript (over the compiled bundle).
 pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
     let ir = crate::lower::lower(checked);
-    let Some(node_crate) = &ir.node_crate else {
-        return Err("the project has no node crate (Cargo.toml and src/ beside svc.config.yaml)".into());
-    };
+    let scripts = checked.scripts.as_ref();
+    if ir.node_crate.is_none() && scripts.is_none() {
+        return Err(
+            "the project has no code nodes (a node crate beside svc.config.yaml, or TypeScript modules in src/nodes/)"
+                .into(),
+        );
+    }
     let out_abs = absolute(out_dir);
     let cargo = CargoToml {
         svc_version: SVC_VERSION,
@@ -33,22 +41,43 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         version: &ir.version,
         runtime_path: svc_crate_path(&ir.root, out_dir, "runtime/server"),
         sdk_path: svc_crate_path(&ir.root, out_dir, "runtime/sdk"),
-        script_path: None,
-        node_crate: Some(NodeDep {
-            package: node_crate.package.clone(),
-            path: relative_path(&out_abs, &absolute(&node_crate.dir)),
+        script_path: scripts.map(|_| svc_crate_path(&ir.root, out_dir, "runtime/script")),
+        node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
+            package: k.package.clone(),
+            path: relative_path(&out_abs, &absolute(&k.dir)),
         }),
         // Always in `.svc/runner`, a member of the project's workspace.
         standalone: false,
     };
-    let krate = format_ident!("{}", node_crate.crate_name);
-    let entries = checked.catalog.nodes.values().filter_map(|info| {
-        let svc_frontend::node_crate::NodeCode::Rust { module_path } = &info.code else {
-            return None;
-        };
-        let path = module_path.iter().map(|m| format_ident!("{}", m));
-        Some(quote!(::svc_runtime::node_runner::entry::<::#krate::#(#path::)*Node>()))
-    });
+    let mut script_nodes = Vec::new();
+    let entries: Vec<TokenStream> = checked
+        .catalog
+        .nodes
+        .values()
+        .map(|info| match &info.code {
+            NodeCode::Rust { module_path } => {
+                let krate = format_ident!(
+                    "{}",
+                    ir.node_crate
+                        .as_ref()
+                        .expect("Rust nodes come from the node crate")
+                        .crate_name
+                );
+                let path = module_path.iter().map(|m| format_ident!("{}", m));
+                quote!(::svc_runtime::node_runner::entry::<::#krate::#(#path::)*Node>())
+            }
+            NodeCode::TypeScript { module } => {
+                let node = UsedNode {
+                    key: info.manifest.node_key.clone(),
+                    code: info.code.clone(),
+                    manifest: info.manifest.clone(),
+                };
+                script_nodes.push(crate::emit::script_node(&node, module));
+                let alias = crate::emit::route::node_alias(&node.key);
+                quote!(::svc_runtime::node_runner::entry::<nodes::#alias::Node>())
+            }
+        })
+        .collect();
     let secrets = ir
         .secrets
         .iter()
@@ -58,8 +87,19 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         ir.name
     );
     let version = &ir.version;
+    let modules = if scripts.is_some() {
+        quote! {
+            mod assets;
+            mod nodes;
+            mod scripts;
+        }
+    } else {
+        quote!()
+    };
     let main = quote! {
         #![doc = #header]
+        #modules
+
         fn main() -> ::std::process::ExitCode {
             ::svc_runtime::node_runner::main(
                 &[#(#entries),*],
@@ -68,9 +108,20 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
             )
         }
     };
-    Ok(vec![
+    let mut files = vec![
         File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?),
         File::text("src/main.rs", format_file(main)?),
         File::text(".gitignore", "/target\n".into()),
-    ])
+    ];
+    if let Some(scripts) = scripts {
+        let assets = crate::emit::assets(&ir);
+        files.push(File::text("src/assets.rs", format_file(assets)?));
+        let header = " @generated by svc: the project's TypeScript nodes, for `svc run`. Do not edit.";
+        files.push(File::text(
+            "src/nodes.rs",
+            format_file(quote!(#![doc = #header] #(#script_nodes)*))?,
+        ));
+        files.extend(crate::emit::script_files(scripts)?);
+    }
+    Ok(files)
 }

@@ -20,6 +20,11 @@ use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
 /// A project made by `svc init` in a fresh directory named `name`.
 fn init(name: &str) -> PathBuf {
+    init_with(name, &[])
+}
+
+/// A project made by `svc init DIR ARGS…`.
+fn init_with(name: &str, args: &[&str]) -> PathBuf {
     let dir = std::env::temp_dir()
         .join(format!("svc-cli-dev-{}", std::process::id()))
         .join(name);
@@ -27,6 +32,7 @@ fn init(name: &str) -> PathBuf {
     let status = Command::new(env!("CARGO_BIN_EXE_svc"))
         .arg("init")
         .arg(&dir)
+        .args(args)
         .stderr(Stdio::null())
         .status()
         .unwrap();
@@ -199,10 +205,42 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
 
 #[test]
 fn run_executes_one_node_with_json_inputs() {
-    let dir = init("runone");
+    run_one_node(&init("runone"), "runone");
+}
+
+/// `svc run` on a TypeScript node: the same answers as for the Rust node `svc init`
+/// writes, and an exception is reported with the engine's message, exit 1.
+#[test]
+fn run_executes_one_typescript_node_with_json_inputs() {
+    let dir = init_with("runone-ts", &["--lang", "ts"]);
+    run_one_node(&dir, "runone-ts");
+    let node = dir.join("src/nodes/greet.ts");
+    let text = std::fs::read_to_string(&node).unwrap();
+    let throwing = text.replace(
+        "const name = ctx.inputs.name.trim();",
+        "const name = ctx.inputs.name.trim();\n    if (name === \"boom\") throw new RangeError(\"no booms\");",
+    );
+    std::fs::write(&node, throwing).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["run", "runone-ts.greet"])
+        .arg(&dir)
+        .args(["--input", r#"{"name": "boom"}"#])
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("was stopped (internal_error)") && err.contains("RangeError: no booms"),
+        "{err}"
+    );
+}
+
+fn run_one_node(dir: &Path, name: &str) {
+    let key = format!("{name}.greet");
     let run = |input: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-            .args(["run", "runone.greet"])
+            .args(["run", &key])
             .arg(&dir)
             .args(["--input", input])
             .env("CARGO_TARGET_DIR", repo().join("target"))
@@ -222,7 +260,7 @@ fn run_executes_one_node_with_json_inputs() {
         outputs,
         serde_json::json!({"greeting": {"message": "Good day, Ada.", "tone": "formal"}})
     );
-    assert!(err.contains("[runone.greet] greeted Ada"), "{err}");
+    assert!(err.contains(&format!("[{key}] greeted Ada")), "{err}");
 
     // Defaults fill pins that are left out.
     let (code, out, _) = run("{}");
@@ -246,10 +284,10 @@ fn run_executes_one_node_with_json_inputs() {
     let (code, _, err) = run("{}");
     assert_eq!(code, 0, "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .args(["run", "runone.gret"])
-        .arg(&dir)
+        .args(["run", &format!("{name}.gret")])
+        .arg(dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `runone.greet`?"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("did you mean `{key}`?")));
 }

@@ -143,8 +143,24 @@ pub fn main(nodes: &[NodeEntry], secrets: &[Requirement], version: &str) -> Exit
     let result = runtime.block_on(async move { tokio::spawn(future).await });
     let (outcome, logs) = match result {
         Ok(done) => done,
-        Err(_) => {
-            eprintln!("error: node `{key}` panicked");
+        Err(error) => {
+            // A TypeScript node's exception, deadline or memory limit ends its call the
+            // way a panic ends a Rust node's: say which, with the engine's message.
+            match error
+                .try_into_panic()
+                .map(|p| p.downcast::<svc_sdk::__private::NodeAbort>())
+            {
+                Ok(Ok(abort)) => {
+                    let detail = abort.detail.as_deref().map(|d| format!(": {}", redactor.redact(d)));
+                    eprintln!(
+                        "error: node `{key}` was stopped ({}): {}{}",
+                        abort.code,
+                        redactor.redact(&abort.message),
+                        detail.unwrap_or_default()
+                    );
+                }
+                _ => eprintln!("error: node `{key}` panicked"),
+            }
             return ExitCode::FAILURE;
         }
     };
