@@ -33,10 +33,23 @@ const SETTLE: Duration = Duration::from_millis(200);
 
 pub fn fingerprint(dir: &Path) -> Fingerprint {
     let mut out = Vec::new();
-    for top in ["svc.config.yaml", "Cargo.toml", "flows", "src"] {
+    for top in ["svc.config.yaml", "svc.config.ts", "Cargo.toml", "flows", "src"] {
         collect(&dir.join(top), &mut out);
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The files that differ between two fingerprints (added, removed or changed).
+fn changed<'a>(before: &'a Fingerprint, after: &'a Fingerprint) -> Vec<&'a Path> {
+    let mut out: Vec<&Path> = after
+        .iter()
+        .filter(|entry| !before.contains(entry))
+        .chain(before.iter().filter(|entry| !after.iter().any(|a| a.0 == entry.0)))
+        .map(|entry| entry.0.as_path())
+        .collect();
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -84,19 +97,31 @@ impl Server {
 }
 
 /// Checks, emits and builds; `Some(binary)` when all three succeeded.
-fn build(dir: &Path) -> Option<PathBuf> {
+///
+/// When only TypeScript node code changed (`typescript_only`) and emitting rewrote only
+/// the bytecode bundle and its JavaScript, the Rust crate is not rebuilt: the dev server
+/// loads the bundle from disk ([`BUNDLE_ENV`]), and the next Rust build embeds it.
+fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
     let crate_dir = crate::cli::emit::default_out(dir);
-    let project = match crate::cli::emit::emit_project(dir, &crate_dir, true) {
-        Ok(Some(report)) => report.project,
+    let report = match crate::cli::emit::emit_project(dir, &crate_dir, true) {
+        Ok(Some(report)) => report,
         Ok(None) => return None,
         Err(e) => {
             eprintln!("error: {e}");
             return None;
         }
     };
+    let project = report.project;
+    let binary = dir.join(".svc").join("bin").join(&project);
+    let scripts_only =
+        report.removed.is_empty() && report.written.iter().all(|p| p.starts_with(crate::emit::SCRIPTS_DIR));
+    if typescript_only && scripts_only && binary.is_file() {
+        eprintln!("   TypeScript only: the server loads the new bytecode, no Rust rebuild");
+        return Some(binary);
+    }
     let opts = crate::build::BuildOptions {
         release: false,
-        output: Some(dir.join(".svc").join("bin").join(&project)),
+        output: Some(binary),
         quiet: false,
     };
     match crate::build::cargo_build(dir, &crate_dir, &project, &opts) {
@@ -111,7 +136,14 @@ fn build(dir: &Path) -> Option<PathBuf> {
     }
 }
 
-fn start(binary: &Path, opts: &DevOptions) -> Result<Server, String> {
+/// The environment variable through which a dev server (`serve --dev` only) runs its
+/// TypeScript nodes from the bundle on disk rather than the one it embeds.
+const BUNDLE_ENV: &str = svc_script::engine::DEV_BUNDLE_ENV;
+
+fn start(dir: &Path, binary: &Path, opts: &DevOptions) -> Result<Server, String> {
+    let bundle = crate::emit::absolute(&crate::cli::emit::default_out(dir))
+        .join(crate::emit::SCRIPTS_DIR)
+        .join(crate::emit::BUNDLE_FILE);
     let child = Command::new(binary)
         .arg("serve")
         .arg("--dev")
@@ -122,6 +154,7 @@ fn start(binary: &Path, opts: &DevOptions) -> Result<Server, String> {
         .arg("--store")
         .arg(&opts.store)
         .env("SVC_EXIT_ON_STDIN_EOF", "1")
+        .env(BUNDLE_ENV, bundle)
         .stdin(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
@@ -135,8 +168,8 @@ fn start(binary: &Path, opts: &DevOptions) -> Result<Server, String> {
 pub fn run(dir: &Path, opts: DevOptions) -> i32 {
     let mut server: Option<Server> = None;
     let mut seen = fingerprint(dir);
-    let rebuild = |server: &mut Option<Server>| -> bool {
-        let Some(binary) = build(dir) else {
+    let rebuild = |server: &mut Option<Server>, typescript_only: bool| -> bool {
+        let Some(binary) = build(dir, typescript_only) else {
             if server.is_some() {
                 eprintln!("   The last good server keeps running; fix the problems above and save again.");
             } else {
@@ -147,7 +180,7 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
         if let Some(old) = server.take() {
             old.stop();
         }
-        match start(&binary, &opts) {
+        match start(dir, &binary, &opts) {
             Ok(s) => {
                 *server = Some(s);
                 true
@@ -158,7 +191,7 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
             }
         }
     };
-    let ok = rebuild(&mut server);
+    let ok = rebuild(&mut server, false);
     if opts.once {
         if let Some(s) = server.take() {
             s.stop();
@@ -176,7 +209,7 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
         "   API keys: {} (create one with `svc keys create{store_flag} --name dev --owner you`)",
         opts.store.display()
     );
-    eprintln!("   Watching svc.config.yaml, flows/ and the node crate for changes (Ctrl-C to stop)");
+    eprintln!("   Watching the config, flows/ and the nodes for changes (Ctrl-C to stop)");
     loop {
         std::thread::sleep(POLL);
         if let Some(s) = &mut server
@@ -201,8 +234,11 @@ pub fn run(dir: &Path, opts: DevOptions) -> i32 {
             }
             now = again;
         }
+        let typescript_only = changed(&seen, &now)
+            .iter()
+            .all(|p| p.extension().is_some_and(|e| e == "ts" || e == "mts"));
         seen = now;
         eprintln!("\n   Change detected: checking and rebuilding");
-        rebuild(&mut server);
+        rebuild(&mut server, typescript_only);
     }
 }

@@ -156,6 +156,40 @@ fn create_key(dir: &Path) -> String {
     key
 }
 
+/// `svc dev` on a TypeScript project: the node's logs reach the trace, and a change to
+/// the node's code alone restarts the server on the new bytecode without a Rust build.
+#[test]
+fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
+    let dir = init_with("devloop-ts", &["--lang", "ts"]);
+    let key = create_key(&dir);
+    let port = free_port();
+    let dev = Dev::start(&dir, port);
+    dev.wait_listening(Duration::from_secs(900));
+    let path = "/local/devloop-ts/greeting?name=Ada&tone=formal";
+    let (status, body) = get(port, path, &key);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Good day, Ada."), "{body}");
+    dev.wait_stderr("    greet: greeted Ada", Duration::from_secs(10));
+
+    let node = dir.join("src/nodes/greet.ts");
+    let text = std::fs::read_to_string(&node).unwrap();
+    std::fs::write(&node, text.replace("Good day, ${name}.", "Greetings, ${name}.")).unwrap();
+    dev.wait_stderr(
+        "TypeScript only: the server loads the new bytecode",
+        Duration::from_secs(60),
+    );
+    dev.wait_listening(Duration::from_secs(60));
+    let (status, body) = get(port, path, &key);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Greetings, Ada."), "{body}");
+    assert_eq!(
+        dev.stderr().matches("   Built `devloop-ts`").count(),
+        1,
+        "only the first start builds Rust:\n{}",
+        dev.stderr()
+    );
+}
+
 #[test]
 fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     let dir = init("devloop");

@@ -36,7 +36,7 @@ fn examples() -> Vec<PathBuf> {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("svc.config.yaml").exists())
+        .filter(|p| p.join("svc.config.yaml").exists() || p.join("svc.config.ts").exists())
         .collect();
     v.sort();
     v
@@ -300,6 +300,41 @@ fn graph_draws_a_flow_as_mermaid_or_dot() {
     let (code, _, err) = svc(&["graph", "order", shop.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("did you mean `orders`?"), "{err}");
+}
+
+/// The shop with its nodes and config in TypeScript describes itself exactly as the Rust
+/// shop does: the same node manifests, the same OpenAPI document, the same assets synced.
+#[test]
+fn shop_ts_describes_itself_as_shop_does() {
+    let describe = |example: &str| {
+        let dir = repo().join("examples").join(example);
+        let d = dir.to_str().unwrap();
+        let store = scratch(&format!("describe-{example}")).join("workspace.db");
+        ["manifest", "openapi"]
+            .iter()
+            .map(|command| svc(&[command, d]))
+            .chain([svc(&[
+                "assets",
+                "sync",
+                d,
+                "--dry-run",
+                "--store",
+                store.to_str().unwrap(),
+            ])])
+            .map(|(code, out, err)| {
+                assert_eq!(code, 0, "{example}: {err}");
+                out + &err
+            })
+            .collect::<Vec<String>>()
+    };
+    let rust = describe("shop");
+    let typescript = describe("shop-ts");
+    for (what, (r, t)) in ["manifest", "openapi", "assets sync"]
+        .iter()
+        .zip(rust.iter().zip(&typescript))
+    {
+        assert_eq!(r, t, "{what} differs between shop and shop-ts");
+    }
 }
 
 #[test]

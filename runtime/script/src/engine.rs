@@ -65,6 +65,30 @@ impl Limits {
     }
 }
 
+/// The environment variable naming a bundle file that a development server (`serve
+/// --dev`, where `ctx.env.isDev`) runs instead of the one it embeds: `svc dev` sets it,
+/// so that a change to TypeScript only needs no Rust rebuild. A deployed server ignores it.
+pub const DEV_BUNDLE_ENV: &str = "SVC_TS_BUNDLE";
+
+/// The bundle of [`DEV_BUNDLE_ENV`], read once per process.
+fn dev_bundle() -> Result<Option<&'static [u8]>, String> {
+    static BUNDLE: OnceLock<Result<Option<&'static [u8]>, String>> = OnceLock::new();
+    BUNDLE
+        .get_or_init(|| {
+            let Some(path) = std::env::var_os(DEV_BUNDLE_ENV) else {
+                return Ok(None);
+            };
+            let bytes = std::fs::read(&path).map_err(|e| {
+                format!(
+                    "cannot read the bundle {DEV_BUNDLE_ENV}={}: {e}",
+                    path.to_string_lossy()
+                )
+            })?;
+            Ok(Some(Box::leak(bytes.into_boxed_slice())))
+        })
+        .clone()
+}
+
 /// A project's compiled TypeScript, embedded in the server.
 pub struct Engine {
     bundle: &'static [u8],
@@ -128,13 +152,19 @@ impl Engine {
                 logs: Vec::new(),
             })
         });
+        let bundle = match ctx.env.is_dev {
+            true => dev_bundle()
+                .map_err(|e| abort("internal_error", e))?
+                .unwrap_or(self.bundle),
+            false => self.bundle,
+        };
         let settled = WORKERS.with(|workers| {
             let mut workers = workers.borrow_mut();
-            let key = self.bundle.as_ptr() as usize;
+            let key = bundle.as_ptr() as usize;
             let worker = match workers.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(Worker::start(self.bundle, limits).map_err(|e| abort("internal_error", e))?)
+                    e.insert(Worker::start(bundle, limits).map_err(|e| abort("internal_error", e))?)
                 }
             };
             let settled = worker.call(module, &inputs, &request, &ctx.env, limits.deadline);
