@@ -275,7 +275,7 @@ fn run_one_node(dir: &Path, name: &str) {
     let run = |input: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_svc"))
             .args(["run", &key])
-            .arg(&dir)
+            .arg(dir)
             .args(["--input", input])
             .env("CARGO_TARGET_DIR", repo().join("target"))
             .env("NO_COLOR", "1")

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 /// The engine's own glue, compiled into every bundle as `svc:host`.
 pub const HOST_MODULE: &str = "svc:host";
-const HOST_SOURCE: &str = include_str!("prelude.js");
+const HOST_SOURCE: &str = concat!(include_str!("prelude.js"), "\n", include_str!("web.js"));
 
 /// The SDK's module name, as node code imports it.
 pub const SDK_MODULE: &str = "@svc/sdk";

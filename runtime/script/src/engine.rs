@@ -14,6 +14,7 @@
 
 use crate::bundle;
 use crate::compile::HOST_MODULE;
+use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise, Runtime};
@@ -286,7 +287,7 @@ impl Worker {
         )>(&runtime)
         .map_err(|e| format!("cannot start QuickJS: {e}"))?;
         let invoke = context.with(|ctx| -> Result<Persistent<Function<'static>>, String> {
-            install_host(&ctx).map_err(|e| format!("cannot install the host functions: {e}"))?;
+            install_host(&ctx, deadline.clone()).map_err(|e| format!("cannot install the host functions: {e}"))?;
             let namespace = import(&ctx, HOST_MODULE)?;
             let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             Ok(Persistent::save(&ctx, invoke))
@@ -422,9 +423,35 @@ fn import<'js>(ctx: &Ctx<'js>, name: &str) -> Result<Object<'js>, String> {
 }
 
 /// `globalThis.__svc_host`, which `svc:host` takes on load: the current call's secrets
-/// and log.
-fn install_host(ctx: &Ctx) -> rquickjs::Result<()> {
+/// and log, and what the web globals (web.js) need from Rust.
+fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Result<()> {
     let host = Object::new(ctx.clone())?;
+    host.set(
+        "url",
+        Function::new(ctx.clone(), |input: String, base: Option<String>| {
+            web::parse_url(&input, base.as_deref())
+        })?,
+    )?;
+    host.set(
+        "urlSet",
+        Function::new(ctx.clone(), |href: String, part: String, value: String| {
+            web::set_url_part(&href, &part, &value)
+        })?,
+    )?;
+    host.set(
+        "randomBytes",
+        Function::new(ctx.clone(), |n: usize| web::random_bytes(n))?,
+    )?;
+    host.set(
+        "fetch",
+        Function::new(ctx.clone(), move |request: String| -> String {
+            let Some(host) = CALL.with(|call| call.borrow().as_ref().map(|c| c.host.clone())) else {
+                return web::fetch_error("fetch is only available while a node runs");
+            };
+            let remaining = deadline.get().map(|t| t.saturating_duration_since(Instant::now()));
+            web::fetch(host.as_ref(), &request, remaining)
+        })?,
+    )?;
     host.set(
         "secret",
         Function::new(ctx.clone(), |name: String| -> Option<String> {

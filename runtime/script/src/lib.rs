@@ -13,6 +13,7 @@
 pub mod bundle;
 pub mod compile;
 pub mod engine;
+mod web;
 
 pub use compile::compile;
 pub use engine::{DEFAULT_LIMITS, Engine, Limits};
