@@ -250,11 +250,52 @@ fn run_executes_one_typescript_node_with_json_inputs() {
     run_one_node(&dir, "runone-ts");
     let node = dir.join("src/nodes/greet.ts");
     let text = std::fs::read_to_string(&node).unwrap();
-    let throwing = text.replace(
+    let throwing = text.replace("  run(ctx) {", "  async run(ctx) {").replace(
         "const name = ctx.inputs.name.trim();",
-        "const name = ctx.inputs.name.trim();\n    if (name === \"boom\") throw new RangeError(\"no booms\");",
+        "const name = ctx.inputs.name.trim();\n    if (name === \"boom\") throw new RangeError(\"no booms\");\n    \
+         if (name.startsWith(\"http://\")) {\n      \
+           const r = await fetch(new URL(\"/hello?from=node\", name), { headers: { \"x-asked-by\": \"greet\" } });\n      \
+           return { greeting: { message: `${r.status} ${await r.text()}`, tone: ctx.inputs.tone } };\n    }",
     );
     std::fs::write(&node, throwing).unwrap();
+
+    // `fetch` over the runtime's HTTP client, to a real server on a loopback socket.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "the request ended early");
+            request.extend_from_slice(&buf[..n]);
+        }
+        let body = "from the network";
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        String::from_utf8_lossy(&request).to_lowercase()
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["run", "runone-ts.greet"])
+        .arg(&dir)
+        .args(["--input", &format!(r#"{{"name": "{origin}"}}"#)])
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("200 from the network"), "{stdout}");
+    let request = server.join().unwrap();
+    assert!(request.starts_with("get /hello?from=node http/1.1"), "{request}");
+    assert!(request.contains("x-asked-by: greet"), "{request}");
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
         .args(["run", "runone-ts.greet"])
         .arg(&dir)

@@ -133,7 +133,13 @@ pub fn main(nodes: &[NodeEntry], secrets: &[Requirement], version: &str) -> Exit
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // Multi-threaded (one worker), like the server: a TypeScript node's `fetch` waits on
+    // its thread with `block_in_place`, which a current-thread runtime does not allow.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
