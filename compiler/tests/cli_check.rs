@@ -21,11 +21,20 @@ fn svc(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn every_example_checks_cleanly() {
-    for example in ["hello", "shop", "hooks"] {
+    for example in ["hello", "shop", "hooks", "shop-ts"] {
         let dir = repo().join("examples").join(example);
         let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
         assert_eq!(code, 0, "{example}: {stderr}");
         assert!(stderr.contains("no problems"), "{example}: {stderr}");
+        // The same from inside the project (`svc check` with no directory: `.`).
+        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+            .arg("check")
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{example}, from its directory: {stderr}");
     }
 }
 

@@ -199,7 +199,8 @@ impl Reader<'_, '_, '_, '_> {
         let Some(joined) = normalize(&base.join(specifier)) else {
             return Err("outside the project");
         };
-        if !joined.starts_with(self.root) {
+        // Both normalized: a project given as `.` (the default) is `` here, as its files are.
+        if !normalize(self.root).is_some_and(|root| joined.starts_with(root)) {
             return Err("outside the project");
         }
         let text = joined.to_string_lossy().to_string();
