@@ -182,3 +182,46 @@ fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
     assert!(stdout.contains("flow coverage: 11 of 11 branches (100.0%)"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A TypeScript project from `svc init --lang ts`: its flow tests pass against the built
+/// server. Then `on_fail` is wired: the node's `ctx.fail` takes that branch, while an
+/// exception (a defect, like a Rust panic) is a 500 naming the node, whatever the flow.
+#[test]
+fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
+    let dir = std::env::temp_dir().join(format!("svc-test-init-ts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 6 passed; 0 failed"), "{stdout}");
+
+    let flow = dir.join("flows/greeting.yaml");
+    let text = std::fs::read_to_string(&flow).unwrap();
+    let text = text.replace(
+        "      tone: { from: request.query.tone }\n    next: ok",
+        "      tone: { from: request.query.tone }\n    next: ok\n    on_fail: refused",
+    ) + "  refused:\n    type: return-json\n    status: 422\n    body:\n      code: { from: greet.failure.code }\n";
+    std::fs::write(&flow, text).unwrap();
+    let node = dir.join("src/nodes/greet.ts");
+    let text = std::fs::read_to_string(&node).unwrap().replace(
+        "const name = ctx.inputs.name.trim();",
+        "const name = ctx.inputs.name.trim();\n    if (name === \"boom\") throw new RangeError(\"no booms\");",
+    );
+    std::fs::write(&node, text).unwrap();
+    std::fs::write(
+        dir.join("tests/failures.yaml"),
+        "keys:\n  dev: { owner: you }\ncases:\n\
+         \x20 - name: ctx.fail takes on_fail\n\
+         \x20   request: { route: greeting, key: dev, query: { name: \" \" } }\n\
+         \x20   expect: { status: 422, body: { code: INVALID_NAME }, trace: { greet: on_fail } }\n\
+         \x20 - name: an exception is a 500 naming the node, not the on_fail branch\n\
+         \x20   request: { route: greeting, key: dev, query: { name: boom } }\n\
+         \x20   expect: { status: 500, body_contains: { error.code: internal_error, error.node: greeting-ts.greet } }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 8 passed; 0 failed"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -631,12 +631,14 @@ impl<'a> RouteEmitter<'a> {
                     quote!(Ok(_) => {},)
                 };
                 let err_arm = match on_fail {
+                    // `on_fail` routes the node's own failures; a defect (a panic, an
+                    // exception, outputs that do not fit) is a 500 whatever the flow.
                     Some((cont, fail_binds)) => {
                         let cont = self.cont(cont, bound);
-                        if *fail_binds {
-                            quote!(Err(#fail) => return #cont,)
-                        } else {
-                            quote!(Err(_) => return #cont,)
+                        let failure = if *fail_binds { quote!(#fail) } else { quote!(_) };
+                        quote! {
+                            Err(defect) if !defect.is_failure() => return ex.node_error(defect),
+                            Err(#failure) => return #cont,
                         }
                     }
                     None => quote!(Err(failure) => return ex.node_error(failure),),

@@ -71,6 +71,13 @@ pub enum NodeError {
 }
 
 impl NodeError {
+    /// Whether this is the node's own failure (`ctx.fail`), which a flow may route with
+    /// `on_fail`. A panic, an exception, outputs that do not fit the pins or a limit are
+    /// defects: always answered 500 (docs/decisions.md).
+    pub fn is_failure(&self) -> bool {
+        matches!(self, NodeError::Failed { .. })
+    }
+
     /// The failure message, for `<node>.failure.message` (a panic has a fixed message).
     pub fn message(&self) -> &str {
         match self {

@@ -100,6 +100,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         .await
     {
         Ok(outputs) => outputs,
+        Err(defect) if !defect.is_failure() => return ex.node_error(defect),
         Err(fail_verify) => {
             return {
                 // Return JSON `bad-request`: 400

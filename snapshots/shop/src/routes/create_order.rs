@@ -134,6 +134,7 @@ pub async fn handle(state: Arc<State>, call: Call) -> Response {
         .await
     {
         Ok(outputs) => outputs,
+        Err(defect) if !defect.is_failure() => return ex.node_error(defect),
         Err(fail_price) => {
             return {
                 // Return JSON `rejected`: 422

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""TypeScript nodes: the benchmarked route with its nodes in Rust, in TypeScript, and the
+same TypeScript node code served by Express 5 on Node.js, in one run.
+
+    python3 bench/typescript.py [--seconds 3] [--rounds 5] [--connections 64]
+
+Builds (release) the generated servers of bench/project (Rust nodes: examples/shop's) and
+bench/project-ts (the same flows; examples/shop-ts's TypeScript nodes, compiled into the
+binary as QuickJS bytecode), and installs bench/express (Express 5, calling the same
+TypeScript nodes as tsc compiles them). Each server gets one core (taskset CPU 0, one
+tokio worker: Node.js is single-threaded) and wrk the other; the rounds are interleaved.
+
+Prints, as ratios from this one run (machines are shared and noisy):
+  * throughput, p99 and server CPU per request of each server;
+  * the CPU overhead of one TypeScript node call: (TS route - Rust route) / 2 nodes;
+  * idle and peak RSS, and the binaries' sizes.
+Targets (issue 12): overhead <= 10 us per call, TS route >= 0.6x the Rust route's
+throughput, and >= 5x Express's.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from load import REPO, TARGET, measure, rss_kb, start, wrk  # noqa: E402
+
+SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
+EXPRESS = os.path.join(REPO, "bench", "express")
+ORDERS = "/acme/shop/orders"
+
+
+def sh(*args, **kw):
+    return subprocess.run(args, check=True, **kw)
+
+
+def build():
+    env = dict(os.environ, CARGO_TARGET_DIR=TARGET)
+    sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
+    svc = os.path.join(REPO, "target", "release", "svc")
+    bins = {}
+    for side, project, binary in (("rust nodes", "project", "benchshop"), ("typescript nodes", "project-ts", "benchshop-ts")):
+        project = os.path.join(REPO, "bench", project)
+        generated = os.path.join(project, ".svc", "server")
+        sh(svc, "emit", project, "--out", generated, stderr=subprocess.DEVNULL)
+        sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(generated, "Cargo.toml"), env=env)
+        bins[side] = os.path.join(TARGET, "release", binary)
+    # Express runs the shop-ts nodes as tsc compiles them (.svc/tsc), with @svc/sdk
+    # from the project's node_modules.
+    sh(svc, "check", SHOP_TS, stderr=subprocess.DEVNULL)
+    quiet = ["--no-audit", "--no-fund", "--loglevel=error"]
+    sh("npm", "ci", *quiet, cwd=SHOP_TS)
+    sh("npx", "tsc", "-p", SHOP_TS, cwd=SHOP_TS)
+    sh("npm", "ci", *quiet, cwd=EXPRESS)
+    return svc, bins
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=64)
+    args = parser.parse_args()
+    for tool in ("wrk", "taskset", "node", "npm"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is needed")
+
+    svc, bins = build()
+    work = tempfile.mkdtemp(prefix="svc-bench-ts-")
+    procs = {}
+    try:
+        store = os.path.join(work, "workspace.db")
+        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        plain = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
+        one_worker = dict(plain, TOKIO_WORKER_THREADS="1")
+        commands = {
+            "rust nodes": ([bins["rust nodes"], "serve", "--port", "0", "--store", store], one_worker),
+            "typescript nodes": ([bins["typescript nodes"], "serve", "--port", "0", "--store", store], one_worker),
+            "express 5": (["node", os.path.join(EXPRESS, "server.mjs"), "--port", "0"], dict(plain, BENCH_API_KEY=key)),
+        }
+        for side, (cmd, env) in commands.items():
+            procs[side] = start(cmd, env)
+        idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
+        for side, (p, url) in procs.items():
+            wrk(url + ORDERS, key, 201, 1, args.connections)  # warm-up (and a check of the answer's status)
+        runs = {side: [] for side in procs}
+        for _ in range(args.rounds):
+            for side, (p, url) in procs.items():
+                runs[side].append(measure(p, url + ORDERS, key, 201, args.seconds, args.connections))
+        peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
+    finally:
+        for p, _ in procs.values():
+            p.kill()
+            p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    med = lambda side, k: statistics.median(r[k] for r in runs[side])  # noqa: E731
+    print(f"\n== The orders route (2 code nodes), one core each, wrk -c{args.connections}, "
+          f"median of {args.rounds} interleaved rounds of {args.seconds}s")
+    print(f"{'':18}{'req/s':>10}{'p99 ms':>9}{'CPU us/req':>12}{'idle RSS':>11}{'peak RSS':>11}")
+    for side in runs:
+        print(f"{side:18}{med(side, 'rps'):10.0f}{med(side, 'p99_ms'):9.2f}{med(side, 'cpu_us_per_request'):12.1f}"
+              f"{idle[side] / 1024:9.1f}Mi{peak[side] / 1024:9.1f}Mi")
+    rust, ts, node = "rust nodes", "typescript nodes", "express 5"
+    overhead = (med(ts, "cpu_us_per_request") - med(rust, "cpu_us_per_request")) / 2
+    print(f"\nCPU per TypeScript node call, over a Rust node: {overhead:.1f} us   (target <= 10)")
+    print(f"throughput typescript / rust nodes:   {med(ts, 'rps') / med(rust, 'rps'):.2f}   (target >= 0.6)")
+    print(f"throughput typescript / express 5:    {med(ts, 'rps') / med(node, 'rps'):.2f}   (target >= 5)")
+    print(f"idle RSS typescript / rust nodes:     {idle[ts] / idle[rust]:.2f}")
+    print(f"binary size: rust nodes {os.path.getsize(bins[rust]) / 2**20:.1f} MiB, "
+          f"typescript nodes {os.path.getsize(bins[ts]) / 2**20:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
