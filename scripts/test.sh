@@ -47,6 +47,12 @@ for example in examples/*/; do
 done
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+if [ "$FUZZ_SECONDS" -gt 0 ] && [ "${SVC_CI_PRUNE:-0}" = 1 ]; then
+    # CI only (.ci/run sets it): the fuzz build is the last step and has its own target
+    # directory; the test artifacts are no longer needed, and CI disks have run out here.
+    step "free the disk the tests used before the fuzz build"
+    rm -rf target/debug target/examples target/e2e-bin target/corpus-build target/tests
+fi
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
     step "fuzz the loader and checker for ${FUZZ_SECONDS}s"
     # cargo-fuzz needs nightly flags; use a nightly toolchain when there is one.
