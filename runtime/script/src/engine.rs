@@ -14,10 +14,11 @@
 
 use crate::bundle;
 use crate::compile::HOST_MODULE;
+use crate::convert::{from_js, to_js};
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise, Runtime};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::cell::{Cell, RefCell};
@@ -133,7 +134,7 @@ impl Engine {
         ctx: &RunContext<I>,
     ) -> Result<O, Stop> {
         let abort = |code: &'static str, message: String| Stop::Abort(NodeAbort::new(code, message));
-        let inputs = serde_json::to_string(&ctx.inputs).map_err(|e| {
+        let inputs = serde_json::to_value(&ctx.inputs).map_err(|e| {
             abort(
                 "internal_error",
                 format!("the inputs of `{node_key}` cannot be written as JSON: {e}"),
@@ -143,8 +144,8 @@ impl Engine {
         let request = ctx
             .request
             .as_deref()
-            .map(request_json)
-            .unwrap_or_else(|| "null".into());
+            .map(request_value)
+            .unwrap_or(serde_json::Value::Null);
         let limits = Limits::current();
 
         CALL.with(|call| {
@@ -180,19 +181,20 @@ impl Engine {
             ctx.log(line);
         }
         match settled? {
-            Ok(Settled::Outputs(json)) => {
-                let mut de = serde_json::Deserializer::from_str(&json);
-                serde_path_to_error::deserialize(&mut de).map_err(|e| {
-                    let path = e.path().to_string();
-                    let inner = e.into_inner();
-                    let message = if path == "." || path.is_empty() {
-                        format!("node `{node_key}` returned outputs that do not fit its pins: {inner}")
-                    } else {
-                        format!("node `{node_key}` returned an invalid output `{path}`: {inner}")
-                    };
-                    abort("node_output_invalid", message)
-                })
-            }
+            Ok(Settled::Unreadable(e)) => Err(abort(
+                "node_output_invalid",
+                format!("node `{node_key}` returned outputs that cannot be read: {e}"),
+            )),
+            Ok(Settled::Outputs(outputs)) => serde_path_to_error::deserialize(outputs).map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                let message = if path == "." || path.is_empty() {
+                    format!("node `{node_key}` returned outputs that do not fit its pins: {inner}")
+                } else {
+                    format!("node `{node_key}` returned an invalid output `{path}`: {inner}")
+                };
+                abort("node_output_invalid", message)
+            }),
             Ok(Settled::Failure { message, code }) => Err(Stop::Failed(NodeFailure { message, code })),
             Ok(Settled::Threw(detail)) => Err(Stop::Abort(NodeAbort::exception(detail))),
             Err(Trouble::Timeout) => Err(abort(
@@ -225,8 +227,13 @@ thread_local! {
 
 /// What a call settled to, read back from `svc:host`'s `invoke`.
 enum Settled {
-    Outputs(String),
-    Failure { message: String, code: Option<String> },
+    Outputs(serde_json::Value),
+    /// `run` returned what JSON cannot hold (a cycle, a `BigInt`).
+    Unreadable(String),
+    Failure {
+        message: String,
+        code: Option<String>,
+    },
     Threw(String),
 }
 
@@ -245,13 +252,13 @@ struct Worker {
     invoke: Persistent<Function<'static>>,
     /// Each node module's `run`, once imported.
     runs: HashMap<&'static str, Persistent<Function<'static>>>,
+    /// `ctx.env`, frozen, for the `Env` it was made from (one per server): made once.
+    /// (Before `context`: persistent values are dropped before their context.)
+    env: Option<(Arc<svc_sdk::Env>, Persistent<Value<'static>>)>,
     context: Context,
     runtime: Runtime,
     deadline: Rc<Cell<Option<Instant>>>,
     memory_bytes: usize,
-    /// `ctx.env` as JSON, for the `Env` it was made from: one per server, so written once
-    /// (and parsed per call, so that no call sees what another did to its object).
-    env: Option<(Arc<svc_sdk::Env>, String)>,
 }
 
 impl Worker {
@@ -306,23 +313,16 @@ impl Worker {
     fn call(
         &mut self,
         module: &'static str,
-        inputs: &str,
-        request: &str,
+        inputs: &serde_json::Value,
+        request: &serde_json::Value,
         env: &Arc<svc_sdk::Env>,
         deadline: Duration,
     ) -> Result<Settled, Trouble> {
-        if !self
-            .env
-            .as_ref()
-            .is_some_and(|(made_from, _)| Arc::ptr_eq(made_from, env))
-        {
-            self.env = Some((env.clone(), env_json(env)));
-        }
-        let env = self.env.as_ref().map(|(_, json)| json.as_str()).unwrap_or("{}");
         let started = Instant::now();
         self.deadline.set(Some(started + deadline));
         let runs = &mut self.runs;
         let invoke = &self.invoke;
+        let made_env = &mut self.env;
         let result = self.context.with(|ctx| -> Result<Settled, Trouble> {
             let run = match runs.get(module) {
                 Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
@@ -342,27 +342,56 @@ impl Worker {
                 .clone()
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
-            let parse = |text: &str| ctx.json_parse(text.to_string()).catch(&ctx).map_err(|e| trouble(e));
-            let inputs = parse(inputs)?;
-            let request = parse(request)?;
-            let env = parse(env)?;
-            let promise: Promise = invoke
+            let value = |v: &serde_json::Value| to_js(&ctx, v).catch(&ctx).map_err(trouble);
+            let inputs = value(inputs)?;
+            let request = value(request)?;
+            let env = match made_env {
+                Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
+                    .clone()
+                    .restore(&ctx)
+                    .map_err(|e| Trouble::Engine(e.to_string()))?,
+                _ => {
+                    let object = value(&env_value(env))?;
+                    // Frozen: every call shares it, and none may change what the next sees.
+                    let freeze: Function = ctx
+                        .globals()
+                        .get::<_, Object>("Object")
+                        .and_then(|o| o.get("freeze"))
+                        .map_err(|e| Trouble::Engine(e.to_string()))?;
+                    freeze
+                        .call::<_, ()>((object.clone(),))
+                        .map_err(|e| Trouble::Engine(e.to_string()))?;
+                    *made_env = Some((env.clone(), Persistent::save(&ctx, object.clone())));
+                    object
+                }
+            };
+            let called: Value = invoke
                 .call((run, inputs, request, env))
                 .catch(&ctx)
                 .map_err(|e| trouble(e))?;
-            let settled: Object = match promise.finish::<Object>() {
-                Ok(settled) => settled,
-                // The job queue ran dry with the promise pending: a limit stopped the code
-                // (QuickJS drops what cannot be caught), or it waits for nothing.
-                Err(rquickjs::Error::WouldBlock) if Instant::now() >= started + deadline => {
-                    return Err(Trouble::Timeout);
-                }
-                Err(rquickjs::Error::WouldBlock) => return Err(Trouble::NeverSettled),
-                Err(e) => return Err(trouble(CaughtError::from_error(&ctx, e))),
+            // A synchronous `run` has settled already; an async one is a promise of it.
+            let settled: Object = match called.as_promise().cloned() {
+                None => called
+                    .into_object()
+                    .ok_or_else(|| Trouble::Engine("`svc:host` settled to a non-object".into()))?,
+                Some(promise) => match promise.finish::<Object>() {
+                    Ok(settled) => settled,
+                    // The job queue ran dry with the promise pending: a limit stopped the
+                    // code (QuickJS drops what cannot be caught), or it waits for nothing.
+                    Err(rquickjs::Error::WouldBlock) if Instant::now() >= started + deadline => {
+                        return Err(Trouble::Timeout);
+                    }
+                    Err(rquickjs::Error::WouldBlock) => return Err(Trouble::NeverSettled),
+                    Err(e) => return Err(trouble(CaughtError::from_error(&ctx, e))),
+                },
             };
             let get_text = |key: &str| settled.get::<_, Option<String>>(key).ok().flatten();
             if settled.get::<_, bool>("ok").unwrap_or(false) {
-                return Ok(Settled::Outputs(get_text("outputs").unwrap_or_else(|| "null".into())));
+                let outputs: Value = settled.get("outputs").map_err(|e| Trouble::Engine(e.to_string()))?;
+                return Ok(match from_js(&outputs) {
+                    Ok(outputs) => Settled::Outputs(outputs),
+                    Err(e) => Settled::Unreadable(e),
+                });
             }
             let message = get_text("message").unwrap_or_default();
             if settled.get::<_, bool>("failure").unwrap_or(false) {
@@ -475,8 +504,8 @@ fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Res
     ctx.globals().set("__svc_host", host)
 }
 
-/// `ctx.request` as JSON: the fields the runtime has.
-fn request_json(meta: &svc_sdk::RequestMeta) -> String {
+/// `ctx.request`: the fields the runtime has.
+fn request_value(meta: &svc_sdk::RequestMeta) -> serde_json::Value {
     let mut object = serde_json::Map::new();
     if let Some(method) = &meta.method {
         object.insert("method".into(), method.clone().into());
@@ -488,17 +517,17 @@ fn request_json(meta: &svc_sdk::RequestMeta) -> String {
         let headers = headers.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
         object.insert("headers".into(), serde_json::Value::Object(headers));
     }
-    serde_json::Value::Object(object).to_string()
+    serde_json::Value::Object(object)
 }
 
-/// `ctx.env` as JSON: `isDev`, `version`, `gitSha`, and in development the environment.
-fn env_json(env: &svc_sdk::Env) -> String {
+/// `ctx.env`: `isDev`, `version`, `gitSha`, and in development the environment.
+fn env_value(env: &svc_sdk::Env) -> serde_json::Value {
     let mut object: serde_json::Map<String, serde_json::Value> =
         env.vars().into_iter().map(|(k, v)| (k, v.into())).collect();
     object.insert("isDev".into(), env.is_dev.into());
     object.insert("version".into(), env.version.clone().into());
     object.insert("gitSha".into(), env.git_sha.clone().into());
-    serde_json::Value::Object(object).to_string()
+    serde_json::Value::Object(object)
 }
 
 struct BundleLoader {

@@ -12,6 +12,7 @@
 
 pub mod bundle;
 pub mod compile;
+mod convert;
 pub mod engine;
 mod web;
 

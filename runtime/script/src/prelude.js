@@ -41,27 +41,39 @@ globalThis.console = Object.freeze({
   debug: (...args) => host.log(line(args)),
 });
 
-/** Calls `run` with a fresh context; settles to what the engine reads back. */
+/** `ctx.secret(name)`: the current call's secret (the host knows which call runs). */
+function secret(name) {
+  const value = host.secret(String(name));
+  if (value === undefined) fail(`secret \`${name}\` is not available`, "SECRET_MISSING");
+  return value;
+}
+
+/** `ctx.log(...args)`. */
+const log = (...args) => host.log(line(args));
+
+// Read by the engine as values, as JSON.stringify would write them (convert.rs).
+const returned = (outputs) => ({ ok: true, outputs });
+
+function thrown(error) {
+  return error !== null && typeof error === "object" && error[FAILURE] === true
+    ? { ok: false, failure: true, message: error.message, code: error.code }
+    : { ok: false, failure: false, message: error instanceof Error ? `${error.name}: ${error.message}` : text(error) };
+}
+
+/**
+ * Calls `run` with a fresh context. A synchronous `run` settles at once, to what the
+ * engine reads back; an async one (or one returning a promise) gives a promise of it.
+ */
 export function invoke(run, inputs, request, env) {
-  const ctx = Object.freeze({
-    inputs,
-    request: request ?? undefined,
-    env,
-    secret(name) {
-      const value = host.secret(String(name));
-      if (value === undefined) fail(`secret \`${name}\` is not available`, "SECRET_MISSING");
-      return value;
-    },
-    log: (...args) => host.log(line(args)),
-    fail,
-  });
-  return Promise.resolve()
-    .then(() => run(ctx))
-    .then(
-      (outputs) => ({ ok: true, outputs: JSON.stringify(outputs === undefined ? null : outputs) }),
-      (error) =>
-        error !== null && typeof error === "object" && error[FAILURE] === true
-          ? { ok: false, failure: true, message: error.message, code: error.code }
-          : { ok: false, failure: false, message: error instanceof Error ? `${error.name}: ${error.message}` : text(error) },
-    );
+  const ctx = Object.freeze({ inputs, request: request ?? undefined, env, secret, log, fail });
+  let result;
+  try {
+    result = run(ctx);
+  } catch (error) {
+    return thrown(error);
+  }
+  if (result !== null && typeof result === "object" && typeof result.then === "function") {
+    return Promise.resolve(result).then(returned, thrown);
+  }
+  return returned(result);
 }
