@@ -71,6 +71,16 @@ export default defineCodeFunctionNode({
       }
       case "fetch-error":
         try { await fetch("https://down.example.com/"); return { report: "accepted" }; } catch (e) { return { report: `${e.name}: ${e.message}` }; }
+      case "json-rules": {
+        const url = new URL("https://example.com/a b");
+        return { report: { date: new Date(0), url, list: [undefined, () => 1, NaN, Infinity, -0, 2 ** 53],
+          nested: { skip: undefined, fn() {}, keep: 1.5 }, map: new Map([["a", 1]]) } };
+      }
+      case "cycle": {
+        const a = {};
+        a.self = a;
+        return { report: a };
+      }
       case "response": {
         const r = Response.json({ a: 1 }, { status: 201, headers: { "x-a": "b" } });
         const h = new Headers([["B", "2"], ["a", "1"], ["a", "3"]]);
@@ -202,6 +212,26 @@ fn fetch_goes_through_the_host_with_method_headers_and_body() {
         probe_with(host, "fetch-error"),
         "TypeError: fetch failed: network error: connection refused"
     );
+}
+
+/// Outputs are read as `JSON.stringify` writes them (no JSON text crosses: convert.rs).
+#[test]
+fn outputs_follow_json_stringify() {
+    assert_eq!(
+        probe("json-rules"),
+        serde_json::json!({ "date": "1970-01-01T00:00:00.000Z", "url": "https://example.com/a%20b",
+            "list": [null, null, null, null, 0, 9007199254740992.0_f64], "nested": { "keep": 1.5 }, "map": {} })
+    );
+    let ctx = TestHost::new().context("web.probe", Inputs { mode: "cycle".into() });
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(ENGINE.run::<Inputs, Outputs>("web.probe", "src/nodes/probe.ts", &ctx))
+    }));
+    let abort = run
+        .expect_err("a cycle cannot be read")
+        .downcast::<svc_sdk::__private::NodeAbort>()
+        .expect("a NodeAbort");
+    assert_eq!(abort.code, "node_output_invalid");
+    assert!(abort.message.contains("cannot be read"), "{}", abort.message);
 }
 
 #[test]
