@@ -195,7 +195,10 @@ sys.exit(1 if bad else 0)
 "#;
     let mut files = Vec::new();
     for ex in examples() {
-        files.push(ex.join("svc.config.yaml"));
+        // A TypeScript project's config is svc.config.ts, which the checker validates.
+        if ex.join("svc.config.yaml").exists() {
+            files.push(ex.join("svc.config.yaml"));
+        }
         for f in std::fs::read_dir(ex.join("flows")).unwrap().flatten() {
             files.push(f.path());
         }
