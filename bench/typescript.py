@@ -43,7 +43,7 @@ def build():
     sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
     svc = os.path.join(REPO, "target", "release", "svc")
     bins = {}
-    for side, project, binary in (("rust nodes", "project", "benchshop"), ("typescript nodes", "project-ts", "benchshop-ts")):
+    for side, project, binary in (("rust nodes", "project", "benchshop"), ("typescript nodes", "project-ts", "shop")):
         project = os.path.join(REPO, "bench", project)
         generated = os.path.join(project, ".svc", "server")
         sh(svc, "emit", project, "--out", generated, stderr=subprocess.DEVNULL)
