@@ -4,6 +4,7 @@
 //!     cargo run --release -p svc-script --example call_cost [N]
 //!     valgrind --tool=callgrind target/release/examples/call_cost 2000
 
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 use svc_script::Engine;
 use svc_sdk::testing::{TestHost, block_on};
@@ -20,21 +21,29 @@ fn main() {
     );
     let engine: &'static Engine = Box::leak(Box::new(Engine::new(bundle)));
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
-    let order = serde_json::json!({
-        "order": {
-            "customerEmail": "ada@example.com", "currency": "EUR", "couponCode": "WELCOME10",
-            "lines": [
-                { "sku": "A1", "quantity": 2, "unitPrice": 10.0, "tags": ["new"] },
-                { "sku": "B2", "quantity": 1, "unitPrice": 5.5 }
-            ]
+    let line = |sku: &str, quantity: f64, unit_price: f64, tags: Option<Vec<String>>| OrderLine {
+        sku: sku.into(),
+        quantity,
+        unit_price,
+        tags,
+    };
+    let order = Inputs {
+        order: Order {
+            customer_email: "ada@example.com".into(),
+            currency: "EUR".into(),
+            coupon_code: Some("WELCOME10".into()),
+            lines: vec![
+                line("A1", 2.0, 10.0, Some(vec!["new".into()])),
+                line("B2", 1.0, 5.5, None),
+            ],
         },
-        "max_lines": 50
-    });
+        max_lines: 50.0,
+    };
     let host = TestHost::new();
     let run = |times: usize| {
         for _ in 0..times {
             let ctx = host.context("shop.price-order", order.clone());
-            let out: serde_json::Value =
+            let out: Outputs =
                 block_on(engine.run("shop.price-order", "src/nodes/price-order.ts", &ctx)).expect("priced");
             std::hint::black_box(out);
         }
@@ -44,4 +53,60 @@ fn main() {
     run(n);
     let each = started.elapsed().as_secs_f64() / n as f64 * 1e6;
     println!("{n} calls: {each:.2} us per call (wall)");
+}
+
+// The node's outputs as the generated server types them (a typed struct, not a JSON value).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Outputs {
+    quote: Quote,
+    line_count: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Quote {
+    currency: String,
+    lines: Vec<PricedLine>,
+    subtotal: f64,
+    discount: f64,
+    total: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct PricedLine {
+    sku: String,
+    quantity: f64,
+    line_total: f64,
+}
+
+// The node's inputs as the generated server types them.
+#[derive(Clone, Serialize)]
+struct Inputs {
+    order: Order,
+    max_lines: f64,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Order {
+    customer_email: String,
+    currency: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coupon_code: Option<String>,
+    lines: Vec<OrderLine>,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OrderLine {
+    sku: String,
+    quantity: f64,
+    unit_price: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<Vec<String>>,
 }

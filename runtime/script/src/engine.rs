@@ -14,7 +14,7 @@
 
 use crate::bundle;
 use crate::compile::HOST_MODULE;
-use crate::convert::{from_js, to_js};
+use crate::convert::{Reader, Writer, to_js};
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
@@ -134,12 +134,6 @@ impl Engine {
         ctx: &RunContext<I>,
     ) -> Result<O, Stop> {
         let abort = |code: &'static str, message: String| Stop::Abort(NodeAbort::new(code, message));
-        let inputs = serde_json::to_value(&ctx.inputs).map_err(|e| {
-            abort(
-                "internal_error",
-                format!("the inputs of `{node_key}` cannot be written as JSON: {e}"),
-            )
-        })?;
         // `null` when absent: `svc:host` gives the node `undefined`.
         let request = ctx
             .request
@@ -169,7 +163,7 @@ impl Engine {
                     e.insert(Worker::start(bundle, limits).map_err(|e| abort("internal_error", e))?)
                 }
             };
-            let settled = worker.call(module, &inputs, &request, &ctx.env, limits.deadline);
+            let settled = worker.call(module, &ctx.inputs, &request, &ctx.env, limits.deadline);
             if matches!(settled, Err(Trouble::Timeout | Trouble::Memory)) {
                 // Its heap may be half-built: the next call starts afresh.
                 workers.remove(&key);
@@ -181,20 +175,20 @@ impl Engine {
             ctx.log(line);
         }
         match settled? {
-            Ok(Settled::Unreadable(e)) => Err(abort(
-                "node_output_invalid",
-                format!("node `{node_key}` returned outputs that cannot be read: {e}"),
-            )),
-            Ok(Settled::Outputs(outputs)) => serde_path_to_error::deserialize(outputs).map_err(|e| {
-                let path = e.path().to_string();
-                let inner = e.into_inner();
+            Ok(Settled::Outputs(outputs)) => Ok(outputs),
+            Ok(Settled::Invalid { mut path, message }) => {
+                // A circular value's path repeats itself up to the depth limit.
+                if let Some((cut, _)) = path.char_indices().nth(120) {
+                    path.truncate(cut);
+                    path.push('…');
+                }
                 let message = if path == "." || path.is_empty() {
-                    format!("node `{node_key}` returned outputs that do not fit its pins: {inner}")
+                    format!("node `{node_key}` returned outputs that do not fit its pins: {message}")
                 } else {
-                    format!("node `{node_key}` returned an invalid output `{path}`: {inner}")
+                    format!("node `{node_key}` returned an invalid output `{path}`: {message}")
                 };
-                abort("node_output_invalid", message)
-            }),
+                Err(abort("node_output_invalid", message))
+            }
             Ok(Settled::Failure { message, code }) => Err(Stop::Failed(NodeFailure { message, code })),
             Ok(Settled::Threw(detail)) => Err(Stop::Abort(NodeAbort::exception(detail))),
             Err(Trouble::Timeout) => Err(abort(
@@ -226,10 +220,14 @@ thread_local! {
 }
 
 /// What a call settled to, read back from `svc:host`'s `invoke`.
-enum Settled {
-    Outputs(serde_json::Value),
-    /// `run` returned what JSON cannot hold (a cycle, a `BigInt`).
-    Unreadable(String),
+enum Settled<O> {
+    Outputs(O),
+    /// `run` returned outputs that do not fit the pins (or that JSON cannot hold: a cycle,
+    /// a `BigInt`), at `path`.
+    Invalid {
+        path: String,
+        message: String,
+    },
     Failure {
         message: String,
         code: Option<String>,
@@ -310,20 +308,20 @@ impl Worker {
         })
     }
 
-    fn call(
+    fn call<I: Serialize, O: DeserializeOwned>(
         &mut self,
         module: &'static str,
-        inputs: &serde_json::Value,
+        inputs: &I,
         request: &serde_json::Value,
         env: &Arc<svc_sdk::Env>,
         deadline: Duration,
-    ) -> Result<Settled, Trouble> {
+    ) -> Result<Settled<O>, Trouble> {
         let started = Instant::now();
         self.deadline.set(Some(started + deadline));
         let runs = &mut self.runs;
         let invoke = &self.invoke;
         let made_env = &mut self.env;
-        let result = self.context.with(|ctx| -> Result<Settled, Trouble> {
+        let result = self.context.with(|ctx| -> Result<Settled<O>, Trouble> {
             let run = match runs.get(module) {
                 Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
                 None => {
@@ -343,7 +341,9 @@ impl Worker {
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
             let value = |v: &serde_json::Value| to_js(&ctx, v).catch(&ctx).map_err(trouble);
-            let inputs = value(inputs)?;
+            let inputs = inputs
+                .serialize(Writer::new(ctx.clone()))
+                .map_err(|e| Trouble::Engine(format!("the inputs cannot be given to the node: {e}")))?;
             let request = value(request)?;
             let env = match made_env {
                 Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
@@ -388,9 +388,17 @@ impl Worker {
             let get_text = |key: &str| settled.get::<_, Option<String>>(key).ok().flatten();
             if settled.get::<_, bool>("ok").unwrap_or(false) {
                 let outputs: Value = settled.get("outputs").map_err(|e| Trouble::Engine(e.to_string()))?;
-                return Ok(match from_js(&outputs) {
+                // Straight into the typed outputs, checked against the pins on the way;
+                // read again, tracking the path, only to say where they do not fit.
+                if let Ok(outputs) = O::deserialize(Reader::new(outputs.clone())) {
+                    return Ok(Settled::Outputs(outputs));
+                }
+                return Ok(match serde_path_to_error::deserialize::<_, O>(Reader::new(outputs)) {
                     Ok(outputs) => Settled::Outputs(outputs),
-                    Err(e) => Settled::Unreadable(e),
+                    Err(e) => Settled::Invalid {
+                        path: e.path().to_string(),
+                        message: e.into_inner().to_string(),
+                    },
                 });
             }
             let message = get_text("message").unwrap_or_default();

@@ -15,10 +15,12 @@ import { defineCodeFunctionNode, t } from "@svc/sdk";
 export default defineCodeFunctionNode({
   nodeKey: "web.probe",
   name: "Probe",
-  inputs: { mode: t.string() },
+  inputs: { mode: t.string(), payload: t.any().optional() },
   outputs: { report: t.any() },
   async run(ctx) {
     switch (ctx.inputs.mode) {
+      case "echo":
+        return { report: { payload: ctx.inputs.payload, types: Object.values(ctx.inputs.payload).map((v) => typeof v) } };
       case "url": {
         const u = new URL("../b/c?x=1&y=a+b#top", "https://user:pw@example.com:8443/a/z");
         u.searchParams.append("z", "é &");
@@ -102,6 +104,8 @@ static ENGINE: std::sync::LazyLock<&'static Engine> = std::sync::LazyLock::new(|
 #[derive(Serialize)]
 struct Inputs {
     mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,7 +115,13 @@ struct Outputs {
 }
 
 fn probe_with(host: TestHost, mode: &str) -> serde_json::Value {
-    let ctx = host.context("web.probe", Inputs { mode: mode.into() });
+    let ctx = host.context(
+        "web.probe",
+        Inputs {
+            mode: mode.into(),
+            payload: None,
+        },
+    );
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         block_on(ENGINE.run::<Inputs, Outputs>("web.probe", "src/nodes/probe.ts", &ctx))
     }));
@@ -222,7 +232,13 @@ fn outputs_follow_json_stringify() {
         serde_json::json!({ "date": "1970-01-01T00:00:00.000Z", "url": "https://example.com/a%20b",
             "list": [null, null, null, null, 0, 9007199254740992.0_f64], "nested": { "keep": 1.5 }, "map": {} })
     );
-    let ctx = TestHost::new().context("web.probe", Inputs { mode: "cycle".into() });
+    let ctx = TestHost::new().context(
+        "web.probe",
+        Inputs {
+            mode: "cycle".into(),
+            payload: None,
+        },
+    );
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         block_on(ENGINE.run::<Inputs, Outputs>("web.probe", "src/nodes/probe.ts", &ctx))
     }));
@@ -231,7 +247,34 @@ fn outputs_follow_json_stringify() {
         .downcast::<svc_sdk::__private::NodeAbort>()
         .expect("a NodeAbort");
     assert_eq!(abort.code, "node_output_invalid");
-    assert!(abort.message.contains("cannot be read"), "{}", abort.message);
+    assert!(
+        abort.message.contains("nested too deeply (or is circular)") && abort.message.len() < 300,
+        "{}",
+        abort.message
+    );
+}
+
+/// Inputs reach the node as JavaScript values (no JSON text: convert.rs's `Writer`).
+#[test]
+fn inputs_arrive_as_the_values_they_are() {
+    let payload = serde_json::json!({ "n": 3, "x": 1.5, "big": 4_000_000_000u64, "s": "é", "b": true,
+        "nothing": null, "list": [1, "two", { "three": [3] }] });
+    let ctx = TestHost::new().context(
+        "web.probe",
+        Inputs {
+            mode: "echo".into(),
+            payload: Some(payload.clone()),
+        },
+    );
+    let report = block_on(ENGINE.run::<Inputs, Outputs>("web.probe", "src/nodes/probe.ts", &ctx))
+        .expect("echoed")
+        .report;
+    assert_eq!(report["payload"], payload);
+    assert_eq!(
+        report["types"],
+        // In key order (b, big, list, n, nothing, s, x).
+        serde_json::json!(["boolean", "number", "object", "number", "object", "string", "number"])
+    );
 }
 
 #[test]
