@@ -163,7 +163,7 @@ impl Engine {
                     e.insert(Worker::start(bundle, limits).map_err(|e| abort("internal_error", e))?)
                 }
             };
-            let settled = worker.call(module, &ctx.inputs, &request, &ctx.env, limits.deadline);
+            let settled = worker.call(module, ctx, &request, limits.deadline);
             if matches!(settled, Err(Trouble::Timeout | Trouble::Memory)) {
                 // Its heap may be half-built: the next call starts afresh.
                 workers.remove(&key);
@@ -311,11 +311,11 @@ impl Worker {
     fn call<I: Serialize, O: DeserializeOwned>(
         &mut self,
         module: &'static str,
-        inputs: &I,
+        call: &RunContext<I>,
         request: &serde_json::Value,
-        env: &Arc<svc_sdk::Env>,
         deadline: Duration,
     ) -> Result<Settled<O>, Trouble> {
+        let (inputs, env) = (&call.inputs, &call.env);
         let started = Instant::now();
         self.deadline.set(Some(started + deadline));
         let runs = &mut self.runs;
@@ -366,7 +366,7 @@ impl Worker {
                 }
             };
             let called: Value = invoke
-                .call((run, inputs, request, env))
+                .call((run, inputs, request, env, call.keeps_logs()))
                 .catch(&ctx)
                 .map_err(|e| trouble(e))?;
             // A synchronous `run` has settled already; an async one is a promise of it.

@@ -32,14 +32,17 @@ function fail(message, code) {
   throw failure;
 }
 
+/** Whether the current call's log lines are read (a log subscriber or the dev trace):
+ *  when not, `ctx.log` and `console` do not even format them. Set by `invoke`. */
+let logging = true;
+
+/** `ctx.log(...args)`, and `console`'s methods. */
+function log(...args) {
+  if (logging) host.log(line(args));
+}
+
 // `console` writes into the node's log, like `ctx.log`.
-globalThis.console = Object.freeze({
-  log: (...args) => host.log(line(args)),
-  info: (...args) => host.log(line(args)),
-  warn: (...args) => host.log(line(args)),
-  error: (...args) => host.log(line(args)),
-  debug: (...args) => host.log(line(args)),
-});
+globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
 
 /** `ctx.secret(name)`: the current call's secret (the host knows which call runs). */
 function secret(name) {
@@ -47,9 +50,6 @@ function secret(name) {
   if (value === undefined) fail(`secret \`${name}\` is not available`, "SECRET_MISSING");
   return value;
 }
-
-/** `ctx.log(...args)`. */
-const log = (...args) => host.log(line(args));
 
 // Read by the engine as values, as JSON.stringify would write them (convert.rs).
 const returned = (outputs) => ({ ok: true, outputs });
@@ -64,7 +64,8 @@ function thrown(error) {
  * Calls `run` with a fresh context. A synchronous `run` settles at once, to what the
  * engine reads back; an async one (or one returning a promise) gives a promise of it.
  */
-export function invoke(run, inputs, request, env) {
+export function invoke(run, inputs, request, env, keepLogs) {
+  logging = keepLogs;
   const ctx = Object.freeze({ inputs, request: request ?? undefined, env, secret, log, fail });
   let result;
   try {

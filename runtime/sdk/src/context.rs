@@ -169,6 +169,13 @@ impl<I> RunContext<I> {
         self
     }
 
+    /// Whether [`RunContext::log`] keeps lines, for engines that run node code written in
+    /// another language (they skip formatting too). Not for node code.
+    #[doc(hidden)]
+    pub fn keeps_logs(&self) -> bool {
+        self.keep_logs
+    }
+
     /// The runtime's host (secrets, fetch), for engines that run node code written in
     /// another language. Not for node code.
     #[doc(hidden)]
