@@ -157,14 +157,14 @@ impl<'de, 'js> serde::Deserializer<'de> for Reader<'js> {
                     .as_object()
                     .cloned()
                     .ok_or_else(|| ReadError("not an object".into()))?;
-                let keys = object
-                    .keys::<String>()
-                    .collect::<rquickjs::Result<Vec<String>>>()
+                // Keys and values in one pass: each value is read by the key's atom.
+                let props = object
+                    .props::<String, Value>()
+                    .collect::<rquickjs::Result<Vec<(String, Value)>>>()
                     .map_err(|e| ReadError(e.to_string()))?;
                 visitor.visit_map(Fields {
                     reader: &self,
-                    object,
-                    keys: keys.into_iter(),
+                    props: props.into_iter(),
                     value: None,
                 })
             }
@@ -245,8 +245,7 @@ impl<'de, 'js> serde::de::SeqAccess<'de> for Items<'_, 'js> {
 
 struct Fields<'r, 'js> {
     reader: &'r Reader<'js>,
-    object: Object<'js>,
-    keys: std::vec::IntoIter<String>,
+    props: std::vec::IntoIter<(String, Value<'js>)>,
     value: Option<Value<'js>>,
 }
 
@@ -254,8 +253,7 @@ impl<'de, 'js> serde::de::MapAccess<'de> for Fields<'_, 'js> {
     type Error = ReadError;
 
     fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, ReadError> {
-        for key in self.keys.by_ref() {
-            let value: Value = self.object.get(key.as_str()).map_err(|e| ReadError(e.to_string()))?;
+        for (key, value) in self.props.by_ref() {
             if Reader::is_left_out(&value) {
                 continue;
             }
