@@ -1,5 +1,7 @@
 //! The cost of one call into a TypeScript node, for a profiler: examples/shop-ts's
-//! price-order node, run N times (default 20,000) with the benchmark's order.
+//! price-order node (a structure with an array in, a structure out) run N times (default
+//! 20,000) with the benchmark's order, then its decide-status node (three fields in, one
+//! out).
 //!
 //!     cargo run --release -p svc-script --example call_cost [N]
 //!     valgrind --tool=callgrind target/release/examples/call_cost 2000
@@ -53,7 +55,40 @@ fn main() {
     let started = Instant::now();
     run(n);
     let each = started.elapsed().as_secs_f64() / n as f64 * 1e6;
-    println!("{n} calls: {each:.2} us per call (wall)");
+    println!("price-order, {n} calls: {each:.2} us per call (wall)");
+
+    let decide = |times: usize| {
+        for _ in 0..times {
+            let inputs = DecideInputs {
+                total: 22.95,
+                currency: "EUR".into(),
+                review_above: 1000.0,
+            };
+            let ctx = host.context("shop.decide-status", inputs).discarding_logs();
+            let out: DecideOutputs =
+                block_on(engine.run("shop.decide-status", "src/nodes/decide-status.ts", &ctx)).expect("decided");
+            std::hint::black_box(out);
+        }
+    };
+    decide(100);
+    let started = Instant::now();
+    decide(n);
+    let each = started.elapsed().as_secs_f64() / n as f64 * 1e6;
+    println!("decide-status, {n} calls: {each:.2} us per call (wall)");
+}
+
+#[derive(Serialize)]
+struct DecideInputs {
+    total: f64,
+    currency: String,
+    review_above: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct DecideOutputs {
+    status: String,
 }
 
 // The node's outputs as the generated server types them (a typed struct, not a JSON value).
