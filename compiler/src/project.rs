@@ -89,7 +89,8 @@ impl Project {
         let flows = parse_flows(&sources, &flow_files, diags);
 
         let node_crate = node_crate::load(vfs, root, root, &mut sources, diags);
-        let script_nodes = svc_frontend_ts::nodes::load(vfs, root, &mut sources, diags);
+        let nodes_dir = config.as_ref().and_then(|c| c.nodes_dir.as_ref());
+        let script_nodes = svc_frontend_ts::nodes::load(vfs, root, nodes_dir, &mut sources, diags);
         Project {
             root: root.to_path_buf(),
             sources,

@@ -109,6 +109,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     // Per key of `KEYS`: `None` when not written, `Some(None)` when written but invalid
     // (already reported).
     let mut ids: [Option<Option<String>>; 3] = [None, None, None];
+    let mut nodes_dir = None;
     let mut reader = AssetReader {
         module: &module,
         assets: Assets::default(),
@@ -130,8 +131,14 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
                 };
                 if let Some(index) = KEYS.iter().position(|(k, _)| *k == key) {
                     ids[index] = Some(read_id(&module, &p.value, KEYS[index], reader.diags));
+                } else if key == NODES_KEY {
+                    nodes_dir = read_nodes_dir(&module, &p.value, reader.diags);
                 } else {
-                    let known: Vec<_> = KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
+                    let known: Vec<_> = KEYS
+                        .iter()
+                        .map(|(k, _)| format!("`{k}`"))
+                        .chain([format!("`{NODES_KEY}` (optional)")])
+                        .collect();
                     reader.diags.push(
                         Diagnostic::new(
                             Code::UnknownField,
@@ -174,7 +181,49 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         api_id: api_id.unwrap_or_default(),
         assets,
         spans,
+        nodes_dir,
     })
+}
+
+/// The optional key naming where node modules are.
+const NODES_KEY: &str = "nodes";
+
+/// `nodes: "lib/nodes"`: a directory of the project, written as a relative path.
+fn read_nodes_dir<'a>(
+    module: &Module<'a>,
+    value: &'a Expression<'a>,
+    diags: &mut Diagnostics,
+) -> Option<(String, Span)> {
+    const HELP: &str = "`nodes` names the directory of the node modules, relative to the project, for example `nodes: \"lib/nodes\"` (default `src/nodes`)";
+    let node = match literal::read(module, value) {
+        Ok(node) => node,
+        Err(not_static) => {
+            not_static.report("`nodes`", diags);
+            return None;
+        }
+    };
+    let Value::String(dir) = &node.value else {
+        diags.push(node.wrong_shape("a string", HELP.to_string()));
+        return None;
+    };
+    let dir = dir.trim_end_matches('/');
+    let inside = !dir.is_empty()
+        && std::path::Path::new(dir)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                node.span,
+                format!("`{dir}` is not a directory inside the project"),
+            )
+            .label("not a relative path inside the project")
+            .help(HELP),
+        );
+        return None;
+    }
+    Some((dir.to_string(), node.span))
 }
 
 fn read_id<'a>(

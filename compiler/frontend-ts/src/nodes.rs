@@ -51,11 +51,38 @@ pub struct ScriptNodes {
     pub unreadable: bool,
 }
 
-/// Reads the TypeScript nodes of the project at `root`; `None` when it has no
-/// `src/nodes/*.ts`.
-pub fn load(vfs: &dyn Vfs, root: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Option<ScriptNodes> {
+/// Reads the TypeScript nodes of the project at `root`, from `nodes_dir` (the config's
+/// `nodes`, and where it was written) or [`NODES_DIR`]; `None` when there are none.
+pub fn load(
+    vfs: &dyn Vfs,
+    root: &Path,
+    nodes_dir: Option<&(String, svc_frontend::Span)>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<ScriptNodes> {
+    let dir = nodes_dir.map_or(NODES_DIR, |(dir, _)| dir.as_str());
+    if let Some((dir, span)) = nodes_dir
+        && !vfs.is_dir(&root.join(dir))
+    {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                *span,
+                format!("the project has no directory `{dir}`"),
+            )
+            .label("no such directory")
+            .help(format!(
+                "create `{dir}/` with the node modules, or name the directory they are in"
+            )),
+        );
+        // Reported: the nodes are unknown, not absent (no cascade of unknown node keys).
+        return Some(ScriptNodes {
+            unreadable: true,
+            ..ScriptNodes::default()
+        });
+    }
     let mut entries = Vec::new();
-    collect_node_modules(vfs, &root.join(NODES_DIR), &mut entries);
+    collect_node_modules(vfs, &root.join(dir), &mut entries);
     if entries.is_empty() {
         return None;
     }

@@ -44,6 +44,9 @@ pub struct Config {
     pub api_id: String,
     pub assets: Assets,
     pub spans: AssetSpans,
+    /// Where TypeScript node modules are, relative to the project (`nodes` in
+    /// `svc.config.ts`), and where that was written; `None`: `src/nodes`.
+    pub nodes_dir: Option<(String, Span)>,
 }
 
 /// Where each asset part was written.
@@ -191,6 +194,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
         api_id: api_id.unwrap_or_default(),
         assets,
         spans,
+        nodes_dir: None,
     })
 }
 

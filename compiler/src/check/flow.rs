@@ -126,7 +126,7 @@ impl FlowContext<'_> {
             let keys: Vec<&str> = self.catalog.nodes.keys().copied().collect();
             let hint = match svc_types::assets::closest(&c.node_key.value, keys.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
-                None if keys.is_empty() => "the project defines no code nodes; define one with `define_code_function_node!` in the node crate (`src/`)".into(),
+                None if keys.is_empty() => "the project defines no code nodes; define one with `define_code_function_node!` in the node crate (`src/`), or in TypeScript as the default export `defineCodeFunctionNode({…})` of a module in `src/nodes/`".into(),
                 None => format!("the defined nodes are: {}", keys.iter().take(8).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
             };
             diags.push(

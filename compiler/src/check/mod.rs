@@ -67,7 +67,10 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         let rust = project.node_crate.iter().flat_map(|k| &k.secrets);
         let typescript = project.script_nodes.iter().flat_map(|s| &s.secrets);
         let secrets: Vec<&SecretUse> = rust.chain(typescript).collect();
-        check_secrets(config, project.config_is_typescript(), &secrets, diags);
+        // A node file that could not be read may read any secret: no unused-secret lint then.
+        let incomplete = project.node_crate.as_ref().is_some_and(|k| k.unreadable)
+            || project.script_nodes.as_ref().is_some_and(|s| s.unreadable);
+        check_secrets(config, project.config_is_typescript(), &secrets, incomplete, diags);
     }
     if let Some(krate) = &project.node_crate {
         check_assets_reach_rust_nodes(project, krate, diags);
@@ -117,6 +120,7 @@ fn check_secrets(
     config: &svc_frontend::config::Config,
     typescript: bool,
     secrets: &[&SecretUse],
+    incomplete: bool,
     diags: &mut Diagnostics,
 ) {
     let declared: BTreeSet<&str> = config.assets.secrets.iter().map(|s| s.name.as_str()).collect();
@@ -149,7 +153,7 @@ fn check_secrets(
         }
     }
     for (i, s) in config.assets.secrets.iter().enumerate() {
-        if !secrets.iter().any(|u| u.name == s.name) {
+        if !incomplete && !secrets.iter().any(|u| u.name == s.name) {
             diags.push(
                 Diagnostic::new(
                     Code::UnusedSecret,
