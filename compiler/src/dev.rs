@@ -36,8 +36,33 @@ pub fn fingerprint(dir: &Path) -> Fingerprint {
     for top in ["svc.config.yaml", "svc.config.ts", "Cargo.toml", "flows", "src"] {
         collect(&dir.join(top), &mut out);
     }
+    // TypeScript modules may import from anywhere in the project, and the config may put
+    // the nodes elsewhere (`nodes`): every other `.ts` file is watched too.
+    typescript_elsewhere(dir, dir, &mut out);
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// The `.ts` files of the project outside what `fingerprint` already watches, and outside
+/// what is not the user's (dependencies, build output, hidden directories).
+fn typescript_elsewhere(root: &Path, dir: &Path, out: &mut Fingerprint) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name.ends_with('~') {
+            continue;
+        }
+        let path = e.path();
+        if path.is_dir() {
+            let skipped = dir == root && ["src", "flows", "node_modules", "target", "dist"].contains(&name.as_ref());
+            if !skipped && name != "node_modules" {
+                typescript_elsewhere(root, &path, out);
+            }
+        } else if (name.ends_with(".ts") || name.ends_with(".mts")) && !(dir == root && name == "svc.config.ts") {
+            collect(&path, out);
+        }
+    }
 }
 
 /// The files that differ between two fingerprints (added, removed or changed).
