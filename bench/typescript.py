@@ -16,6 +16,9 @@ Prints, as ratios from this one run (machines are shared and noisy):
   * idle and peak RSS, and the binaries' sizes.
 Targets (issue 12): overhead <= 10 us per call, TS route >= 0.6x the Rust route's
 throughput, and >= 5x Express's.
+
+With --instructions, also counts the instructions per request of both svc servers under
+callgrind (bench/instructions.py's method: noise-free, unlike the timings).
 """
 
 import argparse
@@ -64,6 +67,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--instructions", action="store_true", help="also count instructions per request (callgrind)")
     args = parser.parse_args()
     for tool in ("wrk", "taskset", "node", "npm"):
         if not shutil.which(tool):
@@ -114,6 +118,30 @@ def main():
     print(f"idle RSS typescript / rust nodes:     {idle[ts] / idle[rust]:.2f}")
     print(f"binary size: rust nodes {os.path.getsize(bins[rust]) / 2**20:.1f} MiB, "
           f"typescript nodes {os.path.getsize(bins[ts]) / 2**20:.1f} MiB")
+    if args.instructions:
+        count_instructions(svc, bins)
+
+
+def count_instructions(svc, bins, requests=2000):
+    """Instructions per request of both svc servers, one tokio worker, under callgrind."""
+    import instructions  # bench/instructions.py
+
+    work = tempfile.mkdtemp(prefix="svc-bench-ts-")
+    try:
+        store = os.path.join(work, "workspace.db")
+        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        os.environ["TOKIO_WORKER_THREADS"] = "1"
+        counts = {side: instructions.instructions_per_request([binary, "serve", "--port", "0", "--store", store],
+                                                              ORDERS, key, 201, requests, work)
+                  for side, binary in bins.items()}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n== Instructions per request (callgrind, {requests} keep-alive requests)")
+    for side, count in counts.items():
+        print(f"{side:18}{count:10.0f}")
+    extra = (counts["typescript nodes"] - counts["rust nodes"]) / 2
+    print(f"per TypeScript node call, over a Rust node: {extra:.0f} instructions")
 
 
 if __name__ == "__main__":
