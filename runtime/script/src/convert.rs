@@ -508,49 +508,29 @@ impl<'js> Elements<'js> {
     }
 }
 
-impl<'js> serde::ser::SerializeSeq for Elements<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_element<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
+/// The four ways serde writes an array (a sequence, a tuple, a tuple struct, a tuple
+/// variant) are one here.
+macro_rules! elements {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl<'js> serde::ser::$trait for Elements<'js> {
+            type Ok = Value<'js>;
+            type Error = WriteError;
+            fn $method<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Value<'js>, WriteError> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<'js> serde::ser::SerializeTuple for Elements<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_element<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
-}
-
-impl<'js> serde::ser::SerializeTupleStruct for Elements<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_field<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
-}
-
-impl<'js> serde::ser::SerializeTupleVariant for Elements<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_field<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// An object being written (and, for a struct variant, the variant that wraps it).
 pub struct Entries<'js> {
@@ -600,32 +580,24 @@ impl<'js> serde::ser::SerializeMap for Entries<'js> {
     }
 }
 
-impl<'js> serde::ser::SerializeStruct for Entries<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_field<T: serde::Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), WriteError> {
-        self.set(key, value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
+/// A struct and a struct variant are written alike.
+macro_rules! fields {
+    ($($trait:ident),*) => {$(
+        impl<'js> serde::ser::$trait for Entries<'js> {
+            type Ok = Value<'js>;
+            type Error = WriteError;
+            fn serialize_field<T: serde::Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), WriteError> {
+                self.set(key, value)
+            }
+            fn end(self) -> Result<Value<'js>, WriteError> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<'js> serde::ser::SerializeStructVariant for Entries<'js> {
-    type Ok = Value<'js>;
-    type Error = WriteError;
-    fn serialize_field<T: serde::Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), WriteError> {
-        self.set(key, value)
-    }
-    fn end(self) -> Result<Value<'js>, WriteError> {
-        self.finish()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
