@@ -1,6 +1,7 @@
-//! Values across the boundary without JSON text: a node's inputs become JavaScript values
-//! directly ([`to_js`]), and what `run` returns is deserialized straight into the typed
-//! outputs ([`Reader`]), which checks it against the pins. QuickJS's `JSON.parse` and
+//! Values across the boundary without JSON text: a node's inputs (and `ctx.request`,
+//! `ctx.env`) are serialized straight into JavaScript values ([`Writer`]), and what `run`
+//! returns is deserialized straight into the typed outputs ([`Reader`]), which checks it
+//! against the pins. QuickJS's `JSON.parse` and
 //! `JSON.stringify` were most of a call's cost (bench/typescript.py,
 //! `examples/call_cost.rs` under callgrind).
 //!
@@ -12,33 +13,6 @@ use rquickjs::{Array, Ctx, Object, Type, Value};
 
 /// Deeper than this is refused, as a cycle would be.
 const MAX_DEPTH: usize = 256;
-
-/// `value` as a JavaScript value.
-pub fn to_js<'js>(ctx: &Ctx<'js>, value: &serde_json::Value) -> rquickjs::Result<Value<'js>> {
-    Ok(match value {
-        serde_json::Value::Null => Value::new_null(ctx.clone()),
-        serde_json::Value::Bool(b) => Value::new_bool(ctx.clone(), *b),
-        serde_json::Value::Number(n) => match n.as_i64().and_then(|i| i32::try_from(i).ok()) {
-            Some(i) => Value::new_int(ctx.clone(), i),
-            None => Value::new_float(ctx.clone(), n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
-        serde_json::Value::Array(items) => {
-            let array = Array::new(ctx.clone())?;
-            for (i, item) in items.iter().enumerate() {
-                array.set(i, to_js(ctx, item)?)?;
-            }
-            array.into_value()
-        }
-        serde_json::Value::Object(fields) => {
-            let object = Object::new(ctx.clone())?;
-            for (key, field) in fields {
-                object.set(key.as_str(), to_js(ctx, field)?)?;
-            }
-            object.into_value()
-        }
-    })
-}
 
 /// A serde `Deserializer` over a JavaScript value, with `JSON.stringify`'s rules: the
 /// outputs of a call read straight into the typed `Outputs`, with no JSON text and no
@@ -318,17 +292,25 @@ impl<'js> Writer<'js> {
 
 /// Why a value could not be written (the engine refused an allocation, a key is not text).
 #[derive(Debug)]
-pub struct WriteError(String);
+pub struct WriteError {
+    message: String,
+    /// The engine ran out of memory (its limit): the call is stopped as for a node that
+    /// used too much.
+    pub out_of_memory: bool,
+}
 
 impl WriteError {
     fn engine(e: rquickjs::Error) -> Self {
-        WriteError(e.to_string())
+        WriteError {
+            out_of_memory: matches!(e, rquickjs::Error::Allocation),
+            message: e.to_string(),
+        }
     }
 }
 
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -336,7 +318,10 @@ impl std::error::Error for WriteError {}
 
 impl serde::ser::Error for WriteError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        WriteError(msg.to_string())
+        WriteError {
+            message: msg.to_string(),
+            out_of_memory: false,
+        }
     }
 }
 
@@ -560,10 +545,10 @@ impl<'js> serde::ser::SerializeMap for Entries<'js> {
     type Error = WriteError;
     fn serialize_key<T: serde::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), WriteError> {
         // Keys are text in JSON: strings as they are, numbers and booleans written out.
-        let key = match serde_json::to_value(key).map_err(|e| WriteError(e.to_string()))? {
+        let key = match serde_json::to_value(key).map_err(<WriteError as serde::ser::Error>::custom)? {
             serde_json::Value::String(s) => s,
             other @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)) => other.to_string(),
-            _ => return Err(WriteError("a map key must be text".into())),
+            _ => return Err(serde::ser::Error::custom("a map key must be text")),
         };
         self.key = Some(key);
         Ok(())
@@ -572,7 +557,7 @@ impl<'js> serde::ser::SerializeMap for Entries<'js> {
         let key = self
             .key
             .take()
-            .ok_or_else(|| WriteError("a value without its key".into()))?;
+            .ok_or_else(|| <WriteError as serde::ser::Error>::custom("a value without its key"))?;
         self.set(&key, value)
     }
     fn end(self) -> Result<Value<'js>, WriteError> {

@@ -2,8 +2,9 @@
 //!
 //! One QuickJS runtime per thread that calls nodes (a tokio worker), created on its
 //! first call and kept: a QuickJS runtime is single-threaded, and a call runs start to
-//! end on the thread that began it (node code has no host I/O to wait for yet, so the
-//! promise `run` returns settles by draining QuickJS's job queue). Each call has a
+//! end on the thread that began it. The promise an async `run` returns settles by
+//! draining QuickJS's job queue; the one host call that waits, `fetch`, waits on this
+//! thread (`web::fetch`). Each call has a
 //! deadline (QuickJS's interrupt handler) and the runtime a memory limit; a call that
 //! exceeds either drops its runtime, and the next call starts a fresh one.
 //!
@@ -14,7 +15,7 @@
 
 use crate::bundle;
 use crate::compile::HOST_MODULE;
-use crate::convert::{Reader, Writer, to_js};
+use crate::convert::{Reader, WriteError, Writer};
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
@@ -134,12 +135,6 @@ impl Engine {
         ctx: &RunContext<I>,
     ) -> Result<O, Stop> {
         let abort = |code: &'static str, message: String| Stop::Abort(NodeAbort::new(code, message));
-        // `null` when absent: `svc:host` gives the node `undefined`.
-        let request = ctx
-            .request
-            .as_deref()
-            .map(request_value)
-            .unwrap_or(serde_json::Value::Null);
         let limits = Limits::current();
 
         CALL.with(|call| {
@@ -163,7 +158,7 @@ impl Engine {
                     e.insert(Worker::start(bundle, limits).map_err(|e| abort("internal_error", e))?)
                 }
             };
-            let settled = worker.call(module, ctx, &request, limits.deadline);
+            let settled = worker.call(module, ctx, limits.deadline);
             if matches!(settled, Err(Trouble::Timeout | Trouble::Memory)) {
                 // Its heap may be half-built: the next call starts afresh.
                 workers.remove(&key);
@@ -312,7 +307,6 @@ impl Worker {
         &mut self,
         module: &'static str,
         call: &RunContext<I>,
-        request: &serde_json::Value,
         deadline: Duration,
     ) -> Result<Settled<O>, Trouble> {
         let (inputs, env) = (&call.inputs, &call.env);
@@ -340,18 +334,16 @@ impl Worker {
                 .clone()
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
-            let value = |v: &serde_json::Value| to_js(&ctx, v).catch(&ctx).map_err(trouble);
-            let inputs = inputs
-                .serialize(Writer::new(ctx.clone()))
-                .map_err(|e| Trouble::Engine(format!("the inputs cannot be given to the node: {e}")))?;
-            let request = value(request)?;
+            let inputs = write(&ctx, inputs)?;
+            // `null` when absent: `svc:host` gives the node `undefined`.
+            let request = write(&ctx, &call.request.as_deref().map(RequestJs))?;
             let env = match made_env {
                 Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
                     .clone()
                     .restore(&ctx)
                     .map_err(|e| Trouble::Engine(e.to_string()))?,
                 _ => {
-                    let object = value(&env_value(env))?;
+                    let object = write(&ctx, &env_value(env))?;
                     // Frozen: every call shares it, and none may change what the next sees.
                     let freeze: Function = ctx
                         .globals()
@@ -512,20 +504,37 @@ fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Res
     ctx.globals().set("__svc_host", host)
 }
 
-/// `ctx.request`: the fields the runtime has.
-fn request_value(meta: &svc_sdk::RequestMeta) -> serde_json::Value {
-    let mut object = serde_json::Map::new();
-    if let Some(method) = &meta.method {
-        object.insert("method".into(), method.clone().into());
+/// `value` as a JavaScript value of the node's context.
+fn write<'js, T: Serialize + ?Sized>(ctx: &Ctx<'js>, value: &T) -> Result<Value<'js>, Trouble> {
+    value.serialize(Writer::new(ctx.clone())).map_err(|e: WriteError| {
+        if e.out_of_memory {
+            Trouble::Memory
+        } else {
+            Trouble::Engine(format!("a value cannot be given to the node: {e}"))
+        }
+    })
+}
+
+/// `ctx.request` as the node sees it: the fields the runtime has, written on the request
+/// path with no copy of them.
+struct RequestJs<'a>(&'a svc_sdk::RequestMeta);
+
+impl Serialize for RequestJs<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let meta = self.0;
+        let mut object = serializer.serialize_map(None)?;
+        if let Some(method) = &meta.method {
+            object.serialize_entry("method", method)?;
+        }
+        if let Some(url) = &meta.url {
+            object.serialize_entry("url", url)?;
+        }
+        if let Some(headers) = &meta.headers {
+            object.serialize_entry("headers", headers)?;
+        }
+        object.end()
     }
-    if let Some(url) = &meta.url {
-        object.insert("url".into(), url.clone().into());
-    }
-    if let Some(headers) = &meta.headers {
-        let headers = headers.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
-        object.insert("headers".into(), serde_json::Value::Object(headers));
-    }
-    serde_json::Value::Object(object)
 }
 
 /// `ctx.env`: `isDev`, `version`, `gitSha`, and in development the environment.

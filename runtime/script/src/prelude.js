@@ -1,8 +1,10 @@
 // svc:host, the glue between the server and a node's `run(ctx)`. Compiled to bytecode
 // with the project's modules; it runs in a context without `eval`.
 //
-// `host` is installed by the engine (Rust functions for the current call): `secret`,
-// `log`. Everything a node sees is built here, per call.
+// `host` is installed by the engine (engine.rs `install_host`, Rust functions that act for
+// the current call): `secret` and `log` here, `url`, `urlSet`, `randomBytes` and `fetch`
+// for the web globals of web.js, which is appended to this module. Everything a node sees
+// is built here, per call.
 
 const host = globalThis.__svc_host;
 delete globalThis.__svc_host;

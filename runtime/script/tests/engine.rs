@@ -36,6 +36,8 @@ export default defineCodeFunctionNode({
       case "function": return { total: new Function("return 1")(), label: "x" };
       case "pending": return new Promise(() => {});
       case "env": return { total: 0, label: `${ctx.env.isDev} ${ctx.env.version} ${ctx.request?.method}` };
+      case "request": return { total: Object.keys(ctx.request.headers).length,
+        label: `${ctx.request.method} ${ctx.request.url} ${ctx.request.headers["x-trace"]}` };
     }
   },
 });
@@ -152,4 +154,32 @@ fn limits_stop_a_call_and_the_next_call_works() {
 fn env_is_metadata_and_request_is_absent_when_not_given() {
     let (result, _) = run("env");
     assert_eq!(result.unwrap().unwrap().label, "true 0.0.0-test undefined");
+}
+
+#[test]
+fn request_is_what_the_runtime_has() {
+    let meta = svc_sdk::RequestMeta {
+        method: Some("POST".into()),
+        url: Some("/acme/shop/orders".into()),
+        headers: Some([("x-trace".to_string(), "t1".to_string())].into_iter().collect()),
+    };
+    let ctx = svc_sdk::RunContext::new(
+        "shop.price",
+        Inputs {
+            quantity: 1.0,
+            unit: 1.0,
+            mode: "request".into(),
+        },
+        Some(std::sync::Arc::new(meta)),
+        std::sync::Arc::new(svc_sdk::Env::deployed("1.0.0", "abc")),
+        std::sync::Arc::new(TestHost::new()),
+    );
+    let outputs = block_on(ENGINE.run::<Inputs, Outputs>("shop.price", "src/nodes/price.ts", &ctx)).unwrap();
+    assert_eq!(
+        outputs,
+        Outputs {
+            total: 1.0,
+            label: "POST /acme/shop/orders t1".into()
+        }
+    );
 }
