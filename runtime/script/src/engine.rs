@@ -16,6 +16,7 @@
 use crate::bundle;
 use crate::compile::HOST_MODULE;
 use crate::convert::{Reader, WriteError, Writer};
+use crate::raw::Atoms;
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
@@ -243,11 +244,15 @@ enum Trouble {
 /// context before the runtime (QuickJS frees a runtime only once nothing is left in it).
 struct Worker {
     invoke: Persistent<Function<'static>>,
+    /// The prototype of what `invoke` settles to when `run` did not return outputs.
+    stopped: Persistent<Object<'static>>,
     /// Each node module's `run`, once imported.
     runs: HashMap<&'static str, Persistent<Function<'static>>>,
     /// `ctx.env`, frozen, for the `Env` it was made from (one per server): made once.
     /// (Before `context`: persistent values are dropped before their context.)
     env: Option<(Arc<svc_sdk::Env>, Persistent<Value<'static>>)>,
+    /// Property names as atoms, for moving values across (freed before the runtime).
+    atoms: Atoms,
     context: Context,
     runtime: Runtime,
     deadline: Rc<Cell<Option<Instant>>>,
@@ -286,11 +291,16 @@ impl Worker {
             intrinsic::DOMException,
         )>(&runtime)
         .map_err(|e| format!("cannot start QuickJS: {e}"))?;
-        let invoke = context.with(|ctx| -> Result<Persistent<Function<'static>>, String> {
+        let (invoke, stopped, atoms) = context.with(|ctx| -> Result<_, String> {
             install_host(&ctx, deadline.clone()).map_err(|e| format!("cannot install the host functions: {e}"))?;
             let namespace = import(&ctx, HOST_MODULE)?;
             let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
-            Ok(Persistent::save(&ctx, invoke))
+            let stopped: Object = namespace.get("stopped").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
+            Ok((
+                Persistent::save(&ctx, invoke),
+                Persistent::save(&ctx, stopped),
+                Atoms::new(&ctx),
+            ))
         })?;
         Ok(Worker {
             context,
@@ -298,7 +308,9 @@ impl Worker {
             deadline,
             memory_bytes: limits.memory_bytes,
             env: None,
+            atoms,
             invoke,
+            stopped,
             runs: HashMap::new(),
         })
     }
@@ -314,7 +326,9 @@ impl Worker {
         self.deadline.set(Some(started + deadline));
         let runs = &mut self.runs;
         let invoke = &self.invoke;
+        let stopped = &self.stopped;
         let made_env = &mut self.env;
+        let atoms = &self.atoms;
         let result = self.context.with(|ctx| -> Result<Settled<O>, Trouble> {
             let run = match runs.get(module) {
                 Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
@@ -334,16 +348,16 @@ impl Worker {
                 .clone()
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
-            let inputs = write(&ctx, inputs)?;
+            let inputs = write(&ctx, atoms, inputs)?;
             // `null` when absent: `svc:host` gives the node `undefined`.
-            let request = write(&ctx, &call.request.as_deref().map(RequestJs))?;
+            let request = write(&ctx, atoms, &call.request.as_deref().map(RequestJs))?;
             let env = match made_env {
                 Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
                     .clone()
                     .restore(&ctx)
                     .map_err(|e| Trouble::Engine(e.to_string()))?,
                 _ => {
-                    let object = write(&ctx, &env_value(env))?;
+                    let object = write(&ctx, atoms, &env_value(env))?;
                     // Frozen: every call shares it, and none may change what the next sees.
                     let freeze: Function = ctx
                         .globals()
@@ -362,11 +376,9 @@ impl Worker {
                 .catch(&ctx)
                 .map_err(|e| trouble(e))?;
             // A synchronous `run` has settled already; an async one is a promise of it.
-            let settled: Object = match called.as_promise().cloned() {
-                None => called
-                    .into_object()
-                    .ok_or_else(|| Trouble::Engine("`svc:host` settled to a non-object".into()))?,
-                Some(promise) => match promise.finish::<Object>() {
+            let settled: Value = match called.as_promise().cloned() {
+                None => called,
+                Some(promise) => match promise.finish::<Value>() {
                     Ok(settled) => settled,
                     // The job queue ran dry with the promise pending: a limit stopped the
                     // code (QuickJS drops what cannot be caught), or it waits for nothing.
@@ -377,34 +389,46 @@ impl Worker {
                     Err(e) => return Err(trouble(CaughtError::from_error(&ctx, e))),
                 },
             };
-            let get_text = |key: &str| settled.get::<_, Option<String>>(key).ok().flatten();
-            if settled.get::<_, bool>("ok").unwrap_or(false) {
-                let outputs: Value = settled.get("outputs").map_err(|e| Trouble::Engine(e.to_string()))?;
-                // Straight into the typed outputs, checked against the pins on the way;
-                // read again, tracking the path, only to say where they do not fit.
-                if let Ok(outputs) = O::deserialize(Reader::new(outputs.clone())) {
-                    return Ok(Settled::Outputs(outputs));
+            let stopped = stopped
+                .clone()
+                .restore(&ctx)
+                .map_err(|e| Trouble::Engine(e.to_string()))?;
+            match settled
+                .as_object()
+                .filter(|o| o.get_prototype().as_ref() == Some(&stopped))
+            {
+                None => {
+                    // Straight into the typed outputs, checked against the pins on the way;
+                    // read again, tracking the path, only to say where they do not fit.
+                    if let Ok(outputs) = O::deserialize(Reader::new(settled.clone(), atoms)) {
+                        return Ok(Settled::Outputs(outputs));
+                    }
+                    Ok(
+                        match serde_path_to_error::deserialize::<_, O>(Reader::new(settled, atoms)) {
+                            Ok(outputs) => Settled::Outputs(outputs),
+                            Err(e) => Settled::Invalid {
+                                path: e.path().to_string(),
+                                message: e.into_inner().to_string(),
+                            },
+                        },
+                    )
                 }
-                return Ok(match serde_path_to_error::deserialize::<_, O>(Reader::new(outputs)) {
-                    Ok(outputs) => Settled::Outputs(outputs),
-                    Err(e) => Settled::Invalid {
-                        path: e.path().to_string(),
-                        message: e.into_inner().to_string(),
-                    },
-                });
-            }
-            let message = get_text("message").unwrap_or_default();
-            if settled.get::<_, bool>("failure").unwrap_or(false) {
-                Ok(Settled::Failure {
-                    message,
-                    code: get_text("code"),
-                })
-            } else if is_interrupt(&message) {
-                Err(Trouble::Timeout)
-            } else if is_out_of_memory(&message) {
-                Err(Trouble::Memory)
-            } else {
-                Ok(Settled::Threw(message))
+                Some(stop) => {
+                    let text = |key: &str| stop.get::<_, Option<String>>(key).ok().flatten();
+                    let message = text("message").unwrap_or_default();
+                    if stop.get::<_, bool>("failure").unwrap_or(false) {
+                        Ok(Settled::Failure {
+                            message,
+                            code: text("code"),
+                        })
+                    } else if is_interrupt(&message) {
+                        Err(Trouble::Timeout)
+                    } else if is_out_of_memory(&message) {
+                        Err(Trouble::Memory)
+                    } else {
+                        Ok(Settled::Threw(message))
+                    }
+                }
             }
         });
         self.deadline.set(None);
@@ -505,14 +529,16 @@ fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Res
 }
 
 /// `value` as a JavaScript value of the node's context.
-fn write<'js, T: Serialize + ?Sized>(ctx: &Ctx<'js>, value: &T) -> Result<Value<'js>, Trouble> {
-    value.serialize(Writer::new(ctx.clone())).map_err(|e: WriteError| {
-        if e.out_of_memory {
-            Trouble::Memory
-        } else {
-            Trouble::Engine(format!("a value cannot be given to the node: {e}"))
-        }
-    })
+fn write<'js, T: Serialize + ?Sized>(ctx: &Ctx<'js>, atoms: &Atoms, value: &T) -> Result<Value<'js>, Trouble> {
+    value
+        .serialize(Writer::new(ctx.clone(), atoms))
+        .map_err(|e: WriteError| {
+            if e.out_of_memory {
+                Trouble::Memory
+            } else {
+                Trouble::Engine(format!("a value cannot be given to the node: {e}"))
+            }
+        })
 }
 
 /// `ctx.request` as the node sees it: the fields the runtime has, written on the request

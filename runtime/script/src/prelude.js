@@ -53,30 +53,72 @@ function secret(name) {
   return value;
 }
 
-// Read by the engine as values, as JSON.stringify would write them (convert.rs).
-const returned = (outputs) => ({ ok: true, outputs });
+/**
+ * A node's `ctx`. Read-only as a frozen object would be (assigning to one of its fields
+ * or adding one throws), without freezing one object per call: the fields are getters of
+ * a frozen prototype over private fields, and each instance is made non-extensible.
+ */
+class Context {
+  #inputs;
+  #request;
+  #env;
+  constructor(inputs, request, env) {
+    this.#inputs = inputs;
+    this.#request = request ?? undefined;
+    this.#env = env;
+    Object.preventExtensions(this);
+  }
+  get inputs() {
+    return this.#inputs;
+  }
+  get request() {
+    return this.#request;
+  }
+  get env() {
+    return this.#env;
+  }
+}
+// Plain functions, so that `const { log, fail } = ctx` works as with an object literal.
+for (const [name, value] of Object.entries({ secret, log, fail })) {
+  Object.defineProperty(Context.prototype, name, { value, enumerable: true });
+}
+Object.freeze(Context.prototype);
+Object.freeze(Context);
+
+/** How a call ended when it did not return outputs: the engine knows it by its
+ *  prototype (`stopped`), which node code cannot reach. */
+class Stopped {
+  constructor(failure, message, code) {
+    this.failure = failure;
+    this.message = message;
+    this.code = code;
+  }
+}
+
+/** The prototype the engine compares a settled value's with. */
+export const stopped = Stopped.prototype;
 
 function thrown(error) {
   return error !== null && typeof error === "object" && error[FAILURE] === true
-    ? { ok: false, failure: true, message: error.message, code: error.code }
-    : { ok: false, failure: false, message: error instanceof Error ? `${error.name}: ${error.message}` : text(error) };
+    ? new Stopped(true, error.message, error.code)
+    : new Stopped(false, error instanceof Error ? `${error.name}: ${error.message}` : text(error), undefined);
 }
 
 /**
- * Calls `run` with a fresh context. A synchronous `run` settles at once, to what the
- * engine reads back; an async one (or one returning a promise) gives a promise of it.
+ * Calls `run` with a fresh context. A synchronous `run` settles at once: to its outputs
+ * (read by the engine as JSON.stringify would write them, convert.rs), or to a `Stopped`.
+ * An async one (or one returning a promise) gives a promise of either.
  */
 export function invoke(run, inputs, request, env, keepLogs) {
   logging = keepLogs;
-  const ctx = Object.freeze({ inputs, request: request ?? undefined, env, secret, log, fail });
   let result;
   try {
-    result = run(ctx);
+    result = run(new Context(inputs, request, env));
   } catch (error) {
     return thrown(error);
   }
   if (result !== null && typeof result === "object" && typeof result.then === "function") {
-    return Promise.resolve(result).then(returned, thrown);
+    return Promise.resolve(result).then(undefined, thrown);
   }
-  return returned(result);
+  return result;
 }

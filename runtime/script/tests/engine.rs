@@ -36,6 +36,14 @@ export default defineCodeFunctionNode({
       case "function": return { total: new Function("return 1")(), label: "x" };
       case "pending": return new Promise(() => {});
       case "env": return { total: 0, label: `${ctx.env.isDev} ${ctx.env.version} ${ctx.request?.method}` };
+      case "json": return { total: 2, label: { toJSON() { return "from toJSON"; } }, skipped: undefined, f() {} };
+      case "getter": return { total: 1, get label() { throw new RangeError("getter boom"); } };
+      case "sync-fail": { const { fail } = ctx; fail("no stock", "OUT"); }
+      case "read-only": {
+        const attempts = [() => { ctx.inputs = {}; }, () => { ctx.extra = 1; }, () => { ctx.log = null; }];
+        const refused = attempts.filter((attempt) => { try { attempt(); return false; } catch { return true; } });
+        return { total: refused.length, label: typeof ctx.inputs.mode };
+      }
       case "request": return { total: Object.keys(ctx.request.headers).length,
         label: `${ctx.request.method} ${ctx.request.url} ${ctx.request.headers["x-trace"]}` };
     }
@@ -161,7 +169,13 @@ fn request_is_what_the_runtime_has() {
     let meta = svc_sdk::RequestMeta {
         method: Some("POST".into()),
         url: Some("/acme/shop/orders".into()),
-        headers: Some([("x-trace".to_string(), "t1".to_string())].into_iter().collect()),
+        // `__proto__` is a key like any other (as `JSON.parse` makes it), not the prototype.
+        headers: Some(
+            [("x-trace", "t1"), ("__proto__", "p")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
     };
     let ctx = svc_sdk::RunContext::new(
         "shop.price",
@@ -178,8 +192,42 @@ fn request_is_what_the_runtime_has() {
     assert_eq!(
         outputs,
         Outputs {
-            total: 1.0,
+            total: 2.0,
             label: "POST /acme/shop/orders t1".into()
+        }
+    );
+}
+
+#[test]
+fn outputs_are_read_as_json_stringify_writes_them() {
+    let (result, _) = run("json");
+    assert_eq!(
+        result.unwrap().unwrap(),
+        Outputs {
+            total: 2.0,
+            label: "from toJSON".into()
+        }
+    );
+    let abort = run("getter").0.unwrap_err();
+    assert_eq!(abort.code, "node_output_invalid", "{abort:?}");
+    assert!(abort.message.contains("getter boom"), "{abort:?}");
+}
+
+#[test]
+fn ctx_is_read_only_and_its_functions_work_detached() {
+    let (result, _) = run("read-only");
+    assert_eq!(
+        result.unwrap().unwrap(),
+        Outputs {
+            total: 3.0,
+            label: "string".into()
+        }
+    );
+    assert_eq!(
+        run("sync-fail").0.unwrap().unwrap_err(),
+        NodeFailure {
+            message: "no stock".into(),
+            code: Some("OUT".into())
         }
     );
 }

@@ -23,7 +23,8 @@ type FetchHandler = dyn Fn(Request) -> Result<Response, FetchError> + Send + Syn
 pub struct TestHost {
     secrets: BTreeMap<String, String>,
     fetch: Option<Arc<FetchHandler>>,
-    env: Env,
+    /// Shared by every context it makes, as a server shares its one `Env`.
+    env: Arc<Env>,
 }
 
 /// The outcome of [`TestHost::run`].
@@ -36,7 +37,7 @@ pub struct TestRun<O> {
 impl TestHost {
     pub fn new() -> Self {
         TestHost {
-            env: Env::dev("0.0.0-test", "test", []),
+            env: Arc::new(Env::dev("0.0.0-test", "test", [])),
             ..Default::default()
         }
     }
@@ -58,19 +59,13 @@ impl TestHost {
 
     /// Sets `ctx.env`.
     pub fn env(mut self, env: Env) -> Self {
-        self.env = env;
+        self.env = Arc::new(env);
         self
     }
 
     /// A run context for `inputs`.
     pub fn context<I>(&self, node_key: &'static str, inputs: I) -> RunContext<I> {
-        RunContext::new(
-            node_key,
-            inputs,
-            None,
-            Arc::new(self.env.clone()),
-            Arc::new(self.clone()),
-        )
+        RunContext::new(node_key, inputs, None, self.env.clone(), Arc::new(self.clone()))
     }
 
     /// Runs node `N` to completion on the current thread.
