@@ -16,7 +16,7 @@
 use crate::bundle;
 use crate::compile::HOST_MODULE;
 use crate::convert::{Reader, WriteError, Writer};
-use crate::raw::Atoms;
+use crate::raw::{self, Atoms};
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
@@ -246,6 +246,8 @@ struct Worker {
     invoke: Persistent<Function<'static>>,
     /// The prototype of what `invoke` settles to when `run` did not return outputs.
     stopped: Persistent<Object<'static>>,
+    /// The prototype of `ctx` (its functions).
+    context_prototype: Persistent<Object<'static>>,
     /// Each node module's `run`, once imported.
     runs: HashMap<&'static str, Persistent<Function<'static>>>,
     /// `ctx.env`, frozen, for the `Env` it was made from (one per server): made once.
@@ -291,14 +293,16 @@ impl Worker {
             intrinsic::DOMException,
         )>(&runtime)
         .map_err(|e| format!("cannot start QuickJS: {e}"))?;
-        let (invoke, stopped, atoms) = context.with(|ctx| -> Result<_, String> {
+        let (invoke, stopped, context_prototype, atoms) = context.with(|ctx| -> Result<_, String> {
             install_host(&ctx, deadline.clone()).map_err(|e| format!("cannot install the host functions: {e}"))?;
             let namespace = import(&ctx, HOST_MODULE)?;
             let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             let stopped: Object = namespace.get("stopped").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
+            let context: Object = namespace.get("context").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             Ok((
                 Persistent::save(&ctx, invoke),
                 Persistent::save(&ctx, stopped),
+                Persistent::save(&ctx, context),
                 Atoms::new(&ctx),
             ))
         })?;
@@ -311,6 +315,7 @@ impl Worker {
             atoms,
             invoke,
             stopped,
+            context_prototype,
             runs: HashMap::new(),
         })
     }
@@ -327,6 +332,7 @@ impl Worker {
         let runs = &mut self.runs;
         let invoke = &self.invoke;
         let stopped = &self.stopped;
+        let context_prototype = &self.context_prototype;
         let made_env = &mut self.env;
         let atoms = &self.atoms;
         let result = self.context.with(|ctx| -> Result<Settled<O>, Trouble> {
@@ -349,8 +355,11 @@ impl Worker {
                 .restore(&ctx)
                 .map_err(|e| Trouble::Engine(e.to_string()))?;
             let inputs = write(&ctx, atoms, inputs)?;
-            // `null` when absent: `svc:host` gives the node `undefined`.
-            let request = write(&ctx, atoms, &call.request.as_deref().map(RequestJs))?;
+            // `undefined` when the node's code cannot read it (the compiler knows).
+            let request = match call.request.as_deref() {
+                Some(meta) => write(&ctx, atoms, &RequestJs(meta))?,
+                None => Value::new_undefined(ctx.clone()),
+            };
             let env = match made_env {
                 Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
                     .clone()
@@ -371,8 +380,26 @@ impl Worker {
                     object
                 }
             };
+            let prototype = context_prototype
+                .clone()
+                .restore(&ctx)
+                .map_err(|e| Trouble::Engine(e.to_string()))?;
+            let name = |name| atoms.name(&ctx, name).map_err(|e| Trouble::Engine(e.to_string()));
+            let node_ctx = raw::frozen(
+                &ctx,
+                &prototype,
+                [
+                    (name("inputs")?, inputs),
+                    (name("request")?, request),
+                    (name("env")?, env),
+                ],
+            )
+            .map_err(|e| match e {
+                rquickjs::Error::Allocation => Trouble::Memory,
+                e => Trouble::Engine(e.to_string()),
+            })?;
             let called: Value = invoke
-                .call((run, inputs, request, env, call.keeps_logs()))
+                .call((run, node_ctx, call.keeps_logs()))
                 .catch(&ctx)
                 .map_err(|e| trouble(e))?;
             // A synchronous `run` has settled already; an async one is a promise of it.

@@ -54,36 +54,18 @@ function secret(name) {
 }
 
 /**
- * A node's `ctx`. Read-only as a frozen object would be (assigning to one of its fields
- * or adding one throws), without freezing one object per call: the fields are getters of
- * a frozen prototype over private fields, and each instance is made non-extensible.
+ * The prototype of every node's `ctx`. The engine makes each call's `ctx` (engine.rs
+ * `context`) as a frozen object of this prototype with `inputs`, `request` and `env`, as
+ * `Object.freeze` would make it of an object literal but without a second pass over it.
+ * The functions are plain, so `const { log, fail } = ctx` works.
  */
-class Context {
-  #inputs;
-  #request;
-  #env;
-  constructor(inputs, request, env) {
-    this.#inputs = inputs;
-    this.#request = request ?? undefined;
-    this.#env = env;
-    Object.preventExtensions(this);
-  }
-  get inputs() {
-    return this.#inputs;
-  }
-  get request() {
-    return this.#request;
-  }
-  get env() {
-    return this.#env;
-  }
-}
-// Plain functions, so that `const { log, fail } = ctx` works as with an object literal.
-for (const [name, value] of Object.entries({ secret, log, fail })) {
-  Object.defineProperty(Context.prototype, name, { value, enumerable: true });
-}
-Object.freeze(Context.prototype);
-Object.freeze(Context);
+export const context = Object.freeze(
+  Object.create(Object.prototype, {
+    secret: { value: secret, enumerable: true },
+    log: { value: log, enumerable: true },
+    fail: { value: fail, enumerable: true },
+  }),
+);
 
 /** How a call ended when it did not return outputs: the engine knows it by its
  *  prototype (`stopped`), which node code cannot reach. */
@@ -105,15 +87,15 @@ function thrown(error) {
 }
 
 /**
- * Calls `run` with a fresh context. A synchronous `run` settles at once: to its outputs
+ * Calls `run` with this call's `ctx`. A synchronous `run` settles at once: to its outputs
  * (read by the engine as JSON.stringify would write them, convert.rs), or to a `Stopped`.
  * An async one (or one returning a promise) gives a promise of either.
  */
-export function invoke(run, inputs, request, env, keepLogs) {
+export function invoke(run, ctx, keepLogs) {
   logging = keepLogs;
   let result;
   try {
-    result = run(new Context(inputs, request, env));
+    result = run(ctx);
   } catch (error) {
     return thrown(error);
   }

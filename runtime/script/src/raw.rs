@@ -145,22 +145,48 @@ fn from_raw<'js>(ctx: &Ctx<'js>, raw: qjs::JSValue) -> rquickjs::Result<Value<'j
 
 /// Defines `object[key] = value` as an own, writable, enumerable, configurable property.
 pub fn define<'js>(ctx: &Ctx<'js>, object: &Object<'js>, key: Atom, value: Value<'js>) -> rquickjs::Result<()> {
+    define_with(ctx, object, key, value, qjs::JS_PROP_C_W_E)
+}
+
+fn define_with<'js>(
+    ctx: &Ctx<'js>,
+    object: &Object<'js>,
+    key: Atom,
+    value: Value<'js>,
+    flags: u32,
+) -> rquickjs::Result<()> {
     let value = into_raw(value);
     // SAFETY: `object` and `value` are of `ctx`; `value`'s reference is taken by the call
     // (freed by it on failure too); `key` is a live atom.
-    let status = unsafe {
-        qjs::JS_DefinePropertyValue(
-            ctx.as_raw().as_ptr(),
-            object.as_raw(),
-            key,
-            value,
-            qjs::JS_PROP_C_W_E as _,
-        )
-    };
+    let status = unsafe { qjs::JS_DefinePropertyValue(ctx.as_raw().as_ptr(), object.as_raw(), key, value, flags as _) };
     if status < 0 {
         return Err(rquickjs::Error::Exception);
     }
     Ok(())
+}
+
+/// A frozen object of prototype `proto` with `fields` (what `Object.freeze` makes of an
+/// object literal, made without one more pass over its properties).
+pub fn frozen<'js>(
+    ctx: &Ctx<'js>,
+    proto: &Object<'js>,
+    fields: [(Atom, Value<'js>); 3],
+) -> rquickjs::Result<Object<'js>> {
+    // SAFETY: `proto` is of `ctx`; the new object is owned.
+    let object = from_raw(ctx, unsafe {
+        qjs::JS_NewObjectProto(ctx.as_raw().as_ptr(), proto.as_raw())
+    })?
+    .into_object()
+    .ok_or(rquickjs::Error::Allocation)?;
+    for (key, value) in fields {
+        // Enumerable, neither writable nor configurable.
+        define_with(ctx, &object, key, value, qjs::JS_PROP_ENUMERABLE)?;
+    }
+    // SAFETY: a live object of `ctx`.
+    if unsafe { qjs::JS_PreventExtensions(ctx.as_raw().as_ptr(), object.as_raw()) } < 0 {
+        return Err(rquickjs::Error::Exception);
+    }
+    Ok(object)
 }
 
 /// Defines `object[name] = value` for a name known only now (a map's key).

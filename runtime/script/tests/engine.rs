@@ -42,7 +42,7 @@ export default defineCodeFunctionNode({
       case "read-only": {
         const attempts = [() => { ctx.inputs = {}; }, () => { ctx.extra = 1; }, () => { ctx.log = null; }];
         const refused = attempts.filter((attempt) => { try { attempt(); return false; } catch { return true; } });
-        return { total: refused.length, label: typeof ctx.inputs.mode };
+        return { total: refused.length, label: `${typeof ctx.inputs.mode} ${Object.isFrozen(ctx)}` };
       }
       case "request": return { total: Object.keys(ctx.request.headers).length,
         label: `${ctx.request.method} ${ctx.request.url} ${ctx.request.headers["x-trace"]}` };
@@ -220,7 +220,7 @@ fn ctx_is_read_only_and_its_functions_work_detached() {
         result.unwrap().unwrap(),
         Outputs {
             total: 3.0,
-            label: "string".into()
+            label: "string true".into()
         }
     );
     assert_eq!(
