@@ -16,7 +16,7 @@
 use crate::bundle;
 use crate::compile::HOST_MODULE;
 use crate::convert::{Reader, WriteError, Writer};
-use crate::raw::{self, Atoms};
+use crate::raw::{self, Atoms, ByName};
 use crate::web;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::Loader;
@@ -152,7 +152,7 @@ impl Engine {
         };
         let settled = WORKERS.with(|workers| {
             let mut workers = workers.borrow_mut();
-            let key = bundle.as_ptr() as usize;
+            let key = (bundle.as_ptr() as usize, bundle.len());
             let worker = match workers.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
@@ -211,7 +211,7 @@ struct CallState {
 }
 
 thread_local! {
-    static WORKERS: RefCell<HashMap<usize, Worker>> = RefCell::new(HashMap::new());
+    static WORKERS: RefCell<ByName<Worker>> = RefCell::default();
     static CALL: RefCell<Option<CallState>> = const { RefCell::new(None) };
 }
 
@@ -249,7 +249,8 @@ struct Worker {
     /// The prototype of `ctx` (its functions).
     context_prototype: Persistent<Object<'static>>,
     /// Each node module's `run`, once imported.
-    runs: HashMap<&'static str, Persistent<Function<'static>>>,
+    /// (Keyed by the module name's address: the generated code passes the same literal.)
+    runs: ByName<Persistent<Function<'static>>>,
     /// `ctx.env`, frozen, for the `Env` it was made from (one per server): made once.
     /// (Before `context`: persistent values are dropped before their context.)
     env: Option<(Arc<svc_sdk::Env>, Persistent<Value<'static>>)>,
@@ -316,7 +317,7 @@ impl Worker {
             invoke,
             stopped,
             context_prototype,
-            runs: HashMap::new(),
+            runs: ByName::default(),
         })
     }
 
@@ -336,7 +337,7 @@ impl Worker {
         let made_env = &mut self.env;
         let atoms = &self.atoms;
         let result = self.context.with(|ctx| -> Result<Settled<O>, Trouble> {
-            let run = match runs.get(module) {
+            let run = match runs.get(&raw::name_key(module)) {
                 Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
                 None => {
                     let namespace = import(&ctx, module).map_err(Trouble::Engine)?;
@@ -346,7 +347,7 @@ impl Worker {
                     let run: Function = definition
                         .get("run")
                         .map_err(|e| Trouble::Engine(format!("`{module}`: `run` is not a function: {e}")))?;
-                    runs.insert(module, Persistent::save(&ctx, run.clone()));
+                    runs.insert(raw::name_key(module), Persistent::save(&ctx, run.clone()));
                     run
                 }
             };

@@ -29,12 +29,17 @@ pub struct Atoms {
 }
 
 /// A map from the address and length of a `'static` name (or list of names).
-type ByName<T> = HashMap<(usize, usize), T, ByAddress>;
+pub type ByName<T> = HashMap<(usize, usize), T, ByAddress>;
+
+/// The key of a `'static` name in a [`ByName`] map.
+pub fn name_key(name: &'static str) -> (usize, usize) {
+    (name.as_ptr() as usize, name.len())
+}
 
 /// Hashes an address and a length: SipHash's defence against chosen keys buys nothing
 /// for addresses of the program's own names, and cost more than the rest of the lookup.
 #[derive(Default, Clone, Copy)]
-struct ByAddress;
+pub struct ByAddress;
 
 impl std::hash::BuildHasher for ByAddress {
     type Hasher = AddressHasher;
@@ -43,7 +48,7 @@ impl std::hash::BuildHasher for ByAddress {
     }
 }
 
-struct AddressHasher(u64);
+pub struct AddressHasher(u64);
 
 impl std::hash::Hasher for AddressHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -78,7 +83,7 @@ impl Atoms {
 
     /// The atom of `name`.
     pub fn name(&self, ctx: &Ctx, name: &'static str) -> rquickjs::Result<Atom> {
-        let key = (name.as_ptr() as usize, name.len());
+        let key = name_key(name);
         if let Some(atom) = self.names.borrow().get(&key) {
             return Ok(*atom);
         }
