@@ -12,7 +12,10 @@ tokio worker: Node.js is single-threaded) and wrk the other; the rounds are inte
 
 Prints, as ratios from this one run (machines are shared and noisy):
   * throughput, p99 and server CPU per request of each server;
-  * the CPU overhead of one TypeScript node call: (TS route - Rust route) / 2 nodes;
+  * the CPU overhead of a TypeScript node call over the same node in Rust: of the small
+    decide-status node (three fields in, one out) from the status route, which calls only
+    it, and of price-order (an order with its lines in, a quote out) from the orders route
+    less decide-status;
   * idle and peak RSS, and the binaries' sizes.
 Targets (issue 12): overhead <= 10 us per call, TS route >= 0.6x the Rust route's
 throughput, and >= 5x Express's.
@@ -35,6 +38,8 @@ from load import REPO, TARGET, measure, rss_kb, start, wrk  # noqa: E402
 SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
 EXPRESS = os.path.join(REPO, "bench", "express")
 ORDERS = "/acme/shop/orders"
+# The same chain with only the small node (decide-status: three fields in, one out).
+STATUS = "/acme/shop/status"
 
 
 def sh(*args, **kw):
@@ -93,9 +98,13 @@ def main():
         for side, (p, url) in procs.items():
             wrk(url + ORDERS, key, 201, 1, args.connections)  # warm-up (and a check of the answer's status)
         runs = {side: [] for side in procs}
+        status_runs = {side: [] for side in ("rust nodes", "typescript nodes")}
         for _ in range(args.rounds):
             for side, (p, url) in procs.items():
                 runs[side].append(measure(p, url + ORDERS, key, 201, args.seconds, args.connections))
+            for side in status_runs:
+                p, url = procs[side]
+                status_runs[side].append(measure(p, url + STATUS, key, 200, args.seconds, args.connections))
         peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
     finally:
         for p, _ in procs.values():
@@ -111,8 +120,17 @@ def main():
         print(f"{side:18}{med(side, 'rps'):10.0f}{med(side, 'p99_ms'):9.2f}{med(side, 'cpu_us_per_request'):12.1f}"
               f"{idle[side] / 1024:9.1f}Mi{peak[side] / 1024:9.1f}Mi")
     rust, ts, node = "rust nodes", "typescript nodes", "express 5"
-    overhead = (med(ts, "cpu_us_per_request") - med(rust, "cpu_us_per_request")) / 2
-    print(f"\nCPU per TypeScript node call, over a Rust node: {overhead:.1f} us   (target <= 10)")
+    status = lambda side, k: statistics.median(r[k] for r in status_runs[side])  # noqa: E731
+    print(f"\n== The status route (the same chain, decide-status only), same rounds")
+    for side in status_runs:
+        print(f"{side:18}{status(side, 'rps'):10.0f}{status(side, 'p99_ms'):9.2f}"
+              f"{status(side, 'cpu_us_per_request'):12.1f}")
+    small = status(ts, "cpu_us_per_request") - status(rust, "cpu_us_per_request")
+    both = med(ts, "cpu_us_per_request") - med(rust, "cpu_us_per_request")
+    print(f"\nCPU per TypeScript node call, over the same node in Rust (target <= 10 us for a few fields):")
+    print(f"  decide-status (3 fields in, 1 out):      {small:5.1f} us")
+    print(f"  price-order (an order in, a quote out):  {both - small:5.1f} us")
+    print(f"  mean of the orders route's two calls:    {both / 2:5.1f} us")
     print(f"throughput typescript / rust nodes:   {med(ts, 'rps') / med(rust, 'rps'):.2f}   (target >= 0.6)")
     print(f"throughput typescript / express 5:    {med(ts, 'rps') / med(node, 'rps'):.2f}   (target >= 5)")
     print(f"idle RSS typescript / rust nodes:     {idle[ts] / idle[rust]:.2f}")
@@ -132,16 +150,19 @@ def count_instructions(svc, bins, requests=2000):
         key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
                              check=True, capture_output=True, text=True).stdout.strip()
         os.environ["TOKIO_WORKER_THREADS"] = "1"
-        counts = {side: instructions.instructions_per_request([binary, "serve", "--port", "0", "--store", store],
-                                                              ORDERS, key, 201, requests, work)
-                  for side, binary in bins.items()}
+        counts = {(side, path): instructions.instructions_per_request(
+                      [binary, "serve", "--port", "0", "--store", store], path, key, expected, requests, work)
+                  for side, binary in bins.items() for path, expected in ((ORDERS, 201), (STATUS, 200))}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n== Instructions per request (callgrind, {requests} keep-alive requests)")
-    for side, count in counts.items():
-        print(f"{side:18}{count:10.0f}")
-    extra = (counts["typescript nodes"] - counts["rust nodes"]) / 2
-    print(f"per TypeScript node call, over a Rust node: {extra:.0f} instructions")
+    print(f"{'':18}{'orders':>10}{'status':>10}")
+    for side in bins:
+        print(f"{side:18}{counts[side, ORDERS]:10.0f}{counts[side, STATUS]:10.0f}")
+    extra = lambda path: counts["typescript nodes", path] - counts["rust nodes", path]  # noqa: E731
+    print("per TypeScript node call, over the same node in Rust:")
+    print(f"  decide-status  {extra(STATUS):8.0f} instructions")
+    print(f"  price-order    {extra(ORDERS) - extra(STATUS):8.0f} instructions")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ export async function runNode(node, inputs = {}, options = {}) {
   }
   const logs = [];
   const ctx = Object.freeze({
-    inputs: Object.freeze(complete),
+    inputs: complete, // the node's own copy, as on the server
     request: options.request,
     env: Object.freeze({ isDev: true, version: "test", gitSha: "test", ...options.env }),
     secret(name) {
