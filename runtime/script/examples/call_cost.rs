@@ -84,24 +84,27 @@ struct DecideInputs {
     review_above: f64,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 #[allow(dead_code)]
 struct DecideOutputs {
     status: String,
 }
+svc_sdk::__object_serde!(DecideOutputs, serde);
 
-// The node's outputs as the generated server types them (a typed struct, not a JSON value).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+// The node's outputs as the generated server types them (a typed struct, not a JSON value,
+// read as an object only, through svc_sdk's `OnlyMaps`).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 #[allow(dead_code)]
 struct Outputs {
     quote: Quote,
     line_count: f64,
 }
+svc_sdk::__object_serde!(Outputs, serde);
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 #[allow(dead_code)]
 struct Quote {
     currency: String,
@@ -110,15 +113,17 @@ struct Quote {
     discount: f64,
     total: f64,
 }
+svc_sdk::__object_serde!(Quote, serde);
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)]
 struct PricedLine {
     sku: String,
     quantity: f64,
     line_total: f64,
 }
+svc_sdk::__object_serde!(PricedLine, serde);
 
 // The node's inputs as the generated server types them.
 #[derive(Clone, Serialize)]

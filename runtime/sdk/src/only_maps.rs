@@ -4,12 +4,15 @@
 //! order (`["a", 1, "red"]` for `{sku, quantity, color}`), and `serde_json` hands a JSON
 //! array to that path. For svc a structure is an object: the generated types derive
 //! their deserializer under `#[serde(remote = "Self")]` and call it through
-//! [`OnlyMaps`], which turns the one request that allows both shapes,
-//! `deserialize_struct`, into `deserialize_map`, which allows only an object. Nested
+//! [`OnlyMaps`], which hands the one request that allows both shapes,
+//! `deserialize_struct`, a visitor that takes only a map (an object). The request stays
+//! `deserialize_struct`, with the field names: a format that can use them (the engine of
+//! TypeScript nodes matches keys to them without making text) still gets them. Nested
 //! structures go through their own `Deserialize` impl, so the rule holds at every depth;
 //! everything else is forwarded untouched, so this costs nothing at run time.
 
-use serde::de::{Deserializer, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use std::fmt;
 
 /// A deserializer that reads structs only from maps (JSON objects).
 pub struct OnlyMaps<D>(pub D);
@@ -38,11 +41,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for OnlyMaps<D> {
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
+        name: &'static str,
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        self.0.deserialize_map(visitor)
+        self.0.deserialize_struct(name, fields, MapsOnly(visitor))
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, D::Error> {
@@ -77,6 +80,22 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for OnlyMaps<D> {
 
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
+    }
+}
+
+/// A struct's visitor without its sequence form: a sequence is refused as any other
+/// type the visitor does not take ("invalid type: sequence, expected struct …").
+struct MapsOnly<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for MapsOnly<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.0.visit_map(map)
     }
 }
 
