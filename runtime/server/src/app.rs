@@ -296,7 +296,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
             return fail(format!("{e}; {how}"));
         }
     };
-    let keys = match store.list_keys() {
+    let keys = match store.index_keys() {
         Ok(k) => Arc::new(KeyIndex::new(k)),
         Err(e) => return fail(e),
     };

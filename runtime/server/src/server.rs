@@ -381,7 +381,7 @@ pub fn spawn_key_reloader(
                 if previous == Some(revision) {
                     return Ok(None);
                 }
-                let keys = store.list_keys().map_err(|e| e.to_string())?;
+                let keys = store.index_keys().map_err(|e| e.to_string())?;
                 let count = keys.len();
                 target.replace(keys);
                 Ok(Some((revision, count)))

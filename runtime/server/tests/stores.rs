@@ -33,6 +33,9 @@ fn behaves_like_a_workspace_store(store: &dyn WorkspaceStore) {
         vec![a.clone(), b.clone()],
         "listed in creation order, every field kept"
     );
+    let mut indexed = store.index_keys().unwrap();
+    indexed.sort_by(|x, y| (x.created_at, &x.id).cmp(&(y.created_at, &y.id)));
+    assert_eq!(indexed, listed, "a server indexes the same keys, in any order");
 
     let err = store.revoke_key("ci", 200).unwrap_err().to_string();
     assert!(err.contains("2 active keys are named `ci`"), "{err}");
