@@ -318,21 +318,32 @@ async fn listen(config: tokio_postgres::Config, tls: Tls, changes: Arc<KeyChange
     }
 }
 
-fn key_from_row(r: &Row) -> KeyRecord {
-    let hash: Vec<u8> = r.get("hash");
-    let mut h = [0u8; 32];
-    if hash.len() == 32 {
-        h.copy_from_slice(&hash);
+/// Reads a row of `select_keys!("svc_api_keys", …)`, by position. A column of another
+/// type (a schema changed by hand) is an error, not a panic.
+fn key_from_row(r: &Row) -> std::result::Result<KeyRecord, tokio_postgres::Error> {
+    let mut hash = [0u8; 32];
+    if let Ok(stored) = <&[u8; 32]>::try_from(r.try_get::<_, &[u8]>(4)?) {
+        hash = *stored;
     }
-    KeyRecord {
-        id: r.get("id"),
-        name: r.get("name"),
-        owner: r.get("owner"),
-        prefix: r.get("prefix"),
-        hash: h,
-        created_at: r.get("created_at"),
-        expires_at: r.get("expires_at"),
-        revoked_at: r.get("revoked_at"),
+    Ok(KeyRecord {
+        id: r.try_get(0)?,
+        name: r.try_get(1)?,
+        owner: r.try_get(2)?,
+        prefix: r.try_get(3)?,
+        hash,
+        created_at: r.try_get(5)?,
+        expires_at: r.try_get(6)?,
+        revoked_at: r.try_get(7)?,
+    })
+}
+
+impl PostgresStore {
+    fn all_keys(&self, query: &'static str) -> Result<Vec<KeyRecord>> {
+        self.run(|pool| async move {
+            let client = pool.get().await?;
+            let rows = client.query(query, &[]).await?;
+            Ok(rows.iter().map(key_from_row).collect::<std::result::Result<_, _>>()?)
+        })
     }
 }
 
@@ -356,13 +367,11 @@ impl WorkspaceStore for PostgresStore {
     }
 
     fn list_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.run(|pool| async move {
-            let client = pool.get().await?;
-            let rows = client
-                .query("SELECT * FROM svc_api_keys ORDER BY created_at, id", &[])
-                .await?;
-            Ok(rows.iter().map(key_from_row).collect())
-        })
+        self.all_keys(select_keys!("svc_api_keys", "ORDER BY created_at, id"))
+    }
+
+    fn index_keys(&self) -> Result<Vec<KeyRecord>> {
+        self.all_keys(select_keys!("svc_api_keys"))
     }
 
     fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
@@ -370,9 +379,9 @@ impl WorkspaceStore for PostgresStore {
         self.run(|pool| async move {
             let client = pool.get().await?;
             let row = client
-                .query_opt("SELECT * FROM svc_api_keys WHERE hash = $1", &[&hash])
+                .query_opt(select_keys!("svc_api_keys", "WHERE hash = $1"), &[&hash])
                 .await?;
-            Ok(row.as_ref().map(key_from_row))
+            Ok(row.as_ref().map(key_from_row).transpose()?)
         })
     }
 
@@ -382,14 +391,14 @@ impl WorkspaceStore for PostgresStore {
             let mut client = pool.get().await?;
             let tx = client.transaction().await?;
             let by_id = tx
-                .query_opt("SELECT * FROM svc_api_keys WHERE id = $1 FOR UPDATE", &[&id_or_name])
+                .query_opt(select_keys!("svc_api_keys", "WHERE id = $1 FOR UPDATE"), &[&id_or_name])
                 .await?;
             let record = match by_id {
-                Some(row) => key_from_row(&row),
+                Some(row) => key_from_row(&row)?,
                 None => {
                     let rows = tx
                         .query(
-                            "SELECT * FROM svc_api_keys WHERE name = $1 AND revoked_at IS NULL FOR UPDATE",
+                            select_keys!("svc_api_keys", "WHERE name = $1 AND revoked_at IS NULL FOR UPDATE"),
                             &[&id_or_name],
                         )
                         .await?;
@@ -399,7 +408,7 @@ impl WorkspaceStore for PostgresStore {
                                 "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
                             )));
                         }
-                        1 => key_from_row(&rows[0]),
+                        1 => key_from_row(&rows[0])?,
                         n => {
                             return Err(PgError::Plain(format!(
                                 "{n} active keys are named `{id_or_name}`; revoke one by id (see `svc keys list`)"

@@ -131,14 +131,7 @@ fn migrate(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// A query of the columns [`key_from_row`] reads, in its order. By position, not by name: a server
-/// reads every key at start-up, and looking each column up by name was a fifth of that.
-macro_rules! select_keys {
-    ($($rest:literal)?) => {
-        concat!("SELECT id, name, owner, prefix, hash, created_at, expires_at, revoked_at FROM api_keys" $(, " ", $rest)?)
-    };
-}
-
+/// Reads a row of `select_keys!("api_keys", "api_keys", …)`, by position.
 fn key_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
     let mut hash = [0u8; 32];
     if let Ok(stored) = <&[u8; 32]>::try_from(r.get_ref(4)?.as_blob()?) {
@@ -179,29 +172,29 @@ impl WorkspaceStore for SqliteStore {
     }
 
     fn list_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!("ORDER BY created_at, id"))
+        self.all_keys(select_keys!("api_keys", "ORDER BY created_at, id"))
     }
 
     fn index_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!())
+        self.all_keys(select_keys!("api_keys"))
     }
 
     fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
         let conn = self.conn.lock();
         Ok(conn
-            .query_row(select_keys!("WHERE hash = ?1"), [&hash[..]], key_from_row)
+            .query_row(select_keys!("api_keys", "WHERE hash = ?1"), [&hash[..]], key_from_row)
             .optional()?)
     }
 
     fn revoke_key(&self, id_or_name: &str, now: i64) -> Result<KeyRecord> {
         let conn = self.conn.lock();
         let by_id: Option<KeyRecord> = conn
-            .query_row(select_keys!("WHERE id = ?1"), [id_or_name], key_from_row)
+            .query_row(select_keys!("api_keys", "WHERE id = ?1"), [id_or_name], key_from_row)
             .optional()?;
         let record = match by_id {
             Some(r) => r,
             None => {
-                let mut stmt = conn.prepare(select_keys!("WHERE name = ?1 AND revoked_at IS NULL"))?;
+                let mut stmt = conn.prepare(select_keys!("api_keys", "WHERE name = ?1 AND revoked_at IS NULL"))?;
                 let matches: Vec<KeyRecord> = stmt
                     .query_map([id_or_name], key_from_row)?
                     .collect::<rusqlite::Result<_>>()?;
