@@ -121,13 +121,13 @@ def main():
               f"{idle[side] / 1024:9.1f}Mi{peak[side] / 1024:9.1f}Mi")
     rust, ts, node = "rust nodes", "typescript nodes", "express 5"
     status = lambda side, k: statistics.median(r[k] for r in status_runs[side])  # noqa: E731
-    print(f"\n== The status route (the same chain, decide-status only), same rounds")
+    print("\n== The status route (the same chain, decide-status only), same rounds")
     for side in status_runs:
         print(f"{side:18}{status(side, 'rps'):10.0f}{status(side, 'p99_ms'):9.2f}"
               f"{status(side, 'cpu_us_per_request'):12.1f}")
     small = status(ts, "cpu_us_per_request") - status(rust, "cpu_us_per_request")
     both = med(ts, "cpu_us_per_request") - med(rust, "cpu_us_per_request")
-    print(f"\nCPU per TypeScript node call, over the same node in Rust (target <= 10 us for a few fields):")
+    print("\nCPU per TypeScript node call, over the same node in Rust (target <= 10 us for a few fields):")
     print(f"  decide-status (3 fields in, 1 out):      {small:5.1f} us")
     print(f"  price-order (an order in, a quote out):  {both - small:5.1f} us")
     print(f"  mean of the orders route's two calls:    {both / 2:5.1f} us")

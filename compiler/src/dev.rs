@@ -55,8 +55,10 @@ fn typescript_elsewhere(root: &Path, dir: &Path, out: &mut Fingerprint) {
         }
         let path = e.path();
         if path.is_dir() {
-            let skipped = dir == root && ["src", "flows", "node_modules", "target", "dist"].contains(&name.as_ref());
-            if !skipped && name != "node_modules" {
+            // `src` and `flows` are watched whole above; dependencies anywhere are not ours.
+            let skipped =
+                name == "node_modules" || dir == root && ["src", "flows", "target", "dist"].contains(&name.as_ref());
+            if !skipped {
                 typescript_elsewhere(root, &path, out);
             }
         } else if (name.ends_with(".ts") || name.ends_with(".mts")) && !(dir == root && name == "svc.config.ts") {

@@ -1,9 +1,8 @@
 //! Values across the boundary without JSON text: a node's inputs (and `ctx.request`,
 //! `ctx.env`) are serialized straight into JavaScript values ([`Writer`]), and what `run`
 //! returns is deserialized straight into the typed outputs ([`Reader`]), which checks it
-//! against the pins. QuickJS's `JSON.parse` and
-//! `JSON.stringify` were most of a call's cost (bench/typescript.py,
-//! `examples/call_cost.rs` under callgrind).
+//! against the pins. QuickJS's `JSON.parse` and `JSON.stringify` were most of a call's
+//! cost (bench/typescript.py, `examples/call_cost.rs` under callgrind).
 //!
 //! Field names cross as atoms made once per runtime, objects are read through their own
 //! keys and written with own data properties, and arrays are made whole (raw.rs).
@@ -35,9 +34,7 @@ enum Kind {
 }
 
 fn kind(value: &Value) -> Kind {
-    // SAFETY: reading the tag of a live value.
-    let tag = unsafe { qjs::JS_VALUE_GET_NORM_TAG(value.as_raw()) };
-    match tag {
+    match raw::tag(value) {
         qjs::JS_TAG_NULL => Kind::Null,
         qjs::JS_TAG_BOOL => Kind::Bool,
         qjs::JS_TAG_INT => Kind::Int,

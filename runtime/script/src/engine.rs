@@ -4,9 +4,9 @@
 //! first call and kept: a QuickJS runtime is single-threaded, and a call runs start to
 //! end on the thread that began it. The promise an async `run` returns settles by
 //! draining QuickJS's job queue; the one host call that waits, `fetch`, waits on this
-//! thread (`web::fetch`). Each call has a
-//! deadline (QuickJS's interrupt handler) and the runtime a memory limit; a call that
-//! exceeds either drops its runtime, and the next call starts a fresh one.
+//! thread (`web::fetch`). Each call has a deadline (QuickJS's interrupt handler) and the
+//! runtime a memory limit; a call that exceeds either drops its runtime, and the next
+//! call starts a fresh one.
 //!
 //! A call's outcome is what a Rust node's would be: outputs, typed and checked against
 //! the pins on the way back; a `ctx.fail` as a [`NodeFailure`] (the flow's `on_fail`);
@@ -238,6 +238,17 @@ enum Trouble {
     Engine(String),
 }
 
+/// An engine error outside the node's code: an allocation refused by the memory limit is
+/// that limit; anything else, a broken bundle or engine.
+impl From<rquickjs::Error> for Trouble {
+    fn from(e: rquickjs::Error) -> Trouble {
+        match e {
+            rquickjs::Error::Allocation => Trouble::Memory,
+            e => Trouble::Engine(e.to_string()),
+        }
+    }
+}
+
 /// One thread's runtime, with the bundle loaded.
 ///
 /// Fields drop in order: the values held for later calls before the context, the
@@ -338,7 +349,7 @@ impl Worker {
         let atoms = &self.atoms;
         let result = self.context.with(|ctx| -> Result<Settled<O>, Trouble> {
             let run = match runs.get(&raw::name_key(module)) {
-                Some(run) => run.clone().restore(&ctx).map_err(|e| Trouble::Engine(e.to_string()))?,
+                Some(run) => run.clone().restore(&ctx)?,
                 None => {
                     let namespace = import(&ctx, module).map_err(Trouble::Engine)?;
                     let definition: Object = namespace
@@ -351,10 +362,7 @@ impl Worker {
                     run
                 }
             };
-            let invoke = invoke
-                .clone()
-                .restore(&ctx)
-                .map_err(|e| Trouble::Engine(e.to_string()))?;
+            let invoke = invoke.clone().restore(&ctx)?;
             let inputs = write(&ctx, atoms, inputs)?;
             // `undefined` when the node's code cannot read it (the compiler knows).
             let request = match call.request.as_deref() {
@@ -362,30 +370,18 @@ impl Worker {
                 None => Value::new_undefined(ctx.clone()),
             };
             let env = match made_env {
-                Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen
-                    .clone()
-                    .restore(&ctx)
-                    .map_err(|e| Trouble::Engine(e.to_string()))?,
+                Some((made_from, frozen)) if Arc::ptr_eq(made_from, env) => frozen.clone().restore(&ctx)?,
                 _ => {
                     let object = write(&ctx, atoms, &env_value(env))?;
                     // Frozen: every call shares it, and none may change what the next sees.
-                    let freeze: Function = ctx
-                        .globals()
-                        .get::<_, Object>("Object")
-                        .and_then(|o| o.get("freeze"))
-                        .map_err(|e| Trouble::Engine(e.to_string()))?;
-                    freeze
-                        .call::<_, ()>((object.clone(),))
-                        .map_err(|e| Trouble::Engine(e.to_string()))?;
+                    let freeze: Function = ctx.globals().get::<_, Object>("Object").and_then(|o| o.get("freeze"))?;
+                    freeze.call::<_, ()>((object.clone(),))?;
                     *made_env = Some((env.clone(), Persistent::save(&ctx, object.clone())));
                     object
                 }
             };
-            let prototype = context_prototype
-                .clone()
-                .restore(&ctx)
-                .map_err(|e| Trouble::Engine(e.to_string()))?;
-            let name = |name| atoms.name(&ctx, name).map_err(|e| Trouble::Engine(e.to_string()));
+            let prototype = context_prototype.clone().restore(&ctx)?;
+            let name = |name| atoms.name(&ctx, name);
             let node_ctx = raw::frozen(
                 &ctx,
                 &prototype,
@@ -394,15 +390,11 @@ impl Worker {
                     (name("request")?, request),
                     (name("env")?, env),
                 ],
-            )
-            .map_err(|e| match e {
-                rquickjs::Error::Allocation => Trouble::Memory,
-                e => Trouble::Engine(e.to_string()),
-            })?;
+            )?;
             let called: Value = invoke
                 .call((run, node_ctx, call.keeps_logs()))
                 .catch(&ctx)
-                .map_err(|e| trouble(e))?;
+                .map_err(trouble)?;
             // A synchronous `run` has settled already; an async one is a promise of it.
             let settled: Value = match called.as_promise().cloned() {
                 None => called,
@@ -417,47 +409,8 @@ impl Worker {
                     Err(e) => return Err(trouble(CaughtError::from_error(&ctx, e))),
                 },
             };
-            let stopped = stopped
-                .clone()
-                .restore(&ctx)
-                .map_err(|e| Trouble::Engine(e.to_string()))?;
-            match settled
-                .as_object()
-                .filter(|o| o.get_prototype().as_ref() == Some(&stopped))
-            {
-                None => {
-                    // Straight into the typed outputs, checked against the pins on the way;
-                    // read again, tracking the path, only to say where they do not fit.
-                    if let Ok(outputs) = O::deserialize(Reader::new(settled.clone(), atoms)) {
-                        return Ok(Settled::Outputs(outputs));
-                    }
-                    Ok(
-                        match serde_path_to_error::deserialize::<_, O>(Reader::new(settled, atoms)) {
-                            Ok(outputs) => Settled::Outputs(outputs),
-                            Err(e) => Settled::Invalid {
-                                path: e.path().to_string(),
-                                message: e.into_inner().to_string(),
-                            },
-                        },
-                    )
-                }
-                Some(stop) => {
-                    let text = |key: &str| stop.get::<_, Option<String>>(key).ok().flatten();
-                    let message = text("message").unwrap_or_default();
-                    if stop.get::<_, bool>("failure").unwrap_or(false) {
-                        Ok(Settled::Failure {
-                            message,
-                            code: text("code"),
-                        })
-                    } else if is_interrupt(&message) {
-                        Err(Trouble::Timeout)
-                    } else if is_out_of_memory(&message) {
-                        Err(Trouble::Memory)
-                    } else {
-                        Ok(Settled::Threw(message))
-                    }
-                }
-            }
+            let stopped = stopped.clone().restore(&ctx)?;
+            read_settled(settled, &stopped, atoms)
         });
         self.deadline.set(None);
         match result {
@@ -472,6 +425,48 @@ impl Worker {
         let usage = self.runtime.memory_usage();
         let limit = self.memory_bytes as i64;
         usage.malloc_size >= limit - limit / 8
+    }
+}
+
+/// What `invoke` settled to: a `Stopped` (known by its prototype, `stopped`) for a
+/// failure or an exception, anything else the outputs.
+fn read_settled<'js, O: DeserializeOwned>(
+    settled: Value<'js>,
+    stopped: &Object<'js>,
+    atoms: &Atoms,
+) -> Result<Settled<O>, Trouble> {
+    let Some(stop) = settled
+        .as_object()
+        .filter(|o| o.get_prototype().as_ref() == Some(stopped))
+    else {
+        // Straight into the typed outputs, checked against the pins on the way; read
+        // again, tracking the path, only to say where they do not fit.
+        if let Ok(outputs) = O::deserialize(Reader::new(settled.clone(), atoms)) {
+            return Ok(Settled::Outputs(outputs));
+        }
+        return Ok(
+            match serde_path_to_error::deserialize::<_, O>(Reader::new(settled, atoms)) {
+                Ok(outputs) => Settled::Outputs(outputs),
+                Err(e) => Settled::Invalid {
+                    path: e.path().to_string(),
+                    message: e.into_inner().to_string(),
+                },
+            },
+        );
+    };
+    let text = |key: &str| stop.get::<_, Option<String>>(key).ok().flatten();
+    let message = text("message").unwrap_or_default();
+    if stop.get::<_, bool>("failure").unwrap_or(false) {
+        Ok(Settled::Failure {
+            message,
+            code: text("code"),
+        })
+    } else if is_interrupt(&message) {
+        Err(Trouble::Timeout)
+    } else if is_out_of_memory(&message) {
+        Err(Trouble::Memory)
+    } else {
+        Ok(Settled::Threw(message))
     }
 }
 

@@ -148,6 +148,12 @@ fn from_raw<'js>(ctx: &Ctx<'js>, raw: qjs::JSValue) -> rquickjs::Result<Value<'j
     }
 }
 
+/// The tag of a value (`JS_TAG_*`: what kind of value it is), with no call.
+pub fn tag(value: &Value) -> i32 {
+    // SAFETY: reading the tag of a live value.
+    unsafe { qjs::JS_VALUE_GET_NORM_TAG(value.as_raw()) }
+}
+
 /// Defines `object[key] = value` as an own, writable, enumerable, configurable property.
 pub fn define<'js>(ctx: &Ctx<'js>, object: &Object<'js>, key: Atom, value: Value<'js>) -> rquickjs::Result<()> {
     define_with(ctx, object, key, value, qjs::JS_PROP_C_W_E)
