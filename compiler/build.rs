@@ -56,9 +56,14 @@ fn main() {
         let carried = out_dir.join(format!("{}-Cargo.toml", krate.replace('/', "-")));
         std::fs::write(&carried, self_contained(&read(&manifest), krate, &root)).unwrap();
         files.push((format!("{krate}/Cargo.toml"), carried));
-        let src = repo.join(krate).join("src");
-        println!("cargo::rerun-if-changed={}", src.display());
-        collect(&repo, &src, &mut files);
+        // Its sources, its build script, and what that hands on (svc-runtime's linker script).
+        for part in ["src", "build.rs", "link"] {
+            let path = repo.join(krate).join(part);
+            if path.exists() {
+                println!("cargo::rerun-if-changed={}", path.display());
+                collect(&repo, &path, &mut files);
+            }
+        }
     }
     for (package, package_files) in PACKAGES {
         for file in *package_files {

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! Cargo.toml            askama template
+//! build.rs              askama template: lays the code the server runs together (hot text)
 //! src/main.rs           askama template: the binary's App description
 //! src/assets.rs         the project's structures and enums as Rust types
 //! src/nodes.rs          the code nodes the routes call, and static checks of their signatures
@@ -154,6 +155,15 @@ pub(crate) struct NodeDep {
 }
 
 #[derive(Template)]
+#[template(path = "build.rs.askama", escape = "none")]
+struct BuildRs<'a> {
+    svc_version: &'a str,
+    project: &'a str,
+    /// The binary crate's name as legacy mangling writes it: its length, then itself.
+    mangled_crate: String,
+}
+
+#[derive(Template)]
 #[template(path = "main.rs.askama", escape = "none")]
 struct MainRs<'a> {
     svc_version: &'a str,
@@ -252,6 +262,13 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
         standalone: placement == Placement::Standalone,
     };
     files.push(File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?));
+    let crate_name = ir.name.replace('-', "_");
+    let build = BuildRs {
+        svc_version: SVC_VERSION,
+        project: &ir.name,
+        mangled_crate: format!("{}{crate_name}", crate_name.len()),
+    };
+    files.push(File::text("build.rs", build.render().map_err(|e| e.to_string())?));
 
     let main = MainRs {
         svc_version: SVC_VERSION,
@@ -654,7 +671,7 @@ pub fn stale(out_dir: &Path, files: &[File]) -> Vec<Stale> {
     out
 }
 
-/// What `write` owns in `out_dir` beside `Cargo.toml` and `.gitignore`: the `.rs` files
+/// What `write` owns in `out_dir` beside `Cargo.toml`, `build.rs` and `.gitignore`: the `.rs` files
 /// under `src/`, and everything under `scripts/` (the TypeScript nodes' bundle).
 fn generated_files(out_dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -701,7 +718,8 @@ pub fn write_crate(
 
 /// Writes the files into `out_dir`: only files whose text changed are rewritten (so cargo
 /// rebuilds only what changed), and generated files that are no longer produced are
-/// removed. Nothing outside `Cargo.toml`, `.gitignore`, `src/` and `scripts/` is touched.
+/// removed. Nothing outside `Cargo.toml`, `build.rs`, `.gitignore`, `src/` and `scripts/`
+/// is touched.
 pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
     let mut report = WriteReport::default();
     for f in files {

@@ -1,0 +1,166 @@
+//! Hot text (docs/codegen.md): a generated crate's build.rs, run as cargo runs it for a
+//! release build on x86_64 Linux, hands the linker a script that the toolchain in use
+//! accepts, and that puts the listed functions and the crate's own ahead of the rest of
+//! `.text`.
+//!
+//! The build script is snapshots/hello's, compiled and run by hand with the environment
+//! cargo gives build scripts; the program it links is a small one compiled as a crate
+//! named `hello`, so that the script's own-crate pattern applies to it. Where hot text
+//! does not apply (another target, a configured linker), the build script passes nothing,
+//! which the last test checks.
+
+#![cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn rustc() -> String {
+    std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into())
+}
+
+fn run(command: &mut Command) -> String {
+    let out = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Compiles snapshots/hello/build.rs into `dir`.
+fn build_script(dir: &Path) -> PathBuf {
+    let exe = dir.join("build-script");
+    run(Command::new(rustc())
+        .args(["--edition", "2024", "-o"])
+        .arg(&exe)
+        .arg(repo().join("snapshots/hello/build.rs")));
+    exe
+}
+
+/// Runs the build script with cargo's environment for a release build on x86_64 Linux,
+/// plus `extra`; returns the linker arguments it passed.
+fn link_args(script: &Path, out_dir: &Path, extra: &[(&str, &str)]) -> Vec<String> {
+    let hot_text = repo().join("runtime/server/link/hot-text.ld");
+    let mut command = Command::new(script);
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("RUSTC", rustc())
+        .env("OUT_DIR", out_dir)
+        .env("PROFILE", "release")
+        .env("CARGO_CFG_TARGET_OS", "linux")
+        .env("CARGO_CFG_TARGET_ARCH", "x86_64")
+        .env("CARGO_CFG_TARGET_ENV", "gnu")
+        .env("CARGO_ENCODED_RUSTFLAGS", "")
+        .env("DEP_SVC_RUNTIME_HOT_TEXT", &hot_text)
+        .envs(extra.iter().copied());
+    run(&mut command)
+        .lines()
+        .filter_map(|l| l.strip_prefix("cargo::rustc-link-arg-bins="))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn rustc_minor() -> u32 {
+    let version = run(Command::new(rustc()).arg("-V"));
+    version
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .split('.')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The address of the first defined symbol whose name is `part` or, with `*` after it,
+/// contains `part`.
+fn address(symbols: &str, part: &str) -> u64 {
+    let (part, anywhere) = part.strip_suffix('*').map_or((part, false), |p| (p, true));
+    symbols
+        .lines()
+        .find_map(|l| {
+            let mut fields = l.split_whitespace();
+            let (addr, _kind, name) = (fields.next()?, fields.next()?, fields.next()?);
+            (name == part || anywhere && name.contains(part)).then(|| u64::from_str_radix(addr, 16).unwrap())
+        })
+        .unwrap_or_else(|| panic!("no symbol containing `{part}`"))
+}
+
+#[test]
+fn the_linker_takes_the_script_and_puts_the_listed_and_own_functions_first() {
+    if rustc_minor() < 90 {
+        // Before Rust 1.90 the default linker is the system's, not rust-lld, and the build
+        // script rightly passes nothing (the last test).
+        return;
+    }
+    let dir = svc_testkit::TempDir::new("hot-text");
+    let args = link_args(&build_script(dir.path()), dir.path(), &[]);
+    assert_eq!(args.len(), 1, "{args:?}");
+    let script = std::fs::read_to_string(args[0].strip_prefix("-Wl,-T,").unwrap()).unwrap();
+    assert!(
+        script.contains("INCLUDE") && script.contains("*(.text.*_ZN5hello*)"),
+        "{script}"
+    );
+
+    // A release-like program named `hello`: its own function, and std's formatting, which
+    // the hot-text list names (every server formats).
+    let main = dir.path().join("main.rs");
+    std::fs::write(
+        &main,
+        "#[inline(never)] pub fn greeting(n: usize) -> String { format!(\"hello {n}\") }\n\
+         fn main() { println!(\"{}\", greeting(std::env::args().count())); }\n",
+    )
+    .unwrap();
+    let exe = dir.path().join("hello");
+    run(Command::new(rustc())
+        .args(["--edition", "2024", "--crate-name", "hello", "-C", "opt-level=1"])
+        .arg("-C")
+        .arg(format!("link-arg={}", args[0]))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&main));
+    assert_eq!(run(&mut Command::new(&exe)), "hello 1\n", "the linked program runs");
+
+    let symbols = run(Command::new("nm").arg("-n").arg(&exe));
+    let start = address(&symbols, "_start");
+    let own = address(&symbols, "5hello8greeting*");
+    let listed = address(&symbols, "4core3fmt5write*");
+    assert!(
+        own < start,
+        "the crate's own code comes before the rest of .text (crt's _start)"
+    );
+    assert!(
+        listed < start,
+        "a function hot-text.ld lists comes before the rest of .text"
+    );
+    let sections = run(Command::new("readelf").args(["-SW"]).arg(&exe));
+    assert_eq!(
+        sections.lines().filter(|l| l.contains(" .text ")).count(),
+        1,
+        "one .text, as tools that read only `.text` (valgrind) expect:\n{sections}"
+    );
+}
+
+#[test]
+fn nothing_is_passed_for_a_debug_build_another_linker_or_when_turned_off() {
+    let dir = svc_testkit::TempDir::new("hot-text-off");
+    let script = build_script(dir.path());
+    let cases: &[&[(&str, &str)]] = &[
+        &[("PROFILE", "debug")],
+        &[("SVC_HOT_TEXT", "off")],
+        &[("RUSTC_LINKER", "/usr/bin/cc")],
+        &[("CARGO_ENCODED_RUSTFLAGS", "-Clink-arg=-fuse-ld=mold")],
+        &[("CARGO_CFG_TARGET_ARCH", "aarch64")],
+    ];
+    for extra in cases {
+        assert_eq!(link_args(&script, dir.path(), extra), Vec::<String>::new(), "{extra:?}");
+    }
+}
