@@ -538,7 +538,24 @@ impl Walker<'_> {
                     self.items(inner, file, &child_dir, child_path, public && is_pub);
                 }
                 None => {
-                    let candidates = match path_attr(&m.attrs) {
+                    let path = path_attr(&m.attrs);
+                    if path.is_none() && !name.is_ascii() {
+                        // rustc parses the name but will not look for its file (E0754),
+                        // so a project that checked would not build.
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::RustSyntax,
+                                Span::from_proc_macro(file, m.ident.span()),
+                                format!("rustc does not load a file for the non-ASCII module name `{name}`"),
+                            )
+                            .label("module declared here")
+                            .help(format!(
+                                "give the module an ASCII name, or name its file with `#[path = \"{name}.rs\"]`"
+                            )),
+                        );
+                        continue;
+                    }
+                    let candidates = match path {
                         Some(p) => vec![dir.join(p)],
                         None => vec![dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")],
                     };
