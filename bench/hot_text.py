@@ -2,7 +2,7 @@
 """Writes runtime/server/link/hot-text.ld: the functions a generated server runs, as the
 linker script lines that lay them side by side at the front of its binary.
 
-    python3 bench/hot_text.py [--check]
+    python3 bench/hot_text.py [--reuse] [--check]
 
 Why: a server's binary is ~8 MB of machine code, of which a request and the start-up
 run ~1.5 MB, scattered across all of it. The kernel maps code in 64 KiB windows around
@@ -14,8 +14,9 @@ How: both benchmark servers (bench/project, Rust nodes; bench/project-ts, TypeSc
 nodes) run under callgrind. The first dump holds the start-up; then every kind of
 request a server answers is sent (the full route, each step of the cost ladder, a
 preflight, refusals by origin, key and body, an unknown route, /healthz, /metrics),
-and the second dump holds those. Functions that requests run come first, the hottest
-first; then those only the start-up runs.
+and the second dump holds those. The functions come in three runs, each by cost: those
+only the start-up runs, those both run, those only requests run. A server at rest has
+touched the first two; under load the last two, which lie side by side.
 
 The script names sections by glob (`*(.text.*_ZN5tokio7runtime4task3raw4poll17h*)`):
 the hash legacy mangling appends, and the crate disambiguators of v0 mangling, change
@@ -44,31 +45,16 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import instructions  # noqa: E402  (bench/instructions.py: start a server under callgrind)
 import load as loadbench  # noqa: E402  (bench/load.py: the request body)
+import typescript  # noqa: E402  (bench/typescript.py: build both benchmark servers)
 
 REPO = loadbench.REPO
 TARGET = loadbench.TARGET
 SCRIPT = os.path.join(REPO, "runtime", "server", "link", "hot-text.ld")
 # The last profiles taken, for --reuse.
 PROFILES = os.path.join(TARGET, "hot-text-profiles.json")
-PROJECTS = (("project", "benchshop"), ("project-ts", "shop"))
 # The benchmark projects' own crates: each generated server adds its own (build.rs).
 OWN_CRATES = ("benchshop", "shop", "bench_nodes")
 ORIGIN = "https://eu.shop.example.com"
-
-
-def build():
-    env = dict(os.environ, CARGO_TARGET_DIR=TARGET)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "svc"], cwd=REPO, check=True)
-    svc = os.path.join(REPO, "target", "release", "svc")
-    bins = []
-    for project, binary in PROJECTS:
-        generated = os.path.join(REPO, "bench", project, ".svc", "server")
-        subprocess.run([svc, "emit", os.path.join(REPO, "bench", project), "--out", generated], check=True,
-                       stderr=subprocess.DEVNULL)
-        subprocess.run(["cargo", "build", "--release", "-q", "--manifest-path", os.path.join(generated, "Cargo.toml")],
-                       env=env, check=True)
-        bins.append(os.path.join(TARGET, "release", binary))
-    return svc, bins
 
 
 def exchange(conn, method, path, expected, body=None, headers=None):
@@ -145,17 +131,11 @@ def profile(binary, store, key, work):
     out_dir = tempfile.mkdtemp(dir=work)
     # As `serve` runs by default: worker threads per core (their start-up is profiled too).
     env = {k: v for k, v in os.environ.items() if k not in ("TOKIO_WORKER_THREADS", "SVC_LOG")}
-    out = os.path.join(out_dir, "callgrind.out.%p")
-    proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
-                             binary, "serve", "--port", "0", "--store", store],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    proc, host, port = instructions.start([binary, "serve", "--port", "0", "--store", store], out_dir,
+                                          valgrind_args=["--demangle=no"], env=env)
     try:
-        line = proc.stdout.readline()
-        m = re.search(r"listening on http://([\d.]+):(\d+)", line)
-        if not m:
-            sys.exit(f"{binary} did not start under valgrind: {line!r}")
         subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
-        requests(m.group(1), int(m.group(2)), key)
+        requests(host, port, key)
         subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
     finally:
         proc.kill()
@@ -217,23 +197,23 @@ def script(startups, runs):
         "   run it again after a dependency update (`--check` says whether it is due).\n"
         "\n"
         "   The functions a generated server runs: those only its start-up runs, then those\n"
-        "   both start-up and requests run, then those only requests run (each by cost): the\n"
-        "   head of the `.text` section a\n"
-        "   generated server's build.rs gives the linker (INCLUDE) in release builds with\n"
-        "   rust-lld on x86_64 Linux. Why, and what it measures: svc's docs/performance.md,\n"
-        "   \"Hot text\". */\n"
+        "   both start-up and requests run, then those only requests run (each by cost). A\n"
+        "   generated server's build.rs INCLUDEs them at the head of its `.text` (release\n"
+        "   builds linked by rust-lld on x86_64 Linux). Why, and what it measures: svc's\n"
+        "   docs/performance.md, \"Hot text\"; when it applies: docs/codegen.md. */\n"
     )
     return header + "\n".join(lines) + "\n"
 
+
 def take_profiles():
     """[(start-up costs, request costs)] of each benchmark server, kept for --reuse."""
-    svc, bins = build()
+    svc, bins = typescript.build_servers()
     work = tempfile.mkdtemp(prefix="svc-hot-text-")
     try:
         store = os.path.join(work, "workspace.db")
         key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
                              check=True, capture_output=True, text=True).stdout.strip()
-        profiles = [profile(binary, store, key, work) for binary in bins]
+        profiles = [profile(binary, store, key, work) for binary in bins.values()]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     with open(PROFILES, "w") as f:
@@ -277,6 +257,7 @@ def check(names):
     print(f"{SCRIPT} places {len(placed)} of the {len(wanted)} functions the servers ran ({share:.1%})")
     if share < 0.95:
         sys.exit("out of date: run python3 bench/hot_text.py")
+
 
 if __name__ == "__main__":
     main()

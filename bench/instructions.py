@@ -34,12 +34,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load as loadbench  # noqa: E402  (bench/load.py: the build and the request body)
 
 
-def start(cmd, out_dir):
+def start(cmd, out_dir, valgrind_args=(), env=None):
     out = os.path.join(out_dir, "callgrind.out.%p")
     proc = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd,
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *valgrind_args] + cmd,
         # The generated server as `serve` runs by default (its default log level included).
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={k: v for k, v in os.environ.items() if k != "SVC_LOG"},
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=env if env is not None else {k: v for k, v in os.environ.items() if k != "SVC_LOG"},
     )
     line = proc.stdout.readline()
     m = re.search(r"listening on http://([\d.]+):(\d+)", line)

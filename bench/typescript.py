@@ -46,7 +46,8 @@ def sh(*args, **kw):
     return subprocess.run(args, check=True, **kw)
 
 
-def build():
+def build_servers():
+    """svc, and the release binaries of both benchmark projects: {side: path}."""
     env = dict(os.environ, CARGO_TARGET_DIR=TARGET)
     sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
     svc = os.path.join(REPO, "target", "release", "svc")
@@ -57,6 +58,11 @@ def build():
         sh(svc, "emit", project, "--out", generated, stderr=subprocess.DEVNULL)
         sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(generated, "Cargo.toml"), env=env)
         bins[side] = os.path.join(TARGET, "release", binary)
+    return svc, bins
+
+
+def build():
+    svc, bins = build_servers()
     # Express runs the shop-ts nodes as tsc compiles them (.svc/tsc), with @svc/sdk
     # from the project's node_modules.
     sh(svc, "check", SHOP_TS, stderr=subprocess.DEVNULL)

@@ -1,13 +1,14 @@
-//! Hot text (docs/codegen.md): a generated crate's build.rs, run as cargo runs it for a
-//! release build on x86_64 Linux, hands the linker a script that the toolchain in use
-//! accepts, and that puts the listed functions and the crate's own ahead of the rest of
-//! `.text`.
+//! Hot text (docs/codegen.md): svc-runtime's build script and a generated crate's, run as
+//! cargo runs them for a release build on x86_64 Linux, hand the linker a script that the
+//! toolchain in use accepts, and that puts the listed functions and the crate's own ahead
+//! of the rest of `.text`.
 //!
-//! The build script is snapshots/hello's, compiled and run by hand with the environment
-//! cargo gives build scripts; the program it links is a small one compiled as a crate
-//! named `hello`, so that the script's own-crate pattern applies to it. Where hot text
-//! does not apply (another target, a configured linker), the build script passes nothing,
-//! which the last test checks.
+//! The build scripts are runtime/server's and snapshots/hello's, compiled and run by hand
+//! with the environment cargo gives build scripts (the first one's `hot_text` metadata
+//! becomes the second one's `DEP_SVC_RUNTIME_HOT_TEXT`); the program linked is a small
+//! one compiled as a crate named `hello`, so that the own-crate pattern applies to it.
+//! Where hot text does not apply (another target, a configured linker), nothing is
+//! passed, which the last test checks.
 
 #![cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
 
@@ -33,38 +34,64 @@ fn run(command: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Compiles snapshots/hello/build.rs into `dir`.
-fn build_script(dir: &Path) -> PathBuf {
-    let exe = dir.join("build-script");
-    run(Command::new(rustc())
-        .args(["--edition", "2024", "-o"])
-        .arg(&exe)
-        .arg(repo().join("snapshots/hello/build.rs")));
-    exe
+/// The two build scripts, runtime/server's and snapshots/hello's, compiled into `dir`.
+struct BuildScripts {
+    runtime: PathBuf,
+    server: PathBuf,
 }
 
-/// Runs the build script with cargo's environment for a release build on x86_64 Linux,
-/// plus `extra`; returns the linker arguments it passed.
-fn link_args(script: &Path, out_dir: &Path, extra: &[(&str, &str)]) -> Vec<String> {
-    let hot_text = repo().join("runtime/server/link/hot-text.ld");
-    let mut command = Command::new(script);
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RUSTC", rustc())
-        .env("OUT_DIR", out_dir)
-        .env("PROFILE", "release")
-        .env("CARGO_CFG_TARGET_OS", "linux")
-        .env("CARGO_CFG_TARGET_ARCH", "x86_64")
-        .env("CARGO_CFG_TARGET_ENV", "gnu")
-        .env("CARGO_ENCODED_RUSTFLAGS", "")
-        .env("DEP_SVC_RUNTIME_HOT_TEXT", &hot_text)
-        .envs(extra.iter().copied());
-    run(&mut command)
-        .lines()
-        .filter_map(|l| l.strip_prefix("cargo::rustc-link-arg-bins="))
+fn build_scripts(dir: &Path) -> BuildScripts {
+    let compile = |source: &str, name: &str| {
+        let exe = dir.join(name);
+        run(Command::new(rustc())
+            .args(["--edition", "2024", "-o"])
+            .arg(&exe)
+            .arg(repo().join(source)));
+        exe
+    };
+    BuildScripts {
+        runtime: compile("runtime/server/build.rs", "runtime-build-script"),
+        server: compile("snapshots/hello/build.rs", "server-build-script"),
+    }
+}
+
+/// What a build script printed after `prefix`, line by line.
+fn printed(out: &str, prefix: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
         .map(str::to_owned)
         .collect()
+}
+
+/// Runs both build scripts with cargo's environment for a release build on x86_64 Linux,
+/// plus `extra`; returns the linker arguments the server's passed.
+fn link_args(scripts: &BuildScripts, out_dir: &Path, extra: &[(&str, &str)]) -> Vec<String> {
+    let cargo_env = |script: &Path| {
+        let mut command = Command::new(script);
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("RUSTC", rustc())
+            .env("OUT_DIR", out_dir)
+            .env("PROFILE", "release")
+            .env("CARGO_CFG_TARGET_OS", "linux")
+            .env("CARGO_CFG_TARGET_ARCH", "x86_64")
+            .env("CARGO_CFG_TARGET_ENV", "gnu")
+            .env("CARGO_ENCODED_RUSTFLAGS", "")
+            .envs(extra.iter().copied());
+        command
+    };
+    let runtime_dir = repo().join("runtime/server");
+    let metadata = printed(
+        &run(cargo_env(&scripts.runtime).env("CARGO_MANIFEST_DIR", &runtime_dir)),
+        "cargo::metadata=hot_text=",
+    );
+    let mut server = cargo_env(&scripts.server);
+    if let Some(hot_text) = metadata.first() {
+        assert_eq!(Path::new(hot_text), runtime_dir.join("link/hot-text.ld"));
+        server.env("DEP_SVC_RUNTIME_HOT_TEXT", hot_text);
+    }
+    printed(&run(&mut server), "cargo::rustc-link-arg-bins=")
 }
 
 fn rustc_minor() -> u32 {
@@ -97,12 +124,12 @@ fn address(symbols: &str, part: &str) -> u64 {
 #[test]
 fn the_linker_takes_the_script_and_puts_the_listed_and_own_functions_first() {
     if rustc_minor() < 90 {
-        // Before Rust 1.90 the default linker is the system's, not rust-lld, and the build
-        // script rightly passes nothing (the last test).
+        // Before Rust 1.90 the default linker is the system's, not rust-lld, and nothing
+        // is rightly passed (the last test).
         return;
     }
     let dir = svc_testkit::TempDir::new("hot-text");
-    let args = link_args(&build_script(dir.path()), dir.path(), &[]);
+    let args = link_args(&build_scripts(dir.path()), dir.path(), &[]);
     assert_eq!(args.len(), 1, "{args:?}");
     let script = std::fs::read_to_string(args[0].strip_prefix("-Wl,-T,").unwrap()).unwrap();
     assert!(
@@ -152,7 +179,7 @@ fn the_linker_takes_the_script_and_puts_the_listed_and_own_functions_first() {
 #[test]
 fn nothing_is_passed_for_a_debug_build_another_linker_or_when_turned_off() {
     let dir = svc_testkit::TempDir::new("hot-text-off");
-    let script = build_script(dir.path());
+    let scripts = build_scripts(dir.path());
     let cases: &[&[(&str, &str)]] = &[
         &[("PROFILE", "debug")],
         &[("SVC_HOT_TEXT", "off")],
@@ -161,6 +188,10 @@ fn nothing_is_passed_for_a_debug_build_another_linker_or_when_turned_off() {
         &[("CARGO_CFG_TARGET_ARCH", "aarch64")],
     ];
     for extra in cases {
-        assert_eq!(link_args(&script, dir.path(), extra), Vec::<String>::new(), "{extra:?}");
+        assert_eq!(
+            link_args(&scripts, dir.path(), extra),
+            Vec::<String>::new(),
+            "{extra:?}"
+        );
     }
 }

@@ -7,67 +7,25 @@
 //! around each page a process touches, so a server whose code is gathered keeps a
 //! fraction of its binary resident, and its requests touch fewer pages.
 //!
-//! Only where the linker is known to merge the script into the one `.text` (rust-lld,
-//! the default on x86_64 Linux since Rust 1.90) and nothing else was asked for (a linker
-//! or linker flags of your own). `SVC_HOT_TEXT=off` builds without it.
-
-use std::env::var;
+//! svc-runtime's build script hands the list on only where the linker is known to merge
+//! it into the one `.text` (rust-lld, the default on x86_64 Linux since Rust 1.90) and
+//! nothing else was asked for (a linker or linker flags of your own, `SVC_HOT_TEXT=off`).
 
 /// This crate's functions, by their legacy-mangled prefix (`_ZN`, the length of the
 /// crate's name, its name), in whichever `.text.` section LLVM puts each.
 const OWN_TEXT: &str = "*(.text.*_ZN4shop*)";
 
 fn main() {
-    println!("cargo::rerun-if-env-changed=SVC_HOT_TEXT");
-    let Ok(runtime_text) = var("DEP_SVC_RUNTIME_HOT_TEXT") else {
+    println!("cargo::rerun-if-changed=build.rs");
+    let Ok(runtime_text) = std::env::var("DEP_SVC_RUNTIME_HOT_TEXT") else {
         return;
     };
     println!("cargo::rerun-if-changed={runtime_text}");
-    if !rust_lld_links_a_release()
-        || var("SVC_HOT_TEXT").as_deref() == Ok("off")
-        || runtime_text.contains('"')
-    {
-        return;
-    }
     let script = format!(
         "SECTIONS {{\n  .text : {{\n    INCLUDE \"{runtime_text}\"\n    {OWN_TEXT}\n  }}\n}} INSERT BEFORE .init;\n"
     );
-    let path =
-        std::path::Path::new(&var("OUT_DIR").expect("cargo sets OUT_DIR")).join("hot-text.ld");
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let path = std::path::Path::new(&out_dir).join("hot-text.ld");
     std::fs::write(&path, script).expect("OUT_DIR is writable");
     println!("cargo::rustc-link-arg-bins=-Wl,-T,{}", path.display());
-}
-
-/// A release build for x86_64 Linux (glibc), by a rustc whose default linker is rust-lld,
-/// with no other linker or linker flavour configured.
-fn rust_lld_links_a_release() -> bool {
-    let is = |name: &str, value: &str| var(name).as_deref() == Ok(value);
-    let flags = var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let linker_flags = [
-        "fuse-ld",
-        "linker-flavor",
-        "linker-features",
-        "link-self-contained",
-        "linker=",
-    ];
-    is("PROFILE", "release")
-        && is("CARGO_CFG_TARGET_OS", "linux")
-        && is("CARGO_CFG_TARGET_ARCH", "x86_64")
-        && is("CARGO_CFG_TARGET_ENV", "gnu")
-        && var("RUSTC_LINKER").is_err()
-        && !linker_flags.iter().any(|f| flags.contains(f))
-        && rustc_minor().is_some_and(|minor| minor >= 90)
-}
-
-/// The minor version of the rustc cargo builds with (`rustc 1.95.0 (…)` gives 95).
-fn rustc_minor() -> Option<u32> {
-    let rustc = var("RUSTC").ok()?;
-    let out = std::process::Command::new(rustc).arg("-V").output().ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    text.split_whitespace()
-        .nth(1)?
-        .split('.')
-        .nth(1)?
-        .parse()
-        .ok()
 }

@@ -131,7 +131,7 @@ fn migrate(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Reads a row of `select_keys!("api_keys", "api_keys", …)`, by position.
+/// Reads a row of `select_keys!("api_keys", …)`, by position.
 fn key_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
     let mut hash = [0u8; 32];
     if let Ok(stored) = <&[u8; 32]>::try_from(r.get_ref(4)?.as_blob()?) {
