@@ -38,6 +38,8 @@ from load import REPO, TARGET, measure, rss_kb, start, wrk  # noqa: E402
 SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
 EXPRESS = os.path.join(REPO, "bench", "express")
 ORDERS = "/acme/shop/orders"
+# The TypeScript server with SVC_TYPESCRIPT=engine.
+ENGINE = "ts in the engine"
 # The same chain with only the small node (decide-status: three fields in, one out).
 STATUS = "/acme/shop/status"
 
@@ -96,6 +98,10 @@ def main():
         commands = {
             "rust nodes": ([bins["rust nodes"], "serve", "--port", "0", "--store", store], one_worker),
             "typescript nodes": ([bins["typescript nodes"], "serve", "--port", "0", "--store", store], one_worker),
+            # The same binary, its nodes run in QuickJS rather than as the Rust svc compiled
+            # them to (SVC_TYPESCRIPT=engine): what every node outside the subset costs.
+            ENGINE: ([bins["typescript nodes"], "serve", "--port", "0", "--store", store],
+                     dict(one_worker, SVC_TYPESCRIPT="engine")),
             "express 5": (["node", os.path.join(EXPRESS, "server.mjs"), "--port", "0"], dict(plain, BENCH_API_KEY=key)),
         }
         for side, (cmd, env) in commands.items():
@@ -104,7 +110,7 @@ def main():
         for side, (p, url) in procs.items():
             wrk(url + ORDERS, key, 201, 1, args.connections)  # warm-up (and a check of the answer's status)
         runs = {side: [] for side in procs}
-        status_runs = {side: [] for side in ("rust nodes", "typescript nodes")}
+        status_runs = {side: [] for side in ("rust nodes", "typescript nodes", ENGINE)}
         for _ in range(args.rounds):
             for side, (p, url) in procs.items():
                 runs[side].append(measure(p, url + ORDERS, key, 201, args.seconds, args.connections))
@@ -131,12 +137,14 @@ def main():
     for side in status_runs:
         print(f"{side:18}{status(side, 'rps'):10.0f}{status(side, 'p99_ms'):9.2f}"
               f"{status(side, 'cpu_us_per_request'):12.1f}")
-    small = status(ts, "cpu_us_per_request") - status(rust, "cpu_us_per_request")
-    both = med(ts, "cpu_us_per_request") - med(rust, "cpu_us_per_request")
-    print("\nCPU per TypeScript node call, over the same node in Rust (target <= 10 us for a few fields):")
-    print(f"  decide-status (3 fields in, 1 out):      {small:5.1f} us")
-    print(f"  price-order (an order in, a quote out):  {both - small:5.1f} us")
-    print(f"  mean of the orders route's two calls:    {both / 2:5.1f} us")
+    for label, side in (("compiled to Rust", ts), ("in the engine", ENGINE)):
+        small = status(side, "cpu_us_per_request") - status(rust, "cpu_us_per_request")
+        both = med(side, "cpu_us_per_request") - med(rust, "cpu_us_per_request")
+        print(f"\nCPU per TypeScript node call {label}, over the same node in Rust (target <= 10 us for a few fields):")
+        print(f"  decide-status (3 fields in, 1 out):      {small:5.1f} us")
+        print(f"  price-order (an order in, a quote out):  {both - small:5.1f} us")
+        print(f"  mean of the orders route's two calls:    {both / 2:5.1f} us")
+    print(f"throughput in the engine / rust nodes:  {med(ENGINE, 'rps') / med(rust, 'rps'):.2f}")
     print(f"throughput typescript / rust nodes:   {med(ts, 'rps') / med(rust, 'rps'):.2f}   (target >= 0.6)")
     print(f"throughput typescript / express 5:    {med(ts, 'rps') / med(node, 'rps'):.2f}   (target >= 5)")
     print(f"idle RSS typescript / rust nodes:     {idle[ts] / idle[rust]:.2f}")
@@ -156,19 +164,26 @@ def count_instructions(svc, bins, requests=2000):
         key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
                              check=True, capture_output=True, text=True).stdout.strip()
         os.environ["TOKIO_WORKER_THREADS"] = "1"
-        counts = {(side, path): instructions.instructions_per_request(
-                      [binary, "serve", "--port", "0", "--store", store], path, key, expected, requests, work)
-                  for side, binary in bins.items() for path, expected in ((ORDERS, 201), (STATUS, 200))}
+        sides = dict(bins, **{ENGINE: bins["typescript nodes"]})
+        counts = {}
+        for side, binary in sides.items():
+            if side == ENGINE:
+                os.environ["SVC_TYPESCRIPT"] = "engine"
+            for path, expected in ((ORDERS, 201), (STATUS, 200)):
+                counts[side, path] = instructions.instructions_per_request(
+                    [binary, "serve", "--port", "0", "--store", store], path, key, expected, requests, work)
+            os.environ.pop("SVC_TYPESCRIPT", None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n== Instructions per request (callgrind, {requests} keep-alive requests)")
     print(f"{'':18}{'orders':>10}{'status':>10}")
-    for side in bins:
+    for side in sides:
         print(f"{side:18}{counts[side, ORDERS]:10.0f}{counts[side, STATUS]:10.0f}")
-    extra = lambda path: counts["typescript nodes", path] - counts["rust nodes", path]  # noqa: E731
-    print("per TypeScript node call, over the same node in Rust:")
-    print(f"  decide-status  {extra(STATUS):8.0f} instructions")
-    print(f"  price-order    {extra(ORDERS) - extra(STATUS):8.0f} instructions")
+    for side in ("typescript nodes", ENGINE):
+        extra = lambda path: counts[side, path] - counts["rust nodes", path]  # noqa: E731
+        print(f"per TypeScript node call ({side}), over the same node in Rust:")
+        print(f"  decide-status  {extra(STATUS):8.0f} instructions")
+        print(f"  price-order    {extra(ORDERS) - extra(STATUS):8.0f} instructions")
 
 
 if __name__ == "__main__":

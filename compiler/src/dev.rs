@@ -130,7 +130,9 @@ impl Server {
 /// loads the bundle from disk ([`BUNDLE_ENV`]), and the next Rust build embeds it.
 fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
     let crate_dir = crate::cli::emit::default_out(dir);
-    let report = match crate::cli::emit::emit_project(dir, &crate_dir, true) {
+    // TypeScript nodes all run in the engine here, so that a TypeScript change reloads the
+    // bundle and does not rebuild the Rust.
+    let report = match crate::cli::emit::emit_project_as(dir, &crate_dir, true, false) {
         Ok(Some(report)) => report,
         Ok(None) => return None,
         Err(e) => {

@@ -42,6 +42,9 @@ pub struct ProjectIr {
     pub nodes: Vec<UsedNode>,
     /// The project's TypeScript, compiled: present when a route uses a TypeScript node.
     pub scripts: Option<crate::check::scripts::CompiledScripts>,
+    /// Whether TypeScript nodes whose `run` compiled to Rust run that (true but in
+    /// `svc dev`, which reloads TypeScript without rebuilding the Rust).
+    pub compile_typescript: bool,
 }
 
 pub struct NodeCrateIr {
@@ -423,6 +426,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
             .then(|| checked.scripts.clone())
             .flatten(),
         nodes: used.into_values().collect(),
+        compile_typescript: true,
     }
 }
 

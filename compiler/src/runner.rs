@@ -72,7 +72,8 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
                     code: info.code.clone(),
                     manifest: info.manifest.clone(),
                 };
-                script_nodes.push(crate::emit::script_node(&node, module));
+                // In the engine, as in `svc dev`: a change to the TypeScript needs no Rust rebuild.
+                script_nodes.push(crate::emit::script_node(&node, module, None));
                 let alias = crate::emit::route::node_alias(&node.key);
                 quote!(::svc_runtime::node_runner::entry::<nodes::#alias::Node>())
             }

@@ -18,6 +18,7 @@ pub mod config;
 pub mod contract;
 pub mod literal;
 pub mod module;
+pub mod native;
 pub mod node;
 pub mod nodes;
 pub mod pin;

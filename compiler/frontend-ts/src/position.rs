@@ -21,6 +21,11 @@ impl<'t> LineIndex<'t> {
         }
     }
 
+    /// The file the lines are of.
+    pub fn file(&self) -> FileId {
+        self.file
+    }
+
     /// The svc span of an oxc span: its start, and its length in characters when it
     /// stays on one line.
     pub fn span(&self, span: OxcSpan) -> Span {

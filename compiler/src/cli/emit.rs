@@ -39,6 +39,17 @@ fn placement(dir: &Path, out: &Path) -> Placement {
 /// Checks, lowers and emits; prints diagnostics. Returns the output directory, or `None`
 /// when the project has errors.
 pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
+    emit_project_as(dir, out, quiet, true)
+}
+
+/// [`emit_project`], with TypeScript nodes compiled to Rust (`compile_typescript`) or all
+/// left to the engine (`svc dev`).
+pub fn emit_project_as(
+    dir: &Path,
+    out: &Path,
+    quiet: bool,
+    compile_typescript: bool,
+) -> Result<Option<crate::emit::WriteReport>, String> {
     let mut diags = Diagnostics::new();
     let project = Project::load(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
@@ -46,7 +57,7 @@ pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate:
     if checked.has_errors {
         return Ok(None);
     }
-    write_checked(dir, out, &checked, quiet).map(Some)
+    write_checked(dir, out, &checked, quiet, compile_typescript).map(Some)
 }
 
 /// Lowers, emits and writes a project checked without errors.
@@ -55,10 +66,12 @@ pub fn write_checked(
     out: &Path,
     checked: &check::Checked,
     quiet: bool,
+    compile_typescript: bool,
 ) -> Result<crate::emit::WriteReport, String> {
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
-    let ir = crate::lower::lower(checked);
+    let mut ir = crate::lower::lower(checked);
+    ir.compile_typescript = compile_typescript;
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;
     let mut report = crate::emit::write_crate(dir, out, placement, &files)

@@ -60,7 +60,7 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
 
     // One build for every file.
     let crate_dir = crate::cli::emit::default_out(dir);
-    let name = match crate::cli::emit::write_checked(dir, &crate_dir, &checked, true) {
+    let name = match crate::cli::emit::write_checked(dir, &crate_dir, &checked, true, true) {
         Ok(report) => report.project,
         Err(e) => {
             eprintln!("error: {e}");

@@ -18,6 +18,11 @@ pub fn repo() -> PathBuf {
 /// them equal), built as a user builds it: a member of the example's `.svc/` workspace,
 /// in the shared `target/`.
 pub fn binary(example: &str) -> PathBuf {
+    project_binary(example, &repo().join("examples").join(example))
+}
+
+/// Builds the project at `dir` with `svc build` once per test run, as `name`.
+pub fn project_binary(example: &str, dir: &Path) -> PathBuf {
     static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
     let built = BUILT.get_or_init(|| Mutex::new(BTreeMap::new()));
     let mut built = built.lock().unwrap_or_else(|e| e.into_inner());
@@ -28,7 +33,7 @@ pub fn binary(example: &str) -> PathBuf {
     let bin = target.join("e2e-bin").join(example);
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
         .arg("build")
-        .arg(repo().join("examples").join(example))
+        .arg(dir)
         .arg("-o")
         .arg(&bin)
         .env("CARGO_TARGET_DIR", &target)
@@ -104,7 +109,18 @@ fn default_key(dir: &Path) -> SecretsKey {
 
 /// Starts `example` with a fresh store prepared by `setup`.
 pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -> T) -> (Server, T) {
-    let bin = binary(example);
+    start_binary(example, &binary(example), extra_args, &[], setup)
+}
+
+/// Starts the server `bin` (named `example`) with `env` and a fresh store prepared by
+/// `setup`.
+pub fn start_binary<T>(
+    example: &str,
+    bin: &Path,
+    extra_args: &[&str],
+    env: &[(&str, &str)],
+    setup: impl FnOnce(&Setup) -> T,
+) -> (Server, T) {
     let dir = scratch(example);
     let store_path = dir.join("workspace.db");
     let value = {
@@ -114,11 +130,12 @@ pub fn start<T>(example: &str, extra_args: &[&str], setup: impl FnOnce(&Setup) -
             secrets_key: default_key(&dir),
         })
     };
-    let mut child = Command::new(&bin)
+    let mut child = Command::new(bin)
         .args(["serve", "--port", "0", "--store"])
         .arg(&store_path)
         .args(extra_args)
         .env("SVC_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

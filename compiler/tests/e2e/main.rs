@@ -8,4 +8,5 @@ mod deploy;
 mod harness;
 mod hello;
 mod hooks;
+mod native;
 mod shop;

@@ -39,6 +39,7 @@ pub mod assets;
 pub mod context;
 pub mod failure;
 pub mod fetch;
+mod js;
 pub mod node;
 mod only_maps;
 pub mod pin;
@@ -75,6 +76,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::failure::NodeAbort;
+    /// JavaScript's semantics for TypeScript nodes compiled to Rust.
+    pub mod js {
+        pub use crate::js::*;
+    }
     pub use crate::only_maps::OnlyMaps;
     pub use serde;
     pub use serde_json;

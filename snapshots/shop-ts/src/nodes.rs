@@ -2,7 +2,7 @@
 
  Each Rust node is checked here against what `svc` read from its source: if a node changed
  without `svc emit` running again, the build stops at this file.*/
-/// `shop.decide-status`, written in TypeScript: `src/nodes/decide-status.ts`.
+/// `shop.decide-status`, written in TypeScript: `src/nodes/decide-status.ts`, compiled to Rust (`native`).
 #[allow(dead_code, clippy::all)]
 pub mod shop_decide_status {
     /// The stable key of this node.
@@ -43,6 +43,41 @@ pub mod shop_decide_status {
     ::svc_sdk::__object_serde!(Outputs, ::svc_sdk::__private::serde);
     /// The module of the bundle whose default export is this node.
     pub const MODULE: &str = "src/nodes/decide-status.ts";
+    /// `run`, compiled from TypeScript to Rust. It answers as the engine would, or
+    /// stops with `Exit::Deopt` where only the engine decides, before any effect.
+    pub(super) mod native {
+        #![allow(
+            unused_mut,
+            unused_variables,
+            unused_parens,
+            unreachable_code,
+            dead_code,
+            non_snake_case,
+            clippy::all
+        )]
+        use ::svc_sdk::__private::js;
+        pub(super) fn run(
+            ctx: &::svc_sdk::RunContext<super::Inputs>,
+            logs: &mut ::std::vec::Vec<::std::string::String>,
+        ) -> js::Flow<super::Outputs> {
+            let l_inEur: f64 = (ctx.inputs.total
+                * match (ctx.inputs.currency).value() {
+                    "EUR" => 1f64,
+                    "USD" => 0.92f64,
+                    "GBP" => 1.17f64,
+                    _ => return js::deopt(),
+                });
+            let l_status: &'static str = (if (l_inEur > ctx.inputs.review_above) {
+                "needs-review"
+            } else {
+                "accepted"
+            });
+            return ::core::result::Result::Ok(super::Outputs {
+                status: js::enum_value(l_status, crate::assets::QuoteStatus::from_value)?,
+            });
+            js::deopt()
+        }
+    }
     /// The node: its `run` is the module's, in the engine of `crate::scripts`.
     #[derive(
         ::core::fmt::Debug,
@@ -66,11 +101,33 @@ pub mod shop_decide_status {
         ) -> impl ::core::future::Future<
             Output = ::svc_sdk::NodeResult<Outputs>,
         > + ::core::marker::Send {
-            crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx)
+            async move {
+                if ::svc_sdk::__private::js::engine_only() {
+                    return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
+                }
+                let mut logs = ::std::vec::Vec::new();
+                let answer = match native::run(ctx, &mut logs) {
+                    ::core::result::Result::Ok(outputs) => {
+                        ::core::result::Result::Ok(outputs)
+                    }
+                    ::core::result::Result::Err(
+                        ::svc_sdk::__private::js::Exit::Fail(failure),
+                    ) => ::core::result::Result::Err(failure),
+                    ::core::result::Result::Err(
+                        ::svc_sdk::__private::js::Exit::Deopt,
+                    ) => {
+                        return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
+                    }
+                };
+                for line in logs {
+                    ctx.log(line);
+                }
+                answer
+            }
         }
     }
 }
-/// `shop.price-order`, written in TypeScript: `src/nodes/price-order.ts`.
+/// `shop.price-order`, written in TypeScript: `src/nodes/price-order.ts`, compiled to Rust (`native`).
 #[allow(dead_code, clippy::all)]
 pub mod shop_price_order {
     /// The stable key of this node.
@@ -111,6 +168,187 @@ pub mod shop_price_order {
     ::svc_sdk::__object_serde!(Outputs, ::svc_sdk::__private::serde);
     /// The module of the bundle whose default export is this node.
     pub const MODULE: &str = "src/nodes/price-order.ts";
+    /// `run`, compiled from TypeScript to Rust. It answers as the engine would, or
+    /// stops with `Exit::Deopt` where only the engine decides, before any effect.
+    pub(super) mod native {
+        #![allow(
+            unused_mut,
+            unused_variables,
+            unused_parens,
+            unreachable_code,
+            dead_code,
+            non_snake_case,
+            clippy::all
+        )]
+        use ::svc_sdk::__private::js;
+        #[derive(::core::clone::Clone)]
+        struct Record0 {
+            f_sku: ::std::string::String,
+            f_quantity: f64,
+            f_lineTotal: f64,
+        }
+        fn h0_round2(l_x: f64) -> js::Flow<f64> {
+            return ::core::result::Result::Ok((js::round((l_x * 100f64)) / 100f64));
+            js::deopt()
+        }
+        pub(super) fn run(
+            ctx: &::svc_sdk::RunContext<super::Inputs>,
+            logs: &mut ::std::vec::Vec<::std::string::String>,
+        ) -> js::Flow<super::Outputs> {
+            let l_order = &ctx.inputs.order;
+            let l_max_lines: f64 = ctx.inputs.max_lines;
+            if ((((*l_order).lines).len() as f64) == 0f64) {
+                return js::fail(
+                    ::std::string::String::from("the order has no lines"),
+                    ::core::option::Option::Some(
+                        ::std::string::String::from("EMPTY_ORDER"),
+                    ),
+                );
+            }
+            if ((((*l_order).lines).len() as f64) > l_max_lines) {
+                return js::fail(
+                    {
+                        let mut s = ::std::string::String::new();
+                        s.push_str("the order has more than ");
+                        js::push_number(&mut s, l_max_lines);
+                        s.push_str(" lines");
+                        s
+                    },
+                    ::core::option::Option::Some(
+                        ::std::string::String::from("TOO_MANY_LINES"),
+                    ),
+                );
+            }
+            let l_lines: ::std::vec::Vec<Record0> = {
+                let mut f = |l_line: &crate::assets::OrderLine| -> js::Flow<Record0> {
+                    if (((*l_line).quantity <= 0f64)
+                        || (!js::is_integer((*l_line).quantity)))
+                    {
+                        return js::fail(
+                            {
+                                let mut s = ::std::string::String::new();
+                                s.push_str("line `");
+                                s.push_str(((*l_line).sku).as_str());
+                                s.push_str("` has an invalid quantity");
+                                s
+                            },
+                            ::core::option::Option::Some(
+                                ::std::string::String::from("INVALID_QUANTITY"),
+                            ),
+                        );
+                    }
+                    if ((*l_line).unit_price < 0f64) {
+                        return js::fail(
+                            {
+                                let mut s = ::std::string::String::new();
+                                s.push_str("line `");
+                                s.push_str(((*l_line).sku).as_str());
+                                s.push_str("` has a negative price");
+                                s
+                            },
+                            ::core::option::Option::Some(
+                                ::std::string::String::from("INVALID_PRICE"),
+                            ),
+                        );
+                    }
+                    return ::core::result::Result::Ok(Record0 {
+                        f_sku: ((*l_line).sku).clone(),
+                        f_quantity: (*l_line).quantity,
+                        f_lineTotal: h0_round2(
+                            ((*l_line).quantity * (*l_line).unit_price),
+                        )?,
+                    });
+                    js::deopt()
+                };
+                ((*l_order).lines)
+                    .iter()
+                    .map(|x| f(x))
+                    .collect::<js::Flow<::std::vec::Vec<Record0>>>()?
+            };
+            let l_subtotal: f64 = h0_round2({
+                let mut f = |l_sum: f64, l_l: &Record0| -> js::Flow<f64> {
+                    return ::core::result::Result::Ok((l_sum + (*l_l).f_lineTotal));
+                    js::deopt()
+                };
+                (l_lines).iter().try_fold(0f64, |acc, x| f(acc, x))?
+            })?;
+            let mut l_rate: f64 = 0f64;
+            if ((!((*l_order).coupon_code).is_none()) && (!false)) {
+                let l_code: ::std::string::String = js::to_upper_case(
+                    ((*match &(*l_order).coupon_code {
+                        ::core::option::Option::Some(v) => v,
+                        ::core::option::Option::None => return js::deopt(),
+                    }))
+                        .as_str(),
+                )?;
+                if (!js::has_key(&["WELCOME10", "VIP25"], (l_code).as_str())) {
+                    return js::fail(
+                        {
+                            let mut s = ::std::string::String::new();
+                            s.push_str("unknown coupon `");
+                            s.push_str(
+                                ((*match &(*l_order).coupon_code {
+                                    ::core::option::Option::Some(v) => v,
+                                    ::core::option::Option::None => return js::deopt(),
+                                }))
+                                    .as_str(),
+                            );
+                            s.push_str("`");
+                            s
+                        },
+                        ::core::option::Option::Some(
+                            ::std::string::String::from("UNKNOWN_COUPON"),
+                        ),
+                    );
+                }
+                l_rate = match (l_code).as_str() {
+                    "WELCOME10" => 0.1f64,
+                    "VIP25" => 0.25f64,
+                    _ => return js::deopt(),
+                };
+            }
+            let l_discount: f64 = h0_round2((l_subtotal * l_rate))?;
+            if ctx.keeps_logs() {
+                logs.push({
+                    let mut s = ::std::string::String::new();
+                    s.push_str("priced ");
+                    js::push_number(&mut s, ((l_lines).len() as f64));
+                    s.push_str(" lines for ");
+                    s.push_str(((*l_order).currency).value());
+                    s.push_str(": ");
+                    js::push_number(&mut s, l_subtotal);
+                    s.push_str(" - ");
+                    js::push_number(&mut s, l_discount);
+                    s
+                });
+            }
+            return ::core::result::Result::Ok(super::Outputs {
+                quote: crate::assets::Quote {
+                    currency: (*l_order).currency,
+                    lines: (l_lines)
+                        .iter()
+                        .map(|x| -> js::Flow<crate::assets::PricedLine> {
+                            ::core::result::Result::Ok({
+                                let r = &(*x);
+                                crate::assets::PricedLine {
+                                    sku: (r.f_sku).clone(),
+                                    quantity: js::finite(r.f_quantity)?,
+                                    line_total: js::finite(r.f_lineTotal)?,
+                                }
+                            })
+                        })
+                        .collect::<
+                            js::Flow<::std::vec::Vec<crate::assets::PricedLine>>,
+                        >()?,
+                    subtotal: js::finite(l_subtotal)?,
+                    discount: js::finite(l_discount)?,
+                    total: js::finite(h0_round2((l_subtotal - l_discount))?)?,
+                },
+                line_count: js::finite(((l_lines).len() as f64))?,
+            });
+            js::deopt()
+        }
+    }
     /// The node: its `run` is the module's, in the engine of `crate::scripts`.
     #[derive(
         ::core::fmt::Debug,
@@ -134,7 +372,29 @@ pub mod shop_price_order {
         ) -> impl ::core::future::Future<
             Output = ::svc_sdk::NodeResult<Outputs>,
         > + ::core::marker::Send {
-            crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx)
+            async move {
+                if ::svc_sdk::__private::js::engine_only() {
+                    return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
+                }
+                let mut logs = ::std::vec::Vec::new();
+                let answer = match native::run(ctx, &mut logs) {
+                    ::core::result::Result::Ok(outputs) => {
+                        ::core::result::Result::Ok(outputs)
+                    }
+                    ::core::result::Result::Err(
+                        ::svc_sdk::__private::js::Exit::Fail(failure),
+                    ) => ::core::result::Result::Err(failure),
+                    ::core::result::Result::Err(
+                        ::svc_sdk::__private::js::Exit::Deopt,
+                    ) => {
+                        return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
+                    }
+                };
+                for line in logs {
+                    ctx.log(line);
+                }
+                answer
+            }
         }
     }
 }
