@@ -71,7 +71,10 @@ pub fn write_checked(
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
     let mut ir = crate::lower::lower(checked);
-    ir.compile_typescript = compile_typescript;
+    // `SVC_TYPESCRIPT=engine` at build time leaves every TypeScript node to the engine,
+    // as it does at run time.
+    let engine_only = std::env::var("SVC_TYPESCRIPT").is_ok_and(|v| v == "engine");
+    ir.compile_typescript = compile_typescript && !engine_only;
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;
     let mut report = crate::emit::write_crate(dir, out, placement, &files)
