@@ -439,27 +439,7 @@ pub(crate) fn script_node(
                 n.key
             ),
             Some(compiled),
-            quote! {
-                async move {
-                    if ::svc_sdk::__private::js::engine_only() {
-                        return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                    }
-                    let mut logs = ::std::vec::Vec::new();
-                    let answer = match native::run(ctx, &mut logs) {
-                        ::core::result::Result::Ok(outputs) => ::core::result::Result::Ok(outputs),
-                        ::core::result::Result::Err(::svc_sdk::__private::js::Exit::Fail(failure)) => ::core::result::Result::Err(failure),
-                        // Where only the engine decides: the call again, from the start
-                        // (the lines logged so far are dropped: the engine logs them again).
-                        ::core::result::Result::Err(::svc_sdk::__private::js::Exit::Deopt) => {
-                            return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                        }
-                    };
-                    for line in logs {
-                        ctx.log(line);
-                    }
-                    answer
-                }
-            },
+            quote!(crate::scripts::ENGINE.run_compiled(NODE_KEY, MODULE, ctx, native::run)),
         ),
         other => {
             let why = match other {

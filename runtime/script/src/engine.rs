@@ -29,6 +29,7 @@ use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use svc_sdk::__private::NodeAbort;
+use svc_sdk::__private::js;
 use svc_sdk::{Host, NodeFailure, RunContext};
 
 /// The limits of one call.
@@ -127,6 +128,35 @@ impl Engine {
             // keeps serving; `NodeAbort` carries the code and message it answers with.
             Err(Stop::Abort(abort)) => std::panic::resume_unwind(Box::new(abort)),
         }
+    }
+
+    /// Runs a node whose `run` svc compiled to Rust (`compiled`), and in the engine when
+    /// the compiled code leaves the call to it (`Exit::Deopt`: the call again, from the
+    /// start, its held-back log lines dropped) or when `SVC_TYPESCRIPT=engine` is set.
+    pub async fn run_compiled<I, O>(
+        &'static self,
+        node_key: &'static str,
+        module: &'static str,
+        ctx: &RunContext<I>,
+        compiled: fn(&RunContext<I>, &mut Vec<String>) -> js::Flow<O>,
+    ) -> svc_sdk::NodeResult<O>
+    where
+        I: Serialize,
+        O: DeserializeOwned,
+    {
+        if js::engine_only() {
+            return self.run(node_key, module, ctx).await;
+        }
+        let mut logs = Vec::new();
+        let answer = match compiled(ctx, &mut logs) {
+            Ok(outputs) => Ok(outputs),
+            Err(js::Exit::Fail(failure)) => Err(failure),
+            Err(js::Exit::Deopt) => return self.run(node_key, module, ctx).await,
+        };
+        for line in logs {
+            ctx.log(line);
+        }
+        answer
     }
 
     fn call<I: Serialize, O: DeserializeOwned>(

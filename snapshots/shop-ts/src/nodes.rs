@@ -101,29 +101,7 @@ pub mod shop_decide_status {
         ) -> impl ::core::future::Future<
             Output = ::svc_sdk::NodeResult<Outputs>,
         > + ::core::marker::Send {
-            async move {
-                if ::svc_sdk::__private::js::engine_only() {
-                    return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                }
-                let mut logs = ::std::vec::Vec::new();
-                let answer = match native::run(ctx, &mut logs) {
-                    ::core::result::Result::Ok(outputs) => {
-                        ::core::result::Result::Ok(outputs)
-                    }
-                    ::core::result::Result::Err(
-                        ::svc_sdk::__private::js::Exit::Fail(failure),
-                    ) => ::core::result::Result::Err(failure),
-                    ::core::result::Result::Err(
-                        ::svc_sdk::__private::js::Exit::Deopt,
-                    ) => {
-                        return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                    }
-                };
-                for line in logs {
-                    ctx.log(line);
-                }
-                answer
-            }
+            crate::scripts::ENGINE.run_compiled(NODE_KEY, MODULE, ctx, native::run)
         }
     }
 }
@@ -372,29 +350,7 @@ pub mod shop_price_order {
         ) -> impl ::core::future::Future<
             Output = ::svc_sdk::NodeResult<Outputs>,
         > + ::core::marker::Send {
-            async move {
-                if ::svc_sdk::__private::js::engine_only() {
-                    return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                }
-                let mut logs = ::std::vec::Vec::new();
-                let answer = match native::run(ctx, &mut logs) {
-                    ::core::result::Result::Ok(outputs) => {
-                        ::core::result::Result::Ok(outputs)
-                    }
-                    ::core::result::Result::Err(
-                        ::svc_sdk::__private::js::Exit::Fail(failure),
-                    ) => ::core::result::Result::Err(failure),
-                    ::core::result::Result::Err(
-                        ::svc_sdk::__private::js::Exit::Deopt,
-                    ) => {
-                        return crate::scripts::ENGINE.run(NODE_KEY, MODULE, ctx).await;
-                    }
-                };
-                for line in logs {
-                    ctx.log(line);
-                }
-                answer
-            }
+            crate::scripts::ENGINE.run_compiled(NODE_KEY, MODULE, ctx, native::run)
         }
     }
 }

@@ -480,21 +480,13 @@ impl<'a> Translator<'a> {
                 _ => return Err(self.not(&**p, "this property")),
             }
         }
-        if let Some((name, _)) = given.iter().find(|(n, _)| !fields.iter().any(|f| f.wire == *n)) {
-            return Err(self.not(e, format!("`{name}`, which {what} do not have")));
-        }
-        let mut out = Vec::new();
-        for field in fields {
-            let f = &field.rust;
+        let names: Vec<&str> = given.iter().map(|(n, _)| n.as_str()).collect();
+        let out = self.struct_fields(fields, &names, what, e, |this, field| {
             match given.iter().find(|(n, _)| *n == field.wire) {
-                Some((_, value)) => {
-                    let v = self.convert_expr(value, &field.ty, field.optional)?;
-                    out.push(quote!(#f: #v));
-                }
-                None if field.optional => out.push(quote!(#f: ::core::option::Option::None)),
-                None => return Err(self.not(e, format!("{what} without `{}`", field.wire))),
+                Some((_, value)) => this.convert_expr(value, &field.ty, field.optional).map(Some),
+                None => Ok(None),
             }
-        }
+        })?;
         Ok(quote!(#ctor { #(#out),* }))
     }
 
@@ -511,30 +503,49 @@ impl<'a> Translator<'a> {
             return Err(self.not(e, format!("{} as {what}", v.ty.describe())));
         };
         let record = self.records[id].clone();
-        if let Some((name, _)) = record.iter().find(|(n, _)| !fields.iter().any(|f| f.wire == *n)) {
+        let names: Vec<&str> = record.iter().map(|(n, _)| n.as_str()).collect();
+        let inner = self.struct_fields(fields, &names, what, e, |this, field| {
+            let Some((name, ty)) = record.iter().find(|(n, _)| *n == field.wire) else {
+                return Ok(None);
+            };
+            let rf = format_ident!("f_{}", name);
+            let val = Val {
+                ty: ty.clone(),
+                code: quote!(r.#rf),
+                kind: Kind::Place,
+                path: None,
+            };
+            this.convert_val(val, &field.ty, field.optional, e).map(Some)
+        })?;
+        let code = &v.code;
+        Ok(quote!({ let r = &#code; #ctor { #(#inner),* } }))
+    }
+
+    /// `field: value` for each of `fields`, from what `given` names: `value_of` gives a
+    /// field's value, `None` when it is not given. A name that is not a field, or a
+    /// required field not given, is not compiled (the engine answers both with its
+    /// `node_output_invalid`).
+    fn struct_fields(
+        &mut self,
+        fields: &[Field],
+        given: &[&str],
+        what: &str,
+        e: &'a Expression<'a>,
+        mut value_of: impl FnMut(&mut Self, &Field) -> Result<Option<TokenStream>>,
+    ) -> Result<Vec<TokenStream>> {
+        if let Some(name) = given.iter().find(|n| !fields.iter().any(|f| f.wire == **n)) {
             return Err(self.not(e, format!("`{name}`, which {what} do not have")));
         }
-        let mut inner = Vec::new();
+        let mut out = Vec::new();
         for field in fields {
             let f = &field.rust;
-            match record.iter().find(|(n, _)| *n == field.wire) {
-                Some((name, ty)) => {
-                    let rf = format_ident!("f_{}", name);
-                    let val = Val {
-                        ty: ty.clone(),
-                        code: quote!(r.#rf),
-                        kind: Kind::Place,
-                        path: None,
-                    };
-                    let c = self.convert_val(val, &field.ty, field.optional, e)?;
-                    inner.push(quote!(#f: #c));
-                }
-                None if field.optional => inner.push(quote!(#f: ::core::option::Option::None)),
+            match value_of(self, field)? {
+                Some(v) => out.push(quote!(#f: #v)),
+                None if field.optional => out.push(quote!(#f: ::core::option::Option::None)),
                 None => return Err(self.not(e, format!("{what} without `{}`", field.wire))),
             }
         }
-        let code = &v.code;
-        Ok(quote!({ let r = &#code; #ctor { #(#inner),* } }))
+        Ok(out)
     }
 
     /// `e` as a value of the pin or field type `t`.
