@@ -117,6 +117,36 @@ fn init_lang_ts_creates_a_typescript_project_whose_types_and_unit_tests_pass() {
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 
+/// `svc emit` compiles the node of `svc init --lang ts` to Rust; a node outside the
+/// subset stays in the engine, and both the generated crate and a note say why and where.
+#[test]
+fn emit_says_which_typescript_nodes_stay_in_the_engine() {
+    let dir = scratch("native-note").join("greeter");
+    let d = dir.to_str().unwrap();
+    assert_eq!(svc(&["init", d, "--lang", "ts"]).0, 0);
+    let nodes = || std::fs::read_to_string(dir.join(".svc/server/src/nodes.rs")).unwrap();
+    let (code, _, err) = svc(&["emit", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("note:"), "{err}");
+    assert!(nodes().contains("compiled to Rust (`native`)"), "{}", nodes());
+
+    let node = dir.join("src/nodes/greet.ts");
+    let text = std::fs::read_to_string(&node).unwrap().replace(
+        "    const name = ctx.inputs.name.trim();\n",
+        "    const name = ctx.inputs.name.trim();\n    for (const c of name) { if (c === \"!\") ctx.fail(\"no\"); }\n",
+    );
+    std::fs::write(&node, text).unwrap();
+    let (code, _, err) = svc(&["emit", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: TypeScript node `greeter.greet` runs in the engine: a `for` loop")
+            && err.contains("(src/nodes/greet.ts:16:5)"),
+        "{err}"
+    );
+    assert!(nodes().contains("Runs in the engine: a `for` loop"), "{}", nodes());
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
 #[test]
 fn init_creates_a_project_that_checks_and_never_overwrites() {
     let dir = scratch("init").join("My API");

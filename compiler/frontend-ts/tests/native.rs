@@ -139,7 +139,7 @@ fn what_is_not_compiled_says_what_and_where() {
     const r = await fetch("https://example.com");
     return { total: 1, label: "x", currency: "EUR" };
   },"#,
-        "this kind of expression",
+        "`await` is not compiled",
     );
     assert_eq!((not.span.file, not.span.line), (FileId(0), 10), "{not:?}");
     refused(
@@ -147,7 +147,7 @@ fn what_is_not_compiled_says_what_and_where() {
     for (const l of ctx.inputs.order.lines) {}
     return { total: 1, label: "x", currency: "EUR" };
   },"#,
-        "this kind of statement",
+        "a `for` loop",
     );
     refused(
         r#"run(ctx) { return { total: ctx.secret("K").length, label: "x", currency: "EUR" }; },"#,

@@ -119,7 +119,7 @@ impl<'a> Translator<'a> {
             }
             Expression::CallExpression(call) => self.call(call, e),
             Expression::ObjectExpression(_) => self.record(e),
-            _ => Err(self.not(e, "this kind of expression")),
+            other => Err(self.not(e, expression_kind(other))),
         }
     }
 
@@ -840,6 +840,30 @@ impl<'a> Translator<'a> {
 
     pub fn not(&self, node: &impl oxc_span::GetSpan, reason: impl Into<String>) -> NotNative {
         NotNative::new(self.span(node), format!("{} is not compiled to Rust", reason.into()))
+    }
+}
+
+/// What an expression outside the subset is, for the reason it is not compiled.
+fn expression_kind(e: &Expression) -> &'static str {
+    match e {
+        Expression::AwaitExpression(_) => "`await`",
+        Expression::NewExpression(_) => "`new`",
+        Expression::ArrayExpression(_) => "an array literal",
+        Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_) => {
+            "a function as a value (only as the callback of an array method)"
+        }
+        Expression::UpdateExpression(_) => "`++` or `--` (write `x += 1`)",
+        Expression::ChainExpression(_) => "optional chaining (`?.`)",
+        Expression::TaggedTemplateExpression(_) => "a tagged template",
+        Expression::RegExpLiteral(_) => "a regular expression",
+        Expression::BigIntLiteral(_) => "a BigInt",
+        Expression::ThisExpression(_) => "`this`",
+        Expression::SequenceExpression(_) => "the comma operator",
+        Expression::AssignmentExpression(_) => "an assignment inside an expression",
+        Expression::ClassExpression(_) => "a class",
+        Expression::YieldExpression(_) => "`yield`",
+        Expression::ImportExpression(_) => "`import()`",
+        _ => "this kind of expression",
     }
 }
 

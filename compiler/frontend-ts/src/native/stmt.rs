@@ -158,6 +158,15 @@ impl<'a> Translator<'a> {
                 }
                 _ => Err(self.not(&**s, "an expression statement that is not a call of `ctx`")),
             },
+            Statement::ForStatement(_) | Statement::ForOfStatement(_) | Statement::ForInStatement(_) => {
+                Err(self.not(s, "a `for` loop (use `map`, `filter`, `reduce`, `some` or `every`)"))
+            }
+            Statement::WhileStatement(_) | Statement::DoWhileStatement(_) => Err(self.not(s, "a `while` loop")),
+            Statement::TryStatement(_) => Err(self.not(s, "`try`")),
+            Statement::ThrowStatement(_) => Err(self.not(s, "`throw` (use `ctx.fail`)")),
+            Statement::SwitchStatement(_) => Err(self.not(s, "`switch`")),
+            Statement::FunctionDeclaration(_) => Err(self.not(s, "a function declared inside a function")),
+            Statement::ClassDeclaration(_) => Err(self.not(s, "a class")),
             _ => Err(self.not(s, "this kind of statement")),
         }
     }
