@@ -144,10 +144,10 @@ fn what_is_not_compiled_says_what_and_where() {
     assert_eq!((not.span.file, not.span.line), (FileId(0), 10), "{not:?}");
     refused(
         r#"run(ctx) {
-    for (const l of ctx.inputs.order.lines) {}
+    for (let i = 0; i < 3; i++) {}
     return { total: 1, label: "x", currency: "EUR" };
   },"#,
-        "a `for` loop",
+        "a `for` loop other than `for (const x of array)`",
     );
     refused(
         r#"run(ctx) { return { total: ctx.secret("K").length, label: "x", currency: "EUR" }; },"#,
@@ -180,8 +180,31 @@ fn work_stays_linear_in_the_input() {
     const n = o.lines.reduce((s, a) => s + o.lines.filter((b) => b.sku === a.sku).length, 0);
     return { total: n, label: "x", currency: "EUR" };
   },"#,
-        "not part of the callback's element",
+        "not part of its element",
     );
+    refused(
+        r#"run(ctx) {
+    let n = 0;
+    for (const a of ctx.inputs.order.lines) {
+      for (const b of ctx.inputs.order.lines) { n += 1; }
+    }
+    return { total: n, label: "x", currency: "EUR" };
+  },"#,
+        "not part of its element",
+    );
+    // A loop over what its element holds is linear.
+    compile(
+        r#"run(ctx) {
+    let n = 0;
+    for (const a of ctx.inputs.order.lines) {
+      if (a.quantity < 0) continue;
+      if (a.tags === undefined) break;
+      for (const t of a.tags) { n += t.length; }
+    }
+    return { total: n, label: "x", currency: "EUR" };
+  },"#,
+    )
+    .unwrap();
     // A string accumulator can double at each step.
     refused(
         r#"run(ctx) {

@@ -66,6 +66,7 @@ fn requests() -> Vec<(&'static str, Value)> {
         json!({ "items": [item("a", 10.0, "plain", None), item("b", 0.1, "fancy-one", Some(&["sale"]))] }),
         json!({ "items": [item("a", 150.0, "plain", Some(&[]))], "code": " save " }),
         json!({ "items": [item("a", 1.0, "plain", None)], "code": "half" }),
+        json!({ "items": [item("a", 1.0, "plain", Some(&["x", "stop", "yy"])), item("b", 2.0, "plain", Some(&["zz"]))] }),
         json!({ "items": [item("a", 1.0, "plain", None)], "code": "nope" }),
         json!({ "items": [item("a", 1.0, "plain", None)], "code": "constructor" }),
         json!({ "items": [item("a", 1.0, "plain", None)], "code": "ſave" }),

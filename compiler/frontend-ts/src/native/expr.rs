@@ -640,20 +640,7 @@ impl<'a> Translator<'a> {
             return Err(self.not(e, format!("`.{method}(…)` of {}", object.ty.describe())));
         };
         let element = (**element).clone();
-        // Iterating is linear in the input only if a callback iterates what its own
-        // element holds, not the whole of something again.
-        if let Some(root) = self.scope.callback_element() {
-            let rooted = object
-                .path
-                .as_ref()
-                .is_some_and(|p| p == root || p.starts_with(&format!("{root}.")));
-            if !rooted {
-                return Err(self.not(
-                    e,
-                    "iterating, inside a callback, an array that is not part of the callback's element",
-                ));
-            }
-        }
+        self.check_linear(&object, e)?;
         let array = &object.code;
         let callback = |this: &Self| -> Result<&'a ArrowFunctionExpression<'a>> {
             match args.first().map(|a| a.get_inner_expression()) {
@@ -720,6 +707,24 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// Inside a callback or a loop, iterating `array` must stay within its element:
+    /// iterating the whole of something again makes the work grow faster than the input.
+    pub fn check_linear(&self, array: &Val, e: &impl oxc_span::GetSpan) -> Result<()> {
+        if let Some(root) = self.scope.iteration_element() {
+            let rooted = array
+                .path
+                .as_ref()
+                .is_some_and(|p| p == root || p.starts_with(&format!("{root}.")));
+            if !rooted {
+                return Err(self.not(
+                    e,
+                    "iterating, inside a callback or a loop, an array that is not part of its element",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// An arrow function as a Rust closure returning `js::Flow<T>`, and `T`. Its
     /// parameters have types `params`; the one at `by_value` (a `reduce` accumulator) is
     /// taken by value, the others by reference (the array's elements).
@@ -746,9 +751,11 @@ impl<'a> Translator<'a> {
         }
         let element = names[by_value.map_or(0, |_| 1)].clone();
         self.scope.functions.push(super::scope::Function {
-            kind: FunctionKind::Callback { element },
+            kind: FunctionKind::Callback,
             returns: None,
         });
+        self.scope.elements.push(element);
+        let loops = std::mem::take(&mut self.scope.loops);
         self.scope.enter();
         let mut header = Vec::new();
         for (i, (name, ty)) in names.iter().zip(params).enumerate() {
@@ -773,6 +780,8 @@ impl<'a> Translator<'a> {
             (None, None) => Err(self.not(e, "this callback")),
         };
         self.scope.leave();
+        self.scope.elements.pop();
+        self.scope.loops = loops;
         let function = self.scope.functions.pop().expect("pushed above");
         let body = body?;
         let Some(returns) = function.returns else {

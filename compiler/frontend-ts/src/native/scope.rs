@@ -54,10 +54,8 @@ pub enum FunctionKind {
     Run,
     /// A module function the node calls.
     Helper,
-    /// A callback of an array method; `element` is its element parameter's name: the
-    /// only root an array method inside it may iterate (so that work stays linear in the
-    /// input).
-    Callback { element: String },
+    /// A callback of an array method.
+    Callback,
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +70,12 @@ pub struct Scope {
     blocks: Vec<Vec<Local>>,
     narrowed: Vec<Vec<String>>,
     pub functions: Vec<Function>,
+    /// The element names of the callbacks and `for … of` loops being translated,
+    /// innermost last: inside one, only what its element holds may be iterated, so
+    /// that work stays linear in the input.
+    pub elements: Vec<String>,
+    /// `for … of` loops open in the current function (`break` and `continue` need one).
+    pub loops: usize,
 }
 
 impl Scope {
@@ -124,12 +128,9 @@ impl Scope {
         self.functions.last_mut().expect("inside a function")
     }
 
-    /// The innermost callback's element parameter, when inside one.
-    pub fn callback_element(&self) -> Option<&str> {
-        self.functions.iter().rev().find_map(|f| match &f.kind {
-            FunctionKind::Callback { element } => Some(element.as_str()),
-            _ => None,
-        })
+    /// The innermost callback's or loop's element, when inside one.
+    pub fn iteration_element(&self) -> Option<&str> {
+        self.elements.last().map(String::as_str)
     }
 
     pub fn current_function(&self) -> usize {

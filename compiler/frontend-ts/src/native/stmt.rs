@@ -78,7 +78,8 @@ impl<'a> Translator<'a> {
                     Some(no) => quote!(if #test { #(#yes)* } else { #(#no)* }),
                     None => quote!(if #test { #(#yes)* }),
                 });
-                // `if (x === undefined) ctx.fail(…);`: past it, `x` is present.
+                // `if (x === undefined) ctx.fail(…);` (or `return`, `continue`, `break`):
+                // past it, `x` is present.
                 if i.alternate.is_none() && self.exits(&i.consequent) {
                     for path in absent {
                         self.scope.narrow(path);
@@ -158,8 +159,20 @@ impl<'a> Translator<'a> {
                 }
                 _ => Err(self.not(&**s, "an expression statement that is not a call of `ctx`")),
             },
+            Statement::ForOfStatement(f) if !f.r#await => {
+                out.push(self.for_of(f)?);
+                Ok(())
+            }
+            Statement::BreakStatement(b) if b.label.is_none() && self.scope.loops > 0 => {
+                out.push(quote!(break;));
+                Ok(())
+            }
+            Statement::ContinueStatement(c) if c.label.is_none() && self.scope.loops > 0 => {
+                out.push(quote!(continue;));
+                Ok(())
+            }
             Statement::ForStatement(_) | Statement::ForOfStatement(_) | Statement::ForInStatement(_) => {
-                Err(self.not(s, "a `for` loop (use `map`, `filter`, `reduce`, `some` or `every`)"))
+                Err(self.not(s, "a `for` loop other than `for (const x of array)`"))
             }
             Statement::WhileStatement(_) | Statement::DoWhileStatement(_) => Err(self.not(s, "a `while` loop")),
             Statement::TryStatement(_) => Err(self.not(s, "`try`")),
@@ -169,6 +182,56 @@ impl<'a> Translator<'a> {
             Statement::ClassDeclaration(_) => Err(self.not(s, "a class")),
             _ => Err(self.not(s, "this kind of statement")),
         }
+    }
+
+    /// `for (const x of array) { … }`: a Rust `for` over the array's elements, `x`
+    /// borrowed (or copied). The array is one the loop may iterate (see
+    /// `check_linear`), read through a place no assignment in the body can touch.
+    fn for_of(&mut self, f: &'a oxc_ast::ast::ForOfStatement<'a>) -> Result<TokenStream> {
+        let name = match &f.left {
+            oxc_ast::ast::ForStatementLeft::VariableDeclaration(d)
+                if d.declarations.len() == 1 && d.kind != VariableDeclarationKind::Var =>
+            {
+                match &d.declarations[0].id {
+                    BindingPattern::BindingIdentifier(id) => id.name.as_str(),
+                    _ => return Err(self.not(&**d, "this destructuring")),
+                }
+            }
+            _ => return Err(self.not(f, "a `for` loop other than `for (const x of array)`")),
+        };
+        if !super::scope::Scope::valid_name(name) {
+            return Err(self.not(f, format!("the name `{name}`")));
+        }
+        let array = self.expr(&f.right)?;
+        let Ty::Array(element) = &array.ty else {
+            return Err(self.not(&f.right, format!("`for … of` over {}", array.ty.describe())));
+        };
+        let element = (**element).clone();
+        self.check_linear(&array, &f.right)?;
+        // A place whose root a `let` holds could be assigned in the body: iterate a copy.
+        let iterated = match (array.kind, &array.path) {
+            (Kind::Place, Some(_)) => array.code.clone(),
+            _ => array.own(),
+        };
+        self.scope.enter();
+        self.scope.elements.push(name.to_string());
+        self.scope.loops += 1;
+        let copy = element.is_copy();
+        let holds = if copy { Holds::Value } else { Holds::Ref };
+        let rust = self.scope.declare(name, element, holds, false);
+        let body = match &f.body {
+            Statement::BlockStatement(b) => self.statements(&b.body),
+            s => {
+                let mut out = Vec::new();
+                self.statement(s, &mut out).map(|_| out)
+            }
+        };
+        self.scope.loops -= 1;
+        self.scope.elements.pop();
+        self.scope.leave();
+        let body = body?;
+        let pattern = if copy { quote!(&#rust) } else { quote!(#rust) };
+        Ok(quote!(for #pattern in (#iterated).iter() { #(#body)* }))
     }
 
     /// A branch of an `if`, with `present` narrowed in it.
@@ -218,10 +281,11 @@ impl<'a> Translator<'a> {
         })
     }
 
-    /// Whether a statement always leaves its function (`return`, `ctx.fail`).
+    /// Whether a statement never lets the code after it in its block run (`return`,
+    /// `ctx.fail`, `break`, `continue`).
     fn exits(&self, s: &'a Statement<'a>) -> bool {
         match s {
-            Statement::ReturnStatement(_) => true,
+            Statement::ReturnStatement(_) | Statement::BreakStatement(_) | Statement::ContinueStatement(_) => true,
             Statement::BlockStatement(b) => b.body.last().is_some_and(|s| self.exits(s)),
             Statement::IfStatement(i) => i
                 .alternate

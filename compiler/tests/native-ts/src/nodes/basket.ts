@@ -23,6 +23,18 @@ export default defineCodeFunctionNode({
     const total = priced.reduce((sum, p) => sum + p.price, 0);
     const sale = basket.items.filter((i) => i.tags !== undefined && i.tags.some((tag) => tag === "sale"));
     const cheap = basket.items.every((i) => i.price < 100);
+    let tagged = 0;
+    for (const item of basket.items) {
+      if (item.tags === undefined) {
+        continue;
+      }
+      for (const tag of item.tags) {
+        if (tag === "stop") {
+          break;
+        }
+        tagged += tag.length;
+      }
+    }
     let discount = 0;
     if (basket.code !== undefined) {
       const code = basket.code.trim().toUpperCase();
@@ -31,7 +43,7 @@ export default defineCodeFunctionNode({
       }
       discount = CODES[code];
     }
-    ctx.log(`total ${total}`, priced.length, cheap);
+    ctx.log(`total ${total}`, priced.length, cheap, tagged);
     return {
       summary: { names: priced.map((p) => p.name), total, kind: cheap ? "plain" : "fancy-one", code: basket.code },
       sale: sale.length,
