@@ -205,6 +205,14 @@ fn work_stays_linear_in_the_input() {
   },"#,
     )
     .unwrap();
+    refused(
+        r#"run(ctx) {
+    let s = "x";
+    for (const l of ctx.inputs.order.lines) { s = s + s; }
+    return { total: 1, label: s, currency: "EUR" };
+  },"#,
+        "assigning `s` (string) in a loop it was declared outside of",
+    );
     // A string accumulator can double at each step.
     refused(
         r#"run(ctx) {

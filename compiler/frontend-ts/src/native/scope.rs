@@ -27,6 +27,8 @@ pub struct Local {
     pub mutable: bool,
     /// The function (index in [`Scope::functions`]) that declared it.
     pub function: usize,
+    /// How many `for … of` loops were open where it was declared.
+    pub loop_depth: usize,
 }
 
 impl Local {
@@ -98,6 +100,7 @@ impl Scope {
             holds,
             mutable,
             function: self.functions.len().saturating_sub(1),
+            loop_depth: self.loops,
         };
         self.blocks.last_mut().expect("a block is open").push(local);
         rust

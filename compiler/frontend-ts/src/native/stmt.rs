@@ -135,6 +135,17 @@ impl<'a> Translator<'a> {
                             format!("assigning `{name}` here (only a `let` of the same function)"),
                         ));
                     }
+                    // A string, array or object assigned in a loop from itself could
+                    // double at each turn (`s = s + s`): only numbers and the like are.
+                    if self.scope.loops > local.loop_depth && !local.ty.is_copy() {
+                        return Err(self.not(
+                            &**a,
+                            format!(
+                                "assigning `{name}` ({}) in a loop it was declared outside of",
+                                local.ty.describe()
+                            ),
+                        ));
+                    }
                     let value = self.expr(&a.right)?;
                     let rust = &local.rust;
                     let v = &value.code;
