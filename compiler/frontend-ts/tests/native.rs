@@ -213,6 +213,32 @@ fn work_stays_linear_in_the_input() {
   },"#,
         "assigning `s` (string) in a loop it was declared outside of",
     );
+    // A copy of something the client sent at each turn: quadratic memory.
+    refused(
+        r#"run(ctx) {
+    const o = ctx.inputs.order;
+    const copies = o.lines.map((l) => o.coupon ?? "");
+    return { total: copies.length, label: "x", currency: "EUR" };
+  },"#,
+        "copying a string, array or object from outside a callback or loop",
+    );
+    refused(
+        r#"run(ctx) {
+    const o = ctx.inputs.order;
+    const all = o.lines.map((l) => `${l.sku}${ctx.inputs.note}`);
+    return { total: all.length, label: "x", currency: "EUR" };
+  },"#,
+        "copying a string, array or object from outside a callback or loop",
+    );
+    // Reading it is fine, and so is copying the element's own data.
+    compile(
+        r#"run(ctx) {
+    const wanted = ctx.inputs.note ?? "";
+    const skus = ctx.inputs.order.lines.filter((l) => l.sku === wanted).map((l) => l.sku);
+    return { total: skus.length, label: wanted, currency: "EUR" };
+  },"#,
+    )
+    .unwrap();
     // A string accumulator can double at each step.
     refused(
         r#"run(ctx) {

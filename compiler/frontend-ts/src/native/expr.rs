@@ -78,6 +78,7 @@ impl<'a> Translator<'a> {
                     code: quote!(match #key { #(#arms)* _ => return js::deopt() }),
                     kind: table.kind,
                     path: None,
+                    root: None,
                 })
             }
             Expression::BinaryExpression(b) => self.binary(b.operator, &b.left, &b.right, e),
@@ -114,7 +115,7 @@ impl<'a> Translator<'a> {
                         ..Val::owned(Ty::Str, quote!((if #test { #a } else { #b })))
                     });
                 }
-                let (a, b) = (yes.own(), no.own());
+                let (a, b) = (self.owned(&yes, &c.consequent)?, self.owned(&no, &c.alternate)?);
                 Ok(Val::owned(yes.ty, quote!((if #test { #a } else { #b }))))
             }
             Expression::CallExpression(call) => self.call(call, e),
@@ -149,6 +150,7 @@ impl<'a> Translator<'a> {
                         code: quote!(ctx.inputs),
                         kind: Kind::Place,
                         path: Some("ctx.inputs".into()),
+                        root: Some("ctx.inputs".into()),
                     });
                 }
                 Some(Global::Context) => return Err(self.not(e, format!("`ctx.{name}`"))),
@@ -225,7 +227,14 @@ impl<'a> Translator<'a> {
             true => quote!(#code.#field),
             false => quote!((#code).#field),
         };
-        let mut val = Val { ty, code, kind, path };
+        let root = object.root.clone();
+        let mut val = Val {
+            ty,
+            code,
+            kind,
+            path,
+            root,
+        };
         // An optional that a check proved present is read as what it holds.
         if let (Ty::Opt(inner, _), Some(p)) = (&val.ty, &val.path)
             && self.scope.is_narrowed(p)
@@ -358,6 +367,7 @@ impl<'a> Translator<'a> {
                     code: quote!((*v)),
                     kind: Kind::Place,
                     path: None,
+                    root: None,
                 };
                 let (some, fallback) = (self.string_of(&value, e)?, self.string_of(&r, right)?);
                 return Ok(Val::owned(
@@ -368,7 +378,8 @@ impl<'a> Translator<'a> {
             if r.ty != inner {
                 return Err(self.not(e, format!("`??` of {} and {}", l.ty.describe(), r.ty.describe())));
             }
-            let fallback = r.own();
+            let fallback = self.owned(&r, right)?;
+            self.check_copy(&l, left)?;
             let some = match inner.is_copy() {
                 true => quote!(*v),
                 false => quote!(v.clone()),
@@ -498,7 +509,7 @@ impl<'a> Translator<'a> {
     /// `String(v)`, as an owned `String`.
     pub fn string_of(&mut self, v: &Val, e: &'a Expression<'a>) -> Result<TokenStream> {
         if v.ty == Ty::Str {
-            return Ok(v.own());
+            return self.owned(v, e);
         }
         let push = self.push_string(v, e)?;
         Ok(quote!({ let mut s = ::std::string::String::new(); #push s }))
@@ -511,6 +522,7 @@ impl<'a> Translator<'a> {
             Ty::Num => quote!(js::push_number(&mut s, #code);),
             Ty::Bool => quote!(s.push_str(if #code { "true" } else { "false" });),
             t if t.is_text() => {
+                self.check_copy(v, e)?;
                 let text = v.as_str();
                 quote!(s.push_str(#text);)
             }
@@ -522,6 +534,7 @@ impl<'a> Translator<'a> {
                     code: quote!((*v)),
                     kind: Kind::Place,
                     path: None,
+                    root: None,
                 };
                 let some = self.push_string(&inner_val, e)?;
                 let none = match absent {
@@ -707,6 +720,38 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// `v`, owned (see [`Self::check_copy`]).
+    pub fn owned(&self, v: &Val, e: &impl oxc_span::GetSpan) -> Result<TokenStream> {
+        self.check_copy(v, e)?;
+        Ok(v.own())
+    }
+
+    /// Inside a callback or a loop, a string, array or object read from outside it is
+    /// not copied (or appended to a string): a copy at each turn of something the client
+    /// sent grows with the square of the input, which the engine would stop at its
+    /// memory limit and Rust would not.
+    pub fn check_copy(&self, v: &Val, e: &impl oxc_span::GetSpan) -> Result<()> {
+        if v.ty.is_copy() || v.kind != Kind::Place || self.scope.elements.is_empty() {
+            return Ok(());
+        }
+        if self.origin(v) == self.scope.elements.len() {
+            return Ok(());
+        }
+        Err(self.not(
+            e,
+            "copying a string, array or object from outside a callback or loop, inside it,",
+        ))
+    }
+
+    /// How many callbacks and loops were open where the data `v` reads was made:
+    /// `ctx.inputs` and unknown roots, none.
+    pub fn origin(&self, v: &Val) -> usize {
+        v.root
+            .as_deref()
+            .and_then(|r| self.scope.lookup(r))
+            .map_or(0, |l| l.iteration)
+    }
+
     /// Inside a callback or a loop, iterating `array` must stay within its element:
     /// iterating the whole of something again makes the work grow faster than the input.
     pub fn check_linear(&self, array: &Val, e: &impl oxc_span::GetSpan) -> Result<()> {
@@ -772,10 +817,10 @@ impl<'a> Translator<'a> {
         }
         let body = match (f.get_function_body(), f.get_expression()) {
             (Some(body), _) => self.statements(&body.statements),
-            (None, Some(expression)) => self.expr(expression).map(|v| {
+            (None, Some(expression)) => self.expr(expression).and_then(|v| {
                 self.scope.function_mut().returns = Some(v.ty.clone());
-                let own = v.own();
-                vec![quote!(return ::core::result::Result::Ok(#own);)]
+                let own = self.owned(&v, expression)?;
+                Ok(vec![quote!(return ::core::result::Result::Ok(#own);)])
             }),
             (None, None) => Err(self.not(e, "this callback")),
         };
@@ -820,7 +865,7 @@ impl<'a> Translator<'a> {
                 return Err(self.not(&p.value, format!("{} as a property", v.ty.describe())));
             }
             let field = format_ident!("f_{}", name);
-            let own = v.own();
+            let own = self.owned(&v, &p.value)?;
             values.push(quote!(#field: #own));
             fields.push((name, v.ty));
         }
@@ -843,7 +888,11 @@ impl<'a> Translator<'a> {
             values.push(v);
         }
         let (rust, _, returns) = self.helper(f, &types, e)?;
-        let args = values.iter().map(|v| v.own());
+        let args = values
+            .iter()
+            .zip(args)
+            .map(|(v, a)| self.owned(v, *a))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Val::owned(returns, quote!(#rust(#(#args),*)?)))
     }
 
@@ -911,6 +960,7 @@ pub fn str_literal(value: &str) -> Val {
         code: quote!(#value),
         kind: Kind::Static,
         path: None,
+        root: None,
     }
 }
 

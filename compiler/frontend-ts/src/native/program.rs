@@ -514,6 +514,7 @@ impl<'a> Translator<'a> {
                 code: quote!(r.#rf),
                 kind: Kind::Place,
                 path: None,
+                root: None,
             };
             this.convert_val(val, &field.ty, field.optional, e).map(Some)
         })?;
@@ -622,6 +623,7 @@ impl<'a> Translator<'a> {
                         code: quote!((*x)),
                         kind: Kind::Place,
                         path: None,
+                        root: None,
                     };
                     let c = self.convert_val(x, t, false, e)?;
                     quote!(match &#code { ::core::option::Option::Some(x) => ::core::option::Option::Some(#c), ::core::option::Option::None => ::core::option::Option::None })
@@ -638,6 +640,7 @@ impl<'a> Translator<'a> {
                 code: quote!((*x)),
                 kind: Kind::Place,
                 path: None,
+                root: None,
             };
             let c = self.convert_val(x, t, false, e)?;
             return Ok(
@@ -647,7 +650,7 @@ impl<'a> Translator<'a> {
         Ok(match (t, &v.ty) {
             (TypeRef::Number, Ty::Num) => quote!(js::finite(#code)?),
             (TypeRef::Boolean, Ty::Bool) => code,
-            (TypeRef::String, Ty::Str) => v.own(),
+            (TypeRef::String, Ty::Str) => self.owned(&v, e)?,
             (TypeRef::String, Ty::Enum(_)) => quote!(::std::string::String::from((#code).value())),
             (TypeRef::Enum(a), Ty::Enum(b)) if a == b => code,
             (TypeRef::Enum(a), x) if x.is_text() => {
@@ -655,7 +658,7 @@ impl<'a> Translator<'a> {
                 let ident = format_ident!("{}", a);
                 quote!(js::enum_value(#s, crate::assets::#ident::from_value)?)
             }
-            (TypeRef::Structure(a), Ty::Struct(b)) if a == b => v.own(),
+            (TypeRef::Structure(a), Ty::Struct(b)) if a == b => self.owned(&v, e)?,
             (TypeRef::Structure(name), Ty::Record(_)) => {
                 let fields = self.structure_fields(name, e)?;
                 let ident = format_ident!("{}", name);
@@ -667,6 +670,7 @@ impl<'a> Translator<'a> {
                     code: quote!((*x)),
                     kind: Kind::Place,
                     path: None,
+                    root: None,
                 };
                 let c = self.convert_val(x, t_inner, false, e)?;
                 let rt = Ty::from_type_ref(t_inner)

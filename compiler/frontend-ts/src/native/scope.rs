@@ -29,6 +29,8 @@ pub struct Local {
     pub function: usize,
     /// How many `for … of` loops were open where it was declared.
     pub loop_depth: usize,
+    /// How many callbacks and loops were open where it was declared.
+    pub iteration: usize,
 }
 
 impl Local {
@@ -45,6 +47,7 @@ impl Local {
             code,
             kind,
             path: (!self.mutable).then(|| self.name.clone()),
+            root: Some(self.name.clone()),
         }
     }
 }
@@ -101,9 +104,23 @@ impl Scope {
             mutable,
             function: self.functions.len().saturating_sub(1),
             loop_depth: self.loops,
+            iteration: self.elements.len(),
         };
         self.blocks.last_mut().expect("a block is open").push(local);
         rust
+    }
+
+    /// Sets where the data of the innermost local `name` was made (see `iteration`).
+    pub fn set_origin(&mut self, name: &str, iteration: usize) {
+        if let Some(l) = self
+            .blocks
+            .iter_mut()
+            .rev()
+            .flat_map(|b| b.iter_mut().rev())
+            .find(|l| l.name == name)
+        {
+            l.iteration = iteration;
+        }
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Local> {

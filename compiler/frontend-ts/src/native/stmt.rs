@@ -110,7 +110,7 @@ impl<'a> Translator<'a> {
                     }
                     _ => self.scope.function_mut().returns = Some(value.ty.clone()),
                 }
-                let own = value.own();
+                let own = self.owned(&value, argument)?;
                 out.push(quote!(return ::core::result::Result::Ok(#own);));
                 Ok(())
             }
@@ -151,7 +151,7 @@ impl<'a> Translator<'a> {
                     let v = &value.code;
                     let code = match (a.operator, &local.ty, &value.ty) {
                         (AssignmentOperator::Assign, t, u) if t == u => {
-                            let own = value.own();
+                            let own = self.owned(&value, &a.right)?;
                             quote!(#rust = #own;)
                         }
                         (AssignmentOperator::Addition, Ty::Num, Ty::Num) => quote!(#rust = #rust + #v;),
@@ -222,7 +222,7 @@ impl<'a> Translator<'a> {
         // A place whose root a `let` holds could be assigned in the body: iterate a copy.
         let iterated = match (array.kind, &array.path) {
             (Kind::Place, Some(_)) => array.code.clone(),
-            _ => array.own(),
+            _ => self.owned(&array, &f.right)?,
         };
         self.scope.enter();
         self.scope.elements.push(name.to_string());
@@ -281,9 +281,17 @@ impl<'a> Translator<'a> {
             (false, false, Kind::Static, _) => (Holds::Static, quote!(#code)),
             // A place whose root is never assigned again: borrowed, not copied.
             (false, false, Kind::Place, Some(_)) => (Holds::Ref, quote!(&#code)),
-            _ => (Holds::Value, value.own()),
+            _ => (Holds::Value, self.owned(&value, at)?),
+        };
+        // A reference reads data made where its source was: it counts from there.
+        let origin = match holds {
+            Holds::Ref => Some(self.origin(&value)),
+            _ => None,
         };
         let rust = self.scope.declare(name, ty, holds.clone(), mutable);
+        if let Some(origin) = origin {
+            self.scope.set_origin(name, origin);
+        }
         Ok(match (holds, mutable) {
             (Holds::Ref, _) => quote!(let #rust = #init;),
             (Holds::Static, _) => quote!(let #rust: &'static str = #init;),

@@ -132,6 +132,8 @@ pub struct Val {
     pub kind: Kind,
     /// The path, when the expression is one whose root is never assigned again.
     pub path: Option<String>,
+    /// The local (or `ctx.inputs`) a place is read through, assigned again or not.
+    pub root: Option<String>,
 }
 
 impl Val {
@@ -141,6 +143,7 @@ impl Val {
             code,
             kind: Kind::Owned,
             path: None,
+            root: None,
         }
     }
 
