@@ -31,6 +31,7 @@ pub mod error;
 pub mod exchange;
 pub mod fetch;
 pub mod health;
+pub mod idle;
 pub mod json;
 pub mod metrics;
 pub mod node_runner;

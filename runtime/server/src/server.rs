@@ -206,7 +206,7 @@ pub fn install_panic_hook(redactor: crate::secrets::Redactor) {
 ///
 /// Our own accept loop on hyper-util rather than `axum::serve`, for the limits a server
 /// facing the internet needs and `axum::serve` does not set: a deadline for reading each
-/// request head (slowloris), and a bounded drain.
+/// request head (slowloris; kept by [`crate::idle::Watchdog`]), and a bounded drain.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: App,
@@ -219,11 +219,11 @@ pub async fn serve(
     let limits = &app.rt.limits;
     let drain_timeout = limits.drain_timeout;
     let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+    // The request-head deadline is the watchdog's, not a hyper timer per request head.
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(None);
     builder.http2().timer(TokioTimer::new());
+    let watchdog = crate::idle::Watchdog::new(limits.header_read_timeout);
+    let watching = tokio::spawn(watchdog.clone().run());
     let builder = Arc::new(builder);
     let (closing, closing_seen) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
@@ -243,21 +243,34 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let app = app.clone();
+        let watch = watchdog.watch();
+        let requests = watch.clone();
         let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            let in_flight = requests.request(req.version());
             let mut req = req.map(axum::body::Body::new);
             req.extensions_mut().insert(axum::extract::ConnectInfo(remote));
-            tower::ServiceExt::oneshot(app.clone(), req)
+            let call = tower::ServiceExt::oneshot(app.clone(), req);
+            async move {
+                let _in_flight = in_flight;
+                call.await
+            }
         });
         let builder = builder.clone();
         let mut closing = closing_seen.clone();
         connections.spawn(async move {
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
+            let mut closed = std::pin::pin!(watch.closed());
             tokio::select! {
                 _ = conn.as_mut() => return,
+                // Idle past the request-head deadline: dropped, which closes it.
+                _ = closed.as_mut() => return,
                 _ = closing.changed() => conn.as_mut().graceful_shutdown(),
             }
-            let _ = conn.await;
+            tokio::select! {
+                _ = conn => {}
+                _ = closed => {}
+            }
         });
     }
     drop(listener);
@@ -278,6 +291,7 @@ pub async fn serve(
         );
         connections.shutdown().await;
     }
+    watching.abort();
     Ok(())
 }
 
