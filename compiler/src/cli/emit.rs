@@ -60,6 +60,16 @@ pub fn emit_project_as(
     write_checked(dir, out, &checked, quiet, compile_typescript).map(Some)
 }
 
+/// Lowers a checked project, its TypeScript nodes compiled to Rust when
+/// `compile_typescript` (not for `svc dev`) and `SVC_TYPESCRIPT=engine` is not set: at
+/// build time as at run time, it leaves every TypeScript node to the engine.
+fn lower(checked: &check::Checked, compile_typescript: bool) -> crate::lower::ProjectIr {
+    let mut ir = crate::lower::lower(checked);
+    let engine_only = std::env::var("SVC_TYPESCRIPT").is_ok_and(|v| v == "engine");
+    ir.compile_typescript = compile_typescript && !engine_only;
+    ir
+}
+
 /// Lowers, emits and writes a project checked without errors.
 pub fn write_checked(
     dir: &Path,
@@ -70,11 +80,7 @@ pub fn write_checked(
 ) -> Result<crate::emit::WriteReport, String> {
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
-    let mut ir = crate::lower::lower(checked);
-    // `SVC_TYPESCRIPT=engine` at build time leaves every TypeScript node to the engine,
-    // as it does at run time.
-    let engine_only = std::env::var("SVC_TYPESCRIPT").is_ok_and(|v| v == "engine");
-    ir.compile_typescript = compile_typescript && !engine_only;
+    let ir = lower(checked, compile_typescript);
     if ir.compile_typescript {
         note_engine_nodes(&ir, checked.project);
     }
@@ -142,7 +148,7 @@ fn check_only(dir: &Path, out: &Path) -> i32 {
     if checked.has_errors {
         return 1;
     }
-    let ir = crate::lower::lower(&checked);
+    let ir = lower(&checked, true);
     let files = match crate::emit::emit(&ir, out, placement(dir, out)) {
         Ok(files) => files,
         Err(e) => {
