@@ -13,7 +13,8 @@ const ASSETS: &str = r#"{
     { "name": "Line", "fields": [
       { "name": "sku", "type": "string", "required": true },
       { "name": "quantity", "type": "number", "required": true },
-      { "name": "tags", "type": "string:array" }
+      { "name": "tags", "type": "string:array" },
+      { "name": "note", "type": "string" }
     ]},
     { "name": "Order", "fields": [
       { "name": "currency", "type": "enum-value:Currency", "required": true },
@@ -236,6 +237,13 @@ fn work_stays_linear_in_the_input() {
     const wanted = ctx.inputs.note ?? "";
     const skus = ctx.inputs.order.lines.filter((l) => l.sku === wanted).map((l) => l.sku);
     return { total: skus.length, label: wanted, currency: "EUR" };
+  },"#,
+    )
+    .unwrap();
+    compile(
+        r#"run(ctx) {
+    const notes = ctx.inputs.order.lines.map((l) => `${l.sku}: ${l.note}`);
+    return { total: notes.length, label: "x", currency: "EUR" };
   },"#,
     )
     .unwrap();

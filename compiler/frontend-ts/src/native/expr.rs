@@ -534,7 +534,7 @@ impl<'a> Translator<'a> {
                     code: quote!((*v)),
                     kind: Kind::Place,
                     path: None,
-                    root: None,
+                    root: v.root.clone(),
                 };
                 let some = self.push_string(&inner_val, e)?;
                 let none = match absent {
