@@ -280,6 +280,25 @@ fn modules_with_effects_at_load_are_not_compiled() {
 }
 
 #[test]
+fn names_rust_cannot_spell_are_not_compiled() {
+    let not = compile_with(
+        r#"run(ctx) { return { total: $twice(1), label: "x", currency: "EUR" }; },"#,
+        "export function $twice(x: number): number { return x * 2; }\n",
+    )
+    .unwrap_err();
+    assert!(not.reason.contains("`$twice`"), "{not:?}");
+    let not =
+        compile(r#"run(ctx) { const café = 1; return { total: café, label: "x", currency: "EUR" }; },"#).unwrap_err();
+    assert!(not.reason.contains("the name `café`"), "{not:?}");
+}
+
+#[test]
+fn literals_rust_has_no_literal_for_compile() {
+    let code = compile(r#"run: (ctx) => ({ total: 1e999 - -1e999, label: `${1e999}`, currency: "EUR" }),"#).unwrap();
+    assert!(code.contains("f64 :: INFINITY"), "{code}");
+}
+
+#[test]
 fn types_come_from_values_not_annotations() {
     // `as` changes nothing at run time: a number stays a number, whatever it claims.
     refused(

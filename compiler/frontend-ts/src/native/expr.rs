@@ -950,8 +950,17 @@ fn compare_op(op: BinaryOperator) -> TokenStream {
 }
 
 pub fn num_literal(value: f64) -> Val {
-    let lit = Literal::f64_suffixed(value);
-    Val::owned(Ty::Num, quote!(#lit))
+    // `1e999` is a literal of JavaScript too: Infinity, which Rust has no literal for.
+    let code = match value {
+        f64::INFINITY => quote!(f64::INFINITY),
+        f64::NEG_INFINITY => quote!(f64::NEG_INFINITY),
+        v if v.is_nan() => quote!(f64::NAN),
+        v => {
+            let lit = Literal::f64_suffixed(v);
+            quote!(#lit)
+        }
+    };
+    Val::owned(Ty::Num, code)
 }
 
 pub fn str_literal(value: &str) -> Val {

@@ -391,6 +391,9 @@ impl<'a> Translator<'a> {
         let Some(params) = plain_params(&function.params) else {
             return Err(self.not(e, format!("`{}`, whose parameters are not plain names", f.name)));
         };
+        if !Scope::valid_name(f.name) {
+            return Err(self.not(e, format!("a call of the function `{}`", f.name)));
+        }
         if function.r#async || function.generator || params.len() != args.len() {
             return Err(self.not(e, format!("this call of `{}`", f.name)));
         }
