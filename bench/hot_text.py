@@ -11,7 +11,8 @@ RSS) and spreads the request path over more cache lines and TLB entries. Gathere
 same code takes a fraction of the pages. See docs/performance.md ("Hot text").
 
 How: both benchmark servers (bench/project, Rust nodes; bench/project-ts, TypeScript
-nodes) run under callgrind. The first dump holds the start-up; then every kind of
+nodes, compiled to Rust and then again with SVC_TYPESCRIPT=engine, which runs them in
+QuickJS) run under callgrind. The first dump holds the start-up; then every kind of
 request a server answers is sent (the full route, each step of the cost ladder, a
 preflight, refusals by origin, key and body, an unknown route, /healthz, /metrics),
 and the second dump holds those. The functions come in three runs, each by cost: those
@@ -127,10 +128,11 @@ def self_costs(dump, binary):
     return costs
 
 
-def profile(binary, store, key, work):
+def profile(binary, store, key, work, extra_env=None):
     out_dir = tempfile.mkdtemp(dir=work)
     # As `serve` runs by default: worker threads per core (their start-up is profiled too).
-    env = {k: v for k, v in os.environ.items() if k not in ("TOKIO_WORKER_THREADS", "SVC_LOG")}
+    env = {k: v for k, v in os.environ.items() if k not in ("TOKIO_WORKER_THREADS", "SVC_LOG", "SVC_TYPESCRIPT")}
+    env.update(extra_env or {})
     proc, host, port = instructions.start([binary, "serve", "--port", "0", "--store", store], out_dir,
                                           valgrind_args=["--demangle=no"], env=env)
     try:
@@ -214,6 +216,9 @@ def take_profiles():
         key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
                              check=True, capture_output=True, text=True).stdout.strip()
         profiles = [profile(binary, store, key, work) for binary in bins.values()]
+        # The TypeScript nodes compile to Rust; the engine runs the nodes that do not (and
+        # the calls the compiled code leaves to it): its code is profiled too.
+        profiles.append(profile(bins["typescript nodes"], store, key, work, {"SVC_TYPESCRIPT": "engine"}))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     with open(PROFILES, "w") as f:

@@ -362,13 +362,7 @@ impl<'a> Translator<'a> {
             let code = &l.code;
             // An enum value or a string: a string.
             if inner != r.ty && inner.is_text() && r.ty.is_text() {
-                let value = Val {
-                    ty: inner,
-                    code: quote!((*v)),
-                    kind: Kind::Place,
-                    path: None,
-                    root: None,
-                };
+                let value = Val::place(inner, quote!((*v)), l.root.clone());
                 let (some, fallback) = (self.string_of(&value, e)?, self.string_of(&r, right)?);
                 return Ok(Val::owned(
                     Ty::Str,
@@ -529,13 +523,7 @@ impl<'a> Translator<'a> {
             Ty::Undefined => quote!(s.push_str("undefined");),
             Ty::Null => quote!(s.push_str("null");),
             Ty::Opt(inner, absent) if inner.is_text() || **inner == Ty::Num || **inner == Ty::Bool => {
-                let inner_val = Val {
-                    ty: (**inner).clone(),
-                    code: quote!((*v)),
-                    kind: Kind::Place,
-                    path: None,
-                    root: v.root.clone(),
-                };
+                let inner_val = Val::place((**inner).clone(), quote!((*v)), v.root.clone());
                 let some = self.push_string(&inner_val, e)?;
                 let none = match absent {
                     Absent::Undefined => "undefined",

@@ -507,18 +507,13 @@ impl<'a> Translator<'a> {
         };
         let record = self.records[id].clone();
         let names: Vec<&str> = record.iter().map(|(n, _)| n.as_str()).collect();
+        let root = v.root.clone();
         let inner = self.struct_fields(fields, &names, what, e, |this, field| {
             let Some((name, ty)) = record.iter().find(|(n, _)| *n == field.wire) else {
                 return Ok(None);
             };
             let rf = format_ident!("f_{}", name);
-            let val = Val {
-                ty: ty.clone(),
-                code: quote!(r.#rf),
-                kind: Kind::Place,
-                path: None,
-                root: None,
-            };
+            let val = Val::place(ty.clone(), quote!(r.#rf), root.clone());
             this.convert_val(val, &field.ty, field.optional, e).map(Some)
         })?;
         let code = &v.code;
@@ -621,13 +616,7 @@ impl<'a> Translator<'a> {
             return Ok(match &v.ty {
                 Ty::Undefined | Ty::Null => quote!(::core::option::Option::None),
                 Ty::Opt(inner, _) => {
-                    let x = Val {
-                        ty: (**inner).clone(),
-                        code: quote!((*x)),
-                        kind: Kind::Place,
-                        path: None,
-                        root: None,
-                    };
+                    let x = Val::place((**inner).clone(), quote!((*x)), v.root.clone());
                     let c = self.convert_val(x, t, false, e)?;
                     quote!(match &#code { ::core::option::Option::Some(x) => ::core::option::Option::Some(#c), ::core::option::Option::None => ::core::option::Option::None })
                 }
@@ -638,13 +627,7 @@ impl<'a> Translator<'a> {
             });
         }
         if let Ty::Opt(inner, _) = &v.ty {
-            let x = Val {
-                ty: (**inner).clone(),
-                code: quote!((*x)),
-                kind: Kind::Place,
-                path: None,
-                root: None,
-            };
+            let x = Val::place((**inner).clone(), quote!((*x)), v.root.clone());
             let c = self.convert_val(x, t, false, e)?;
             return Ok(
                 quote!(match &#code { ::core::option::Option::Some(x) => #c, ::core::option::Option::None => return js::deopt() }),
@@ -668,13 +651,7 @@ impl<'a> Translator<'a> {
                 self.build_from_record(v, &fields, quote!(crate::assets::#ident), &format!("`{name}`"), e)?
             }
             (TypeRef::Array(t_inner), Ty::Array(v_inner)) => {
-                let x = Val {
-                    ty: (**v_inner).clone(),
-                    code: quote!((*x)),
-                    kind: Kind::Place,
-                    path: None,
-                    root: None,
-                };
+                let x = Val::place((**v_inner).clone(), quote!((*x)), v.root.clone());
                 let c = self.convert_val(x, t_inner, false, e)?;
                 let rt = Ty::from_type_ref(t_inner)
                     .ok_or_else(|| self.not(e, "an array of `any` or `object`"))?

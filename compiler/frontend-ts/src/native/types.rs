@@ -147,6 +147,18 @@ impl Val {
         }
     }
 
+    /// A place of the generated code (a binding of a `match`, a record's field) that is
+    /// not read through any local: `root` is where its data comes from, when known.
+    pub fn place(ty: Ty, code: TokenStream, root: Option<String>) -> Val {
+        Val {
+            ty,
+            code,
+            kind: Kind::Place,
+            path: None,
+            root,
+        }
+    }
+
     /// The value, owned: places are cloned, literals made `String`s.
     pub fn own(&self) -> TokenStream {
         let code = &self.code;
