@@ -280,6 +280,25 @@ fn modules_with_effects_at_load_are_not_compiled() {
 }
 
 #[test]
+fn optionals_are_narrowed_by_their_truthiness() {
+    let code = compile(
+        r#"run(ctx) {
+    const o = ctx.inputs.order;
+    let label = "none";
+    if (o.coupon) {
+      label = o.coupon.toUpperCase();
+    }
+    if (!ctx.inputs.note) {
+      return { total: 0, label, currency: "EUR" };
+    }
+    return { total: ctx.inputs.note.length, label, currency: "EUR" };
+  },"#,
+    )
+    .unwrap();
+    assert!(code.contains("is_empty"), "{code}");
+}
+
+#[test]
 fn names_rust_cannot_spell_are_not_compiled() {
     let not = compile_with(
         r#"run(ctx) { return { total: $twice(1), label: "x", currency: "EUR" }; },"#,

@@ -52,7 +52,8 @@ fn requests() -> Vec<(&'static str, Value)> {
         json!({ "n": -1, "kind": "plain" }),
     ] {
         out.push(("maybe", maybe.clone()));
-        out.push(("maybe?extra=e&count=3", maybe));
+        out.push(("maybe?extra=e&count=3", maybe.clone()));
+        out.push(("maybe?extra=&count=0", maybe));
     }
     let item = |name: &str, price: f64, kind: &str, tags: Option<&[&str]>| {
         let mut v = json!({ "name": name, "price": price, "kind": kind });

@@ -126,7 +126,8 @@ impl<'a> Translator<'a> {
 
     fn identifier(&mut self, name: &str, e: &'a Expression<'a>) -> Result<Val> {
         if let Some(local) = self.scope.lookup(name) {
-            return Ok(local.read());
+            let value = local.read();
+            return Ok(self.narrowed(value));
         }
         match self.global(name) {
             Some(Global::Value(v)) => Ok(v),
@@ -228,14 +229,18 @@ impl<'a> Translator<'a> {
             false => quote!((#code).#field),
         };
         let root = object.root.clone();
-        let mut val = Val {
+        let val = Val {
             ty,
             code,
             kind,
             path,
             root,
         };
-        // An optional that a check proved present is read as what it holds.
+        Ok(self.narrowed(val))
+    }
+
+    /// An optional that a check proved present, read as what it holds.
+    fn narrowed(&self, mut val: Val) -> Val {
         if let (Ty::Opt(inner, _), Some(p)) = (&val.ty, &val.path)
             && self.scope.is_narrowed(p)
             && val.kind == Kind::Place
@@ -244,7 +249,7 @@ impl<'a> Translator<'a> {
             val.ty = (**inner).clone();
             val.code = quote!((*match &#code { ::core::option::Option::Some(v) => v, ::core::option::Option::None => return js::deopt() }));
         }
-        Ok(val)
+        val
     }
 
     fn binary(
@@ -494,6 +499,12 @@ impl<'a> Translator<'a> {
             }
             Ty::Opt(inner, _) if matches!(**inner, Ty::Struct(_) | Ty::Array(_) | Ty::Record(_)) => {
                 quote!((#code).is_some())
+            }
+            // `if (order.couponCode)`: present, and not the empty string (or 0, NaN, false).
+            Ty::Opt(inner, _) => {
+                let value = Val::place((**inner).clone(), quote!((*v)), v.root.clone());
+                let present = self.truthy(&value, e)?;
+                quote!((match &#code { ::core::option::Option::Some(v) => #present, ::core::option::Option::None => false }))
             }
             Ty::Undefined | Ty::Null => quote!(false),
             t => return Err(self.not(e, format!("the truthiness of {} (write a comparison)", t.describe()))),

@@ -9,6 +9,12 @@ export default defineCodeFunctionNode({
     const { maybe, extra, count } = ctx.inputs;
     const name = maybe.label ?? "anon";
     let text = `${maybe.label} ${maybe.n} ${extra} ${count} ${name} ${extra === null} ${extra === undefined} ${maybe.n == null}`;
+    if (extra) {
+      text = text + ` extra ${extra.length}`;
+    }
+    if (!count) {
+      text = text + " no count";
+    }
     if (maybe.label === undefined) {
       ctx.log("no label");
       return { text, n: count ?? -1, kind: "plain" };
