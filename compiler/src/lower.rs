@@ -18,6 +18,7 @@ use svc_frontend::flow::{
     Binding, BodySchema, Flow, KeyLocation, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
 };
 use svc_frontend::node_crate::NodeCode;
+use svc_frontend_ts::native::{NotNative, Source};
 use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
 
 mod moves;
@@ -42,9 +43,49 @@ pub struct ProjectIr {
     pub nodes: Vec<UsedNode>,
     /// The project's TypeScript, compiled: present when a route uses a TypeScript node.
     pub scripts: Option<crate::check::scripts::CompiledScripts>,
-    /// Whether TypeScript nodes whose `run` compiled to Rust run that (true but in
-    /// `svc dev`, which reloads TypeScript without rebuilding the Rust).
-    pub compile_typescript: bool,
+    /// Each TypeScript node's `run` compiled to Rust, by node key, or why it is not;
+    /// empty with [`TypeScriptNodes::Engine`].
+    pub native: BTreeMap<String, Result<proc_macro2::TokenStream, NotNative>>,
+}
+
+/// How the TypeScript nodes of a generated server run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeScriptNodes {
+    /// Compiled to Rust where they can be, the engine for the rest (`svc emit`, `svc build`).
+    Compiled,
+    /// All in the engine, so that a TypeScript change needs no Rust rebuild (`svc dev`,
+    /// `svc run`), or when `SVC_TYPESCRIPT=engine` asks for it.
+    Engine,
+}
+
+impl ProjectIr {
+    /// Compiles the `run` of each TypeScript node a route calls to Rust, where it can be
+    /// (`svc-frontend-ts`'s `native`, every module parsed once).
+    fn compile_typescript(&mut self, project: &crate::project::Project) {
+        let Some(scripts) = project.script_nodes.as_ref().filter(|_| self.scripts.is_some()) else {
+            return;
+        };
+        let sources: Vec<Source> = scripts
+            .modules
+            .iter()
+            .map(|m| Source {
+                name: &m.name,
+                file: m.file,
+                text: &project.sources.get(m.file).text,
+                imports: &m.imports,
+            })
+            .collect();
+        let (keys, nodes): (Vec<String>, Vec<(&str, &NodeManifest)>) = self
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.code {
+                NodeCode::TypeScript { module } => Some((n.key.clone(), (module.as_str(), &n.manifest))),
+                NodeCode::Rust { .. } => None,
+            })
+            .unzip();
+        let translated = svc_frontend_ts::native::translate(&sources, &self.assets, &nodes);
+        self.native = keys.into_iter().zip(translated).collect();
+    }
 }
 
 pub struct NodeCrateIr {
@@ -353,7 +394,7 @@ pub enum HeaderIr {
 }
 
 /// Lowers a checked project (which must have no errors).
-pub fn lower(checked: &Checked) -> ProjectIr {
+pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
     let project = checked.project;
     let config = project
         .config
@@ -404,7 +445,7 @@ pub fn lower(checked: &Checked) -> ProjectIr {
         .as_ref()
         .and_then(|k| node_crate_version(&k.dir))
         .unwrap_or_else(|| "0.1.0".into());
-    ProjectIr {
+    let mut ir = ProjectIr {
         root: project.root.clone(),
         name: config.project_name.clone(),
         version,
@@ -426,8 +467,12 @@ pub fn lower(checked: &Checked) -> ProjectIr {
             .then(|| checked.scripts.clone())
             .flatten(),
         nodes: used.into_values().collect(),
-        compile_typescript: true,
+        native: BTreeMap::new(),
+    };
+    if typescript == TypeScriptNodes::Compiled {
+        ir.compile_typescript(project);
     }
+    ir
 }
 
 pub(crate) fn node_crate_version(dir: &std::path::Path) -> Option<String> {

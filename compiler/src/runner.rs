@@ -24,7 +24,7 @@ pub fn crate_dir(dir: &Path) -> PathBuf {
 /// Every file of the runner crate, for a crate written to `out_dir`: every node of the
 /// project, Rust (from the node crate) and TypeScript (over the compiled bundle).
 pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
-    let ir = crate::lower::lower(checked);
+    let ir = crate::lower::lower(checked, crate::lower::TypeScriptNodes::Engine);
     let scripts = checked.scripts.as_ref();
     if ir.node_crate.is_none() && scripts.is_none() {
         return Err(

@@ -37,7 +37,7 @@ fn generate(example: &str) -> Vec<emit::File> {
         "{example} has errors: {:?}",
         diags.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
-    let ir = lower::lower(&checked);
+    let ir = lower::lower(&checked, lower::TypeScriptNodes::Compiled);
     emit::emit(
         &ir,
         &repo().join("snapshots").join(example),

@@ -80,7 +80,8 @@ fn compile_with(run: &str, util: &str) -> Result<String, NotNative> {
             imports: &[],
         },
     ];
-    translate("src/nodes/node.ts", &sources, &assets, &manifest).map(|tokens| tokens.to_string())
+    let mut translated = translate(&sources, &assets, &[("src/nodes/node.ts", &manifest)]);
+    translated.pop().expect("one node").map(|tokens| tokens.to_string())
 }
 
 #[track_caller]

@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
     if checked.has_errors {
         return;
     }
-    let ir = svc_compiler::lower::lower(&checked);
+    // As `svc build` emits it: TypeScript nodes compiled to Rust where they can be.
+    let ir = svc_compiler::lower::lower(&checked, svc_compiler::lower::TypeScriptNodes::Compiled);
     let emitted = svc_compiler::emit::emit(&ir, &root.join(".svc/server"), svc_compiler::emit::Placement::ProjectWorkspace)
         .expect("an accepted project emits");
     for file in emitted.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {

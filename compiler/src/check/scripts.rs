@@ -7,10 +7,8 @@
 //! and a project the checker accepts always builds.
 
 use crate::project::Project;
-use std::collections::{BTreeMap, BTreeSet};
-use svc_frontend::node_crate::NodeCode;
+use std::collections::BTreeSet;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
-use svc_frontend_ts::native::{NotNative, Source};
 
 /// The JavaScript of `@svc/sdk` (the package in `sdk-ts/`), compiled into every bundle:
 /// node modules import it.
@@ -24,9 +22,6 @@ pub struct CompiledScripts {
     pub modules: Vec<(String, String)>,
     /// The bytecode of the modules and the SDK ([`svc_script::bundle`]'s format).
     pub bundle: Vec<u8>,
-    /// Each node's `run` compiled to Rust, by node key, or why it is not
-    /// ([`svc_frontend_ts::native`]): those run in the engine alone.
-    pub native: BTreeMap<String, Result<proc_macro2::TokenStream, NotNative>>,
 }
 
 /// Compiles the project's TypeScript modules; `None` when it has none, or when a module
@@ -61,11 +56,7 @@ pub fn compile(project: &Project, diags: &mut Diagnostics) -> Option<CompiledScr
         .map(|(m, s)| (m.name.clone(), s.javascript.clone()))
         .collect();
     match svc_script::compile(&modules, SDK_JAVASCRIPT) {
-        Ok(bundle) => Some(CompiledScripts {
-            modules,
-            bundle,
-            native: native(project, scripts),
-        }),
+        Ok(bundle) => Some(CompiledScripts { modules, bundle }),
         Err(failure) => {
             // The engine names the module that failed, and where in its JavaScript: the
             // error is placed where that was in the TypeScript.
@@ -85,36 +76,6 @@ pub fn compile(project: &Project, diags: &mut Diagnostics) -> Option<CompiledScr
             None
         }
     }
-}
-
-/// Each TypeScript node's `run` translated to Rust, where it can be.
-fn native(
-    project: &Project,
-    scripts: &svc_frontend_ts::nodes::ScriptNodes,
-) -> BTreeMap<String, Result<proc_macro2::TokenStream, NotNative>> {
-    let empty = svc_types::Assets::default();
-    let assets = project.config.as_ref().map_or(&empty, |c| &c.assets);
-    let sources: Vec<Source> = scripts
-        .modules
-        .iter()
-        .map(|m| Source {
-            name: &m.name,
-            file: m.file,
-            text: &project.sources.get(m.file).text,
-            imports: &m.imports,
-        })
-        .collect();
-    scripts
-        .nodes
-        .iter()
-        .filter_map(|node| match &node.code {
-            NodeCode::TypeScript { module } => Some((
-                node.manifest.node_key.clone(),
-                svc_frontend_ts::native::translate(module, &sources, assets, &node.manifest),
-            )),
-            NodeCode::Rust { .. } => None,
-        })
-        .collect()
 }
 
 /// `(line, column)` from the engine's `at src/nodes/x.ts:5:1` in `failure`.

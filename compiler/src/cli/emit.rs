@@ -64,10 +64,13 @@ pub fn emit_project_as(
 /// `compile_typescript` (not for `svc dev`) and `SVC_TYPESCRIPT=engine` is not set: at
 /// build time as at run time, it leaves every TypeScript node to the engine.
 fn lower(checked: &check::Checked, compile_typescript: bool) -> crate::lower::ProjectIr {
-    let mut ir = crate::lower::lower(checked);
+    use crate::lower::TypeScriptNodes;
     let engine_only = std::env::var("SVC_TYPESCRIPT").is_ok_and(|v| v == "engine");
-    ir.compile_typescript = compile_typescript && !engine_only;
-    ir
+    let typescript = match compile_typescript && !engine_only {
+        true => TypeScriptNodes::Compiled,
+        false => TypeScriptNodes::Engine,
+    };
+    crate::lower::lower(checked, typescript)
 }
 
 /// Lowers, emits and writes a project checked without errors.
@@ -81,9 +84,7 @@ pub fn write_checked(
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
     let ir = lower(checked, compile_typescript);
-    if ir.compile_typescript {
-        note_engine_nodes(&ir, checked.project);
-    }
+    note_engine_nodes(&ir, checked.project);
     let placement = placement(dir, out);
     let files = crate::emit::emit(&ir, out, placement)?;
     let mut report = crate::emit::write_crate(dir, out, placement, &files)
@@ -110,9 +111,8 @@ pub fn write_checked(
 /// A note for each TypeScript node a route calls that stays in the engine, with the
 /// construct that kept it there: compiled nodes are several times cheaper a call.
 fn note_engine_nodes(ir: &crate::lower::ProjectIr, project: &crate::project::Project) {
-    let Some(scripts) = &ir.scripts else { return };
     for node in &ir.nodes {
-        if let Some(Err(not)) = scripts.native.get(&node.key) {
+        if let Some(Err(not)) = ir.native.get(&node.key) {
             let file = &project.sources.get(not.span.file).display_path;
             eprintln!(
                 "note: TypeScript node `{}` runs in the engine: {} ({file}:{}:{})",

@@ -21,7 +21,7 @@ pub fn binary(example: &str) -> PathBuf {
     project_binary(example, &repo().join("examples").join(example))
 }
 
-/// Builds the project at `dir` with `svc build` once per test run, as `name`.
+/// Builds the project at `dir` with `svc build` once per test run, as `example`.
 pub fn project_binary(example: &str, dir: &Path) -> PathBuf {
     static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
     let built = BUILT.get_or_init(|| Mutex::new(BTreeMap::new()));

@@ -1,5 +1,6 @@
 //! JavaScript's semantics, in Rust, for TypeScript nodes that svc compiles to Rust
-//! (docs/typescript.md, "Nodes compiled to Rust"). Generated code only.
+//! (docs/sdk.md, "Compiled to Rust"; docs/runtime.md, "Nodes compiled to Rust").
+//! Generated code only.
 //!
 //! A compiled node runs on a fast path that must answer exactly what the node's
 //! JavaScript answers in the engine. Where this module cannot promise that cheaply (a
@@ -43,16 +44,9 @@ pub fn deopt<T>() -> Flow<T> {
     Err(Exit::Deopt)
 }
 
-/// `Number::toString(x)` of ECMAScript (§6.1.6.1.20), as `String(x)` and a template
-/// literal write a number: the shortest digits that read back as `x` (ryu's), laid out
-/// in JavaScript's way (`1e+21`, `1.5e-7`, `0.000001`, `100`).
-pub fn number_to_string(x: f64) -> String {
-    let mut out = String::new();
-    push_number(&mut out, x);
-    out
-}
-
-/// [`number_to_string`] onto `out`.
+/// `Number::toString(x)` of ECMAScript (§6.1.6.1.20) onto `out`, as `String(x)` and a
+/// template literal write a number: the shortest digits that read back as `x` (ryu's),
+/// laid out in JavaScript's way (`1e+21`, `1.5e-7`, `0.000001`, `100`).
 pub fn push_number(out: &mut String, x: f64) {
     if x.is_nan() {
         return out.push_str("NaN");
@@ -74,16 +68,20 @@ pub fn push_number(out: &mut String, x: f64) {
         None => (text, 0),
     };
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let mut digits: String = format!("{whole}{fraction}");
+    // The digits without the point, on the stack (ryu writes at most 17 of them).
+    let mut buf = [0u8; 32];
+    let all = whole.len() + fraction.len();
+    buf[..whole.len()].copy_from_slice(whole.as_bytes());
+    buf[whole.len()..all].copy_from_slice(fraction.as_bytes());
+    let leading = buf[..all].iter().take_while(|&&b| b == b'0').count();
+    let trailing = buf[leading..all].iter().rev().take_while(|&&b| b == b'0').count();
+    // ASCII digits, so always text.
+    let digits = std::str::from_utf8(&buf[leading..all - trailing]).unwrap_or("0");
     // `n`: where the decimal point is, counted from the first digit.
-    let mut n = whole.len() as i32 + exponent;
-    let leading = digits.len() - digits.trim_start_matches('0').len();
-    digits.drain(..leading);
-    n -= leading as i32;
-    digits.truncate(digits.trim_end_matches('0').len());
+    let n = whole.len() as i32 + exponent - leading as i32;
     let k = digits.len() as i32;
     if k <= n && n <= 21 {
-        out.push_str(&digits);
+        out.push_str(digits);
         out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         out.push_str(&digits[..n as usize]);
@@ -92,7 +90,7 @@ pub fn push_number(out: &mut String, x: f64) {
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         out.push_str(&digits[..1]);
         if k > 1 {
@@ -101,7 +99,7 @@ pub fn push_number(out: &mut String, x: f64) {
         }
         out.push('e');
         out.push(if n > 0 { '+' } else { '-' });
-        out.push_str(&(n - 1).abs().to_string());
+        let _ = std::fmt::Write::write_fmt(out, format_args!("{}", (n - 1).abs()));
     }
 }
 
@@ -276,7 +274,9 @@ mod tests {
             (f64::NEG_INFINITY, "-Infinity"),
         ];
         for (x, text) in cases {
-            assert_eq!(number_to_string(*x), *text, "{x:e}");
+            let mut written = String::new();
+            push_number(&mut written, *x);
+            assert_eq!(written, *text, "{x:e}");
         }
     }
 

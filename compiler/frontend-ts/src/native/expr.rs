@@ -38,10 +38,7 @@ impl<'a> Translator<'a> {
                         parts.push(self.push_string(&v, part)?);
                     }
                 }
-                Ok(Val::owned(
-                    Ty::Str,
-                    quote!({ let mut s = ::std::string::String::new(); #(#parts)* s }),
-                ))
+                Ok(Val::owned(Ty::Str, build_string(&parts)))
             }
             Expression::StaticMemberExpression(m) => {
                 if m.optional {
@@ -53,14 +50,8 @@ impl<'a> Translator<'a> {
                 if m.optional {
                     return Err(self.not(e, "optional chaining (`?.`)"));
                 }
-                let table = match m.object.get_inner_expression() {
-                    Expression::Identifier(id) if self.scope.lookup(id.name.as_str()).is_none() => {
-                        match self.global(id.name.as_str()) {
-                            Some(Global::Table(table)) => table,
-                            _ => return Err(self.not(e, "indexing anything but a constant object of this module")),
-                        }
-                    }
-                    _ => return Err(self.not(e, "indexing anything but a constant object of this module")),
+                let Some(table) = self.table(&m.object) else {
+                    return Err(self.not(e, "indexing anything but a constant object of this module"));
                 };
                 let key = self.expr(&m.expression)?;
                 if !key.ty.is_text() {
@@ -121,6 +112,19 @@ impl<'a> Translator<'a> {
             Expression::CallExpression(call) => self.call(call, e),
             Expression::ObjectExpression(_) => self.record(e),
             other => Err(self.not(e, expression_kind(other))),
+        }
+    }
+
+    /// The lookup table `e` names: a module `const` object of literals, not shadowed.
+    fn table(&self, e: &'a Expression<'a>) -> Option<super::program::Table> {
+        match e.get_inner_expression() {
+            Expression::Identifier(id) if self.scope.lookup(id.name.as_str()).is_none() => {
+                match self.global(id.name.as_str()) {
+                    Some(Global::Table(table)) => Some(table),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -187,13 +191,7 @@ impl<'a> Translator<'a> {
                 (t, svc_frontend::rust_types::ident(name))
             }
             Ty::Struct(s) => {
-                let Some(f) = self
-                    .assets
-                    .structures
-                    .iter()
-                    .find(|d| &d.name == s)
-                    .and_then(|d| d.find_field(name))
-                else {
+                let Some(f) = self.assets.structure_named(s).and_then(|d| d.find_field(name)) else {
                     return Err(self.not(e, format!("`{name}`, which is not a field of `{s}`")));
                 };
                 let Some(t) = f.type_ref().as_ref().and_then(Ty::from_type_ref) else {
@@ -261,14 +259,8 @@ impl<'a> Translator<'a> {
     ) -> Result<Val> {
         if op == BinaryOperator::In {
             let key = self.expr(left)?;
-            let table = match right.get_inner_expression() {
-                Expression::Identifier(id) if self.scope.lookup(id.name.as_str()).is_none() => {
-                    match self.global(id.name.as_str()) {
-                        Some(Global::Table(t)) => t,
-                        _ => return Err(self.not(e, "`in` of anything but a constant object of this module")),
-                    }
-                }
-                _ => return Err(self.not(e, "`in` of anything but a constant object of this module")),
+            let Some(table) = self.table(right) else {
+                return Err(self.not(e, "`in` of anything but a constant object of this module"));
             };
             if !key.ty.is_text() {
                 return Err(self.not(left, "a key that is not a string"));
@@ -282,18 +274,13 @@ impl<'a> Translator<'a> {
         use BinaryOperator as B;
         let num = |code: TokenStream| Ok(Val::owned(Ty::Num, code));
         let boolean = |code: TokenStream| Ok(Val::owned(Ty::Bool, code));
+        if let (Some(o), Ty::Num, Ty::Num) = (arithmetic(op), &l.ty, &r.ty) {
+            return num(quote!((#a #o #b)));
+        }
         match (op, &l.ty, &r.ty) {
-            (B::Addition, Ty::Num, Ty::Num) => num(quote!((#a + #b))),
-            (B::Subtraction, Ty::Num, Ty::Num) => num(quote!((#a - #b))),
-            (B::Multiplication, Ty::Num, Ty::Num) => num(quote!((#a * #b))),
-            (B::Division, Ty::Num, Ty::Num) => num(quote!((#a / #b))),
-            (B::Remainder, Ty::Num, Ty::Num) => num(quote!((#a % #b))),
             (B::Addition, x, y) if x.is_text() || y.is_text() => {
                 let parts = [self.push_string(&l, left)?, self.push_string(&r, right)?];
-                Ok(Val::owned(
-                    Ty::Str,
-                    quote!({ let mut s = ::std::string::String::new(); #(#parts)* s }),
-                ))
+                Ok(Val::owned(Ty::Str, build_string(&parts)))
             }
             (B::LessThan | B::LessEqualThan | B::GreaterThan | B::GreaterEqualThan, Ty::Num, Ty::Num) => {
                 let o = compare_op(op);
@@ -451,7 +438,8 @@ impl<'a> Translator<'a> {
                     return Vec::new();
                 }
                 let loose = matches!(b.operator, B::Equality | B::Inequality);
-                let (Ok(l), Ok(r)) = (self.quiet(&b.left), self.quiet(&b.right)) else {
+                // Translated only for their types and paths: the Rust is dropped.
+                let (Ok(l), Ok(r)) = (self.expr(&b.left), self.expr(&b.right)) else {
                     return Vec::new();
                 };
                 let (opt, other) = match (&l.ty, &r.ty) {
@@ -469,7 +457,7 @@ impl<'a> Translator<'a> {
                     _ => Vec::new(),
                 }
             }
-            _ if when => match self.quiet(e) {
+            _ if when => match self.expr(e) {
                 Ok(Val {
                     ty: Ty::Opt(..),
                     path: Some(path),
@@ -479,12 +467,6 @@ impl<'a> Translator<'a> {
             },
             _ => Vec::new(),
         }
-    }
-
-    /// Translates `e` only to learn its type and path (its Rust is dropped; a record
-    /// type it made is the one its translation proper makes again).
-    fn quiet(&mut self, e: &'a Expression<'a>) -> Result<Val> {
-        self.expr(e)
     }
 
     /// JavaScript's truthiness of `v`, as a `bool`.
@@ -517,7 +499,7 @@ impl<'a> Translator<'a> {
             return self.owned(v, e);
         }
         let push = self.push_string(v, e)?;
-        Ok(quote!({ let mut s = ::std::string::String::new(); #push s }))
+        Ok(build_string(&[push]))
     }
 
     /// A statement pushing `String(v)` onto `s`.
@@ -550,13 +532,7 @@ impl<'a> Translator<'a> {
         if call.optional {
             return Err(self.not(e, "optional chaining (`?.`)"));
         }
-        let mut args = Vec::new();
-        for a in &call.arguments {
-            match a {
-                Argument::SpreadElement(_) => return Err(self.not(e, "a spread argument")),
-                a => args.push(a.to_expression()),
-            }
-        }
+        let args = self.arguments(call, e)?;
         match call.callee.get_inner_expression() {
             Expression::Identifier(id) if self.scope.lookup(id.name.as_str()).is_none() => {
                 let name = id.name.as_str();
@@ -588,6 +564,17 @@ impl<'a> Translator<'a> {
             }
             _ => Err(self.not(e, "this kind of call")),
         }
+    }
+
+    /// A call's arguments, none of them spread.
+    pub fn arguments(&self, call: &'a CallExpression<'a>, e: &'a Expression<'a>) -> Result<Vec<&'a Expression<'a>>> {
+        call.arguments
+            .iter()
+            .map(|a| match a {
+                Argument::SpreadElement(_) => Err(self.not(e, "a spread argument")),
+                a => Ok(a.to_expression()),
+            })
+            .collect()
     }
 
     /// `Math.round(x)` and the other functions of JavaScript's globals the subset knows.
@@ -779,21 +766,13 @@ impl<'a> Translator<'a> {
         by_value: Option<usize>,
         e: &'a Expression<'a>,
     ) -> Result<(TokenStream, Ty)> {
-        if f.params.rest.is_some() || f.params.items.len() != params.len() {
+        let Some(names) = super::program::plain_params(&f.params) else {
+            return Err(self.not(e, "a callback parameter that is not a plain name"));
+        };
+        if names.len() != params.len() {
             return Err(self.not(e, format!("a callback without exactly {} parameters", params.len())));
         }
-        let mut names = Vec::new();
-        for p in &f.params.items {
-            match &p.pattern {
-                oxc_ast::ast::BindingPattern::BindingIdentifier(id)
-                    if p.initializer.is_none() && super::scope::Scope::valid_name(id.name.as_str()) =>
-                {
-                    names.push(id.name.to_string())
-                }
-                _ => return Err(self.not(e, "a callback parameter that is not a plain name")),
-            }
-        }
-        let element = names[by_value.map_or(0, |_| 1)].clone();
+        let element = names[by_value.map_or(0, |_| 1)].to_string();
         self.scope.functions.push(super::scope::Function {
             kind: FunctionKind::Callback,
             returns: None,
@@ -806,7 +785,7 @@ impl<'a> Translator<'a> {
             let copy = ty.is_copy();
             let by_ref = Some(i) != by_value && !copy;
             let holds = if by_ref { Holds::Ref } else { Holds::Value };
-            let rust = self.scope.declare(name, ty.clone(), holds, false);
+            let rust = self.scope.declare(name, ty.clone(), holds, false, None);
             let t = ty.rust();
             header.push(match (Some(i) == by_value, copy) {
                 (true, _) => quote!(#rust: #t),
@@ -886,7 +865,7 @@ impl<'a> Translator<'a> {
             types.push(v.ty.clone());
             values.push(v);
         }
-        let (rust, _, returns) = self.helper(f, &types, e)?;
+        let (rust, returns) = self.helper(f, &types, e)?;
         let args = values
             .iter()
             .zip(args)
@@ -935,8 +914,26 @@ fn is_chain(code: &TokenStream) -> bool {
     })
 }
 
+/// A `String` made by `parts`, statements that push onto `s` (see `push_string`).
+pub fn build_string(parts: &[TokenStream]) -> TokenStream {
+    quote!({ let mut s = ::std::string::String::new(); #(#parts)* s })
+}
+
 fn is_primitive(t: &Ty) -> bool {
     matches!(t, Ty::Num | Ty::Bool | Ty::Str | Ty::Enum(_) | Ty::Undefined | Ty::Null)
+}
+
+/// The Rust operator of a JavaScript arithmetic one on numbers (both are IEEE 754's,
+/// `%` included).
+pub fn arithmetic(op: BinaryOperator) -> Option<TokenStream> {
+    Some(match op {
+        BinaryOperator::Addition => quote!(+),
+        BinaryOperator::Subtraction => quote!(-),
+        BinaryOperator::Multiplication => quote!(*),
+        BinaryOperator::Division => quote!(/),
+        BinaryOperator::Remainder => quote!(%),
+        _ => return None,
+    })
 }
 
 fn compare_op(op: BinaryOperator) -> TokenStream {

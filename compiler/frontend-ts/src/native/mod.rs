@@ -1,7 +1,7 @@
 //! TypeScript nodes compiled to Rust: a node's `run`, and the helpers it calls, translated
 //! into Rust that the server calls directly, with no engine in between.
 //!
-//! Only a subset is translated (docs/typescript.md, "Nodes compiled to Rust"): the
+//! Only a subset is translated (docs/sdk.md, "Compiled to Rust"): the
 //! straight-line, typed code most nodes are made of. Types come from the values, not from
 //! annotations (which JavaScript does not check): `ctx.inputs` from the pins, a structure's
 //! fields from the config, everything else from the expressions. A node with anything

@@ -72,7 +72,8 @@ struct Helper {
 }
 
 pub struct Translator<'a> {
-    modules: HashMap<&'a str, Parsed<'a>>,
+    /// The project's modules, parsed once for all its nodes.
+    modules: &'a HashMap<&'a str, Parsed<'a>>,
     /// The module whose code is being translated (names resolve in it).
     current: &'a str,
     node_module: &'a str,
@@ -88,42 +89,49 @@ pub struct Translator<'a> {
     in_progress: Vec<(String, String)>,
 }
 
-/// Translates the node that `node_module` default-exports into a Rust module `native`
-/// with `run(ctx, logs) -> js::Flow<Outputs>`, or says why it is not translated.
-pub fn translate(
-    node_module: &str,
-    sources: &[Source],
-    assets: &Assets,
-    manifest: &NodeManifest,
-) -> Result<TokenStream> {
+/// Translates each of `nodes` (the module that default-exports it, and its manifest) into
+/// a Rust module `native` with `run(ctx, logs) -> js::Flow<Outputs>`, or says why it is
+/// not translated. The modules are parsed once for all of them.
+pub fn translate(sources: &[Source], assets: &Assets, nodes: &[(&str, &NodeManifest)]) -> Vec<Result<TokenStream>> {
     let allocator = Allocator::default();
     let mut modules = HashMap::new();
     for source in sources {
         let mut diags = Diagnostics::default();
         let Some(module) = Module::parse(&allocator, source.file, source.text, &mut diags) else {
-            return Err(NotNative::new(
+            let not = NotNative::new(
                 Span::file_start(source.file),
                 "a module that does not parse is not compiled to Rust",
-            ));
+            );
+            return nodes.iter().map(|_| Err(not.clone())).collect();
         };
-        modules.insert(
-            source.name,
-            Parsed {
-                module,
-                imports: source.imports,
-            },
-        );
+        let parsed = Parsed {
+            module,
+            imports: source.imports,
+        };
+        modules.insert(source.name, parsed);
     }
-    let Some(node_source) = sources.iter().find(|s| s.name == node_module) else {
+    nodes
+        .iter()
+        .map(|(module, manifest)| translate_node(&modules, module, assets, manifest))
+        .collect()
+}
+
+fn translate_node<'a>(
+    modules: &'a HashMap<&'a str, Parsed<'a>>,
+    node_module: &str,
+    assets: &'a Assets,
+    manifest: &'a NodeManifest,
+) -> Result<TokenStream> {
+    let Some((&node_module, _)) = modules.get_key_value(node_module) else {
         return Err(NotNative::new(
-            Span::file_start(sources.first().map_or(FileId(0), |s| s.file)),
+            Span::file_start(FileId(0)),
             "a node without its module is not compiled to Rust",
         ));
     };
     let mut translator = Translator {
         modules,
-        current: node_source.name,
-        node_module: node_source.name,
+        current: node_module,
+        node_module,
         context: None,
         assets,
         manifest,
@@ -133,7 +141,7 @@ pub fn translate(
         helper_items: Vec::new(),
         in_progress: Vec::new(),
     };
-    translator.check_top_levels(node_source.name, &mut Vec::new())?;
+    translator.check_top_levels(node_module, &mut Vec::new())?;
     let run = translator.run_function()?;
     let body = translator.run_body(run)?;
     let records = translator.records.iter().enumerate().map(|(id, fields)| {
@@ -178,12 +186,8 @@ enum RunFn<'a> {
     Arrow(&'a oxc_ast::ast::ArrowFunctionExpression<'a>),
 }
 
-fn span_of_module(module: &Module) -> Span {
-    Span::file_start(module.lines.file())
-}
-
 /// Parameters as plain names: `(a, b)`.
-fn plain_params<'a>(params: &'a oxc_ast::ast::FormalParameters<'a>) -> Option<Vec<&'a str>> {
+pub(super) fn plain_params<'a>(params: &'a oxc_ast::ast::FormalParameters<'a>) -> Option<Vec<&'a str>> {
     if params.rest.is_some() {
         return None;
     }
@@ -256,7 +260,7 @@ impl<'a> Translator<'a> {
         let module = &self.modules[self.node_module].module;
         let DefaultExport::Node(argument, span) = node::default_export(module) else {
             return Err(NotNative::new(
-                span_of_module(module),
+                Span::file_start(module.lines.file()),
                 "a module without a node definition is not compiled to Rust",
             ));
         };
@@ -375,14 +379,14 @@ impl<'a> Translator<'a> {
     }
 
     /// The Rust function of a module function called with arguments of `args`' types:
-    /// its name, parameter types and return type. Translated once, on its first call.
-    pub fn helper(&mut self, f: HelperRef<'a>, args: &[Ty], e: &'a Expression<'a>) -> Result<(Ident, Vec<Ty>, Ty)> {
+    /// its name and return type. Translated once, on its first call.
+    pub fn helper(&mut self, f: HelperRef<'a>, args: &[Ty], e: &'a Expression<'a>) -> Result<(Ident, Ty)> {
         let key = (f.module.to_string(), f.name.to_string());
         if let Some(h) = self.helpers.iter().find(|h| h.key == key) {
             if h.params != args {
                 return Err(self.not(e, format!("calling `{}` with other argument types than before", f.name)));
             }
-            return Ok((h.rust.clone(), h.params.clone(), h.returns.clone()));
+            return Ok((h.rust.clone(), h.returns.clone()));
         }
         if self.in_progress.contains(&key) {
             return Err(self.not(e, format!("the recursive function `{}`", f.name)));
@@ -414,7 +418,7 @@ impl<'a> Translator<'a> {
         self.scope.enter();
         let mut header = Vec::new();
         for (name, t) in params.iter().zip(args) {
-            let rust = self.scope.declare(name, t.clone(), Holds::Value, false);
+            let rust = self.scope.declare(name, t.clone(), Holds::Value, false, None);
             let rt = t.rust();
             header.push(quote!(#rust: #rt));
         }
@@ -443,7 +447,7 @@ impl<'a> Translator<'a> {
             params: args.to_vec(),
             returns: returns.clone(),
         });
-        Ok((rust, args.to_vec(), returns))
+        Ok((rust, returns))
     }
 
     /// `return …` of `run`: the node's `Outputs`, each data output converted to its pin.
@@ -563,7 +567,7 @@ impl<'a> Translator<'a> {
     }
 
     fn structure_fields(&self, name: &str, e: &'a Expression<'a>) -> Result<Vec<Field>> {
-        let Some(s) = self.assets.structures.iter().find(|s| s.name == name) else {
+        let Some(s) = self.assets.structure_named(name) else {
             return Err(self.not(e, format!("the structure `{name}`")));
         };
         if self.recursive(name, name, &mut Vec::new()) {
@@ -588,7 +592,7 @@ impl<'a> Translator<'a> {
 
     /// Whether `name` reaches `target` through its fields (the Rust struct boxes them).
     fn recursive(&self, name: &str, target: &str, seen: &mut Vec<String>) -> bool {
-        let Some(s) = self.assets.structures.iter().find(|s| s.name == name) else {
+        let Some(s) = self.assets.structure_named(name) else {
             return false;
         };
         s.fields.iter().filter_map(|f| f.type_ref()).any(|t| {

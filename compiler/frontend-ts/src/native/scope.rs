@@ -94,7 +94,9 @@ impl Scope {
         self.narrowed.pop();
     }
 
-    pub fn declare(&mut self, name: &str, ty: Ty, holds: Holds, mutable: bool) -> Ident {
+    /// Declares a local in the current block. Its data was made where it is declared, or,
+    /// for a reference, under `origin` callbacks and loops (see `Local::iteration`).
+    pub fn declare(&mut self, name: &str, ty: Ty, holds: Holds, mutable: bool, origin: Option<usize>) -> Ident {
         let rust = format_ident!("l_{}", name);
         let local = Local {
             name: name.to_string(),
@@ -102,25 +104,12 @@ impl Scope {
             ty,
             holds,
             mutable,
-            function: self.functions.len().saturating_sub(1),
+            function: self.current_function(),
             loop_depth: self.loops,
-            iteration: self.elements.len(),
+            iteration: origin.unwrap_or(self.elements.len()),
         };
         self.blocks.last_mut().expect("a block is open").push(local);
         rust
-    }
-
-    /// Sets where the data of the innermost local `name` was made (see `iteration`).
-    pub fn set_origin(&mut self, name: &str, iteration: usize) {
-        if let Some(l) = self
-            .blocks
-            .iter_mut()
-            .rev()
-            .flat_map(|b| b.iter_mut().rev())
-            .find(|l| l.name == name)
-        {
-            l.iteration = iteration;
-        }
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Local> {

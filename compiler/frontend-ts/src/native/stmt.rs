@@ -6,7 +6,7 @@ use super::program::{Global, Translator};
 use super::scope::{FunctionKind, Holds};
 use super::types::{Kind, Ty, Val};
 use oxc_ast::ast::{
-    Argument, AssignmentOperator, AssignmentTarget, BindingPattern, CallExpression, Expression, Statement,
+    AssignmentOperator, AssignmentTarget, BindingPattern, CallExpression, Expression, Statement,
     VariableDeclarationKind,
 };
 use proc_macro2::TokenStream;
@@ -47,7 +47,7 @@ impl<'a> Translator<'a> {
                                 else {
                                     return Err(self.not(p, "this destructuring"));
                                 };
-                                let field = self.field_of(value.clone(), &key, init)?;
+                                let field = self.member_of(value.clone(), &key, init)?;
                                 out.push(self.declare(id.name.as_str(), field, mutable, p)?);
                             }
                         }
@@ -149,15 +149,13 @@ impl<'a> Translator<'a> {
                     let value = self.expr(&a.right)?;
                     let rust = &local.rust;
                     let v = &value.code;
+                    let arithmetic = a.operator.to_binary_operator().and_then(super::expr::arithmetic);
                     let code = match (a.operator, &local.ty, &value.ty) {
                         (AssignmentOperator::Assign, t, u) if t == u => {
                             let own = self.owned(&value, &a.right)?;
                             quote!(#rust = #own;)
                         }
-                        (AssignmentOperator::Addition, Ty::Num, Ty::Num) => quote!(#rust = #rust + #v;),
-                        (AssignmentOperator::Subtraction, Ty::Num, Ty::Num) => quote!(#rust = #rust - #v;),
-                        (AssignmentOperator::Multiplication, Ty::Num, Ty::Num) => quote!(#rust = #rust * #v;),
-                        (AssignmentOperator::Division, Ty::Num, Ty::Num) => quote!(#rust = #rust / #v;),
+                        (_, Ty::Num, Ty::Num) if arithmetic.is_some() => quote!(#rust = #rust #arithmetic #v;),
                         (op, t, u) => {
                             return Err(self.not(
                                 &**a,
@@ -229,14 +227,8 @@ impl<'a> Translator<'a> {
         self.scope.loops += 1;
         let copy = element.is_copy();
         let holds = if copy { Holds::Value } else { Holds::Ref };
-        let rust = self.scope.declare(name, element, holds, false);
-        let body = match &f.body {
-            Statement::BlockStatement(b) => self.statements(&b.body),
-            s => {
-                let mut out = Vec::new();
-                self.statement(s, &mut out).map(|_| out)
-            }
-        };
+        let rust = self.scope.declare(name, element, holds, false, None);
+        let body = self.body(&f.body);
         self.scope.loops -= 1;
         self.scope.elements.pop();
         self.scope.leave();
@@ -251,18 +243,21 @@ impl<'a> Translator<'a> {
         for path in present {
             self.scope.narrow(path);
         }
-        let mut out = Vec::new();
-        let r = match s {
-            Statement::BlockStatement(b) => self.statements(&b.body).map(|b| out = b),
-            s => self.statement(s, &mut out),
-        };
+        let body = self.body(s);
         self.scope.leave();
-        r.map(|_| out)
+        body
     }
 
-    /// `field` of a destructured value.
-    fn field_of(&mut self, value: Val, key: &str, e: &'a Expression<'a>) -> Result<Val> {
-        self.member_of(value, key, e)
+    /// The statements of a block, or the one statement (`if (x) return y;`), in the
+    /// block the caller opened.
+    fn body(&mut self, s: &'a Statement<'a>) -> Result<Vec<TokenStream>> {
+        match s {
+            Statement::BlockStatement(b) => self.statements(&b.body),
+            s => {
+                let mut out = Vec::new();
+                self.statement(s, &mut out).map(|_| out)
+            }
+        }
     }
 
     /// `let`/`const name = value;`.
@@ -288,10 +283,7 @@ impl<'a> Translator<'a> {
             Holds::Ref => Some(self.origin(&value)),
             _ => None,
         };
-        let rust = self.scope.declare(name, ty, holds.clone(), mutable);
-        if let Some(origin) = origin {
-            self.scope.set_origin(name, origin);
-        }
+        let rust = self.scope.declare(name, ty, holds.clone(), mutable, origin);
         Ok(match (holds, mutable) {
             (Holds::Ref, _) => quote!(let #rust = #init;),
             (Holds::Static, _) => quote!(let #rust: &'static str = #init;),
@@ -346,13 +338,7 @@ impl<'a> Translator<'a> {
         if !self.scope.in_run() {
             return Err(self.not(e, format!("`{method}` outside the node's `run`")));
         }
-        let mut args = Vec::new();
-        for a in &call.arguments {
-            match a {
-                Argument::SpreadElement(_) => return Err(self.not(e, "a spread argument")),
-                a => args.push(a.to_expression()),
-            }
-        }
+        let args = self.arguments(call, e)?;
         if method == "fail" {
             let (message, code) = match args.as_slice() {
                 [m] => (*m, None),
@@ -378,29 +364,29 @@ impl<'a> Translator<'a> {
         }
         // `ctx.log(a, b)` writes each argument as text (a string as it is, anything else
         // as JSON), joined by spaces; unread lines are not even formatted.
-        if let [a] = args.as_slice() {
-            let v = self.expr(a)?;
-            if v.ty.is_text() {
-                let line = self.string_of(&v, a)?;
-                return Ok(quote!(if ctx.keeps_logs() { logs.push(#line); }));
-            }
+        let values = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        if let ([v], [a]) = (values.as_slice(), args.as_slice())
+            && v.ty.is_text()
+        {
+            let line = self.string_of(v, a)?;
+            return Ok(quote!(if ctx.keeps_logs() { logs.push(#line); }));
         }
         let mut parts = Vec::new();
-        for (i, a) in args.iter().enumerate() {
-            let v = self.expr(a)?;
+        for (i, (v, a)) in values.iter().zip(&args).enumerate() {
             if i > 0 {
                 parts.push(quote!(s.push(' ');));
             }
             let code = &v.code;
             parts.push(match &v.ty {
-                t if t.is_text() => self.push_string(&v, a)?,
+                t if t.is_text() => self.push_string(v, a)?,
                 Ty::Num => {
                     quote!(if (#code).is_finite() { js::push_number(&mut s, #code) } else { s.push_str("null") })
                 }
-                Ty::Bool => self.push_string(&v, a)?,
+                Ty::Bool => self.push_string(v, a)?,
                 t => return Err(self.not(*a, format!("logging {}", t.describe()))),
             });
         }
-        Ok(quote!(if ctx.keeps_logs() { let mut s = ::std::string::String::new(); #(#parts)* logs.push(s); }))
+        let line = super::expr::build_string(&parts);
+        Ok(quote!(if ctx.keeps_logs() { logs.push(#line); }))
     }
 }
