@@ -564,7 +564,7 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
     let states = ir.routes.iter().map(|r| {
         let m = format_ident!("{}", r.module);
         let s = format_ident!("state_{}", r.module);
-        quote!(let #s = Arc::new(#m::State::new(config));)
+        quote!(let #s: &'static #m::State = Box::leak(Box::new(#m::State::new(config)));)
     });
     let registrations = by_path.values().map(|routes| {
         let first = format_ident!("{}", routes[0].module);
@@ -575,7 +575,7 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
             methods.extend(r.methods.iter().copied());
             r.methods.iter().map(move |method| {
                 let f = format_ident!("{}", method.as_str().to_ascii_lowercase());
-                quote!(.#f({ let state = #s.clone(); move |call: Call| #m::handle(state.clone(), call) }))
+                quote!(.#f(RouteHandler(move |call: Call| #m::handle(#s, call))))
             })
         }).collect::<Vec<_>>();
         methods.sort();
@@ -584,25 +584,15 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
         let options = if preflights.is_empty() {
             quote!()
         } else {
-            let with_cors: Vec<&&RouteIr> = routes.iter().filter(|r| r.preflight.is_some()).collect();
-            let clones: Vec<TokenStream> = with_cors
-                .iter()
-                .map(|r| {
-                    let s = format_ident!("state_{}", r.module);
-                    quote!(let #s = #s.clone();)
-                })
-                .collect();
             let arms = preflights.iter().map(|(r, method)| {
                 let m = format_ident!("{}", r.module);
                 let s = format_ident!("state_{}", r.module);
                 let name = method.as_str();
-                quote!(::core::option::Option::Some(#name) => #m::preflight(#s, call).await,)
+                quote!(::core::option::Option::Some(#name) => #m::preflight(#s, &call),)
             });
             quote! {
                 .options({
-                    #(#clones)*
                     move |call: Call| {
-                        #(#clones)*
                         async move {
                             // A preflight is answered by the flow that serves the requested method.
                             let requested = call.request.headers().get("access-control-request-method").and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -629,7 +619,7 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
 
         use ::std::sync::Arc;
         use ::svc_runtime::app::{RouteConfig, RouteInfo};
-        use ::svc_runtime::call::Call;
+        use ::svc_runtime::call::{Call, RouteHandler};
         use ::svc_runtime::secrets::Requirement;
         use ::svc_runtime::Runtime;
 
@@ -642,6 +632,9 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
         pub static SECRETS: &[Requirement] = &[#(#secrets),*];
 
         /// The router of every route, with per-node state built once from `config`.
+        ///
+        /// Each route's state lives as long as the process (the router is built once, at
+        /// start-up): a request borrows it instead of counting references to it.
         pub fn router(config: &RouteConfig) -> ::svc_runtime::__private::axum::Router<Arc<Runtime>> {
             #(#states)*
             ::svc_runtime::__private::axum::Router::new()

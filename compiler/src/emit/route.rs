@@ -147,7 +147,6 @@ impl<'a> RouteEmitter<'a> {
             #![doc = #doc]
             #![allow(unused_mut, unused_variables, unused_imports, clippy::all)]
 
-            use ::std::sync::Arc;
             use ::svc_runtime::__private::axum::response::Response;
             use ::svc_runtime::__private::http::StatusCode;
             use ::svc_runtime::apikey::KeyLocation;
@@ -388,24 +387,32 @@ impl<'a> RouteEmitter<'a> {
 
     fn handle(&self) -> TokenStream {
         let body = self.node(&self.route.entry);
-        let request = if self.has_request() {
-            quote!(let request = Lazy::<Req>::new(body, params);)
+        let (request, keep) = if self.has_request() {
+            (quote!(let request = Lazy::<Req>::new(body, params);), quote!())
         } else {
-            quote! {
+            (
+                quote! {
+                    let _ = params;
+                    let unread = ::svc_runtime::body::DrainOnDrop::new(body);
+                },
                 // Read when the route is done, so that the connection stays open.
-                let _unread = ::svc_runtime::body::DrainOnDrop::new(body);
-                let _ = params;
-            }
+                quote!(let _unread = unread;),
+            )
         };
         quote! {
             /// Runs the flow for one request.
-            pub async fn handle(state: Arc<State>, call: Call) -> Response {
+            ///
+            /// The request is taken apart before the future is made, so that the future
+            /// holds each part once (docs/codegen.md, "The request future").
+            pub fn handle(state: &'static State, call: Call) -> impl ::std::future::Future<Output = Response> + Send + 'static {
                 let Call { rt, peer, params, request } = call;
-                let state: &State = &state;
                 let (parts, body) = request.into_parts();
                 let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
                 #request
-                #body
+                async move {
+                    #keep
+                    #body
+                }
             }
         }
     }
@@ -773,7 +780,7 @@ impl<'a> RouteEmitter<'a> {
         let doc = format!(" Answers a CORS preflight with the policy of Check Origin `{node}`.");
         quote! {
             #[doc = #doc]
-            pub async fn preflight(state: Arc<State>, call: Call) -> Response {
+            pub fn preflight(state: &State, call: &Call) -> Response {
                 let id = ::svc_runtime::call::request_id(&call.request);
                 state.#f.preflight(call.request.headers(), id.as_str())
             }

@@ -119,6 +119,17 @@ async fn public_status_and_path_parameters() {
     )
     .await;
     assert_eq!((s, body["error"]["field"].as_str()), (400, Some("query.sample")));
+    // A path parameter that is not UTF-8 once percent-decoded: the JSON 400, not axum's
+    // plain-text rejection.
+    let (s, body) = error(
+        c.get(server.url("/acme/hooks/events/%FF%FE/preview"))
+            .header("x-api-key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((s, body["error"]["code"].as_str()), (400, Some("invalid_parameter")));
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 use crate::error::ApiError;
 use crate::exchange::Exchange;
 use crate::runtime::Runtime;
-use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::extract::{ConnectInfo, FromRequest, Request};
 use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,40 +14,89 @@ use std::sync::Arc;
 pub struct Call {
     pub rt: Arc<Runtime>,
     pub peer: SocketAddr,
-    pub params: Result<Vec<(String, String)>, ApiError>,
+    pub params: Result<Vec<(String, String)>, InvalidPathParameter>,
     pub request: Request,
+}
+
+/// A path parameter that is not valid UTF-8 after percent-decoding: answered 400 when
+/// the route reads its inputs.
+///
+/// A unit rather than the [`ApiError`] itself: a `Call` and the route's pending inputs
+/// live in every request's future, and an `ApiError` would make both 130 bytes larger
+/// for a case that almost never happens (docs/performance.md, "Future sizes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidPathParameter;
+
+impl From<InvalidPathParameter> for ApiError {
+    fn from(_: InvalidPathParameter) -> ApiError {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_parameter",
+            "a path parameter is not valid UTF-8",
+        )
+    }
+}
+
+impl Call {
+    /// Takes a request apart for a route of the runtime `rt`. Everything it reads is at
+    /// hand (the peer and the path parameters are request extensions), so it does not
+    /// wait.
+    pub fn new(rt: Arc<Runtime>, req: Request) -> Call {
+        let (mut parts, body) = req.into_parts();
+        let peer = match parts.extensions.get::<ConnectInfo<SocketAddr>>() {
+            Some(ConnectInfo(p)) => *p,
+            None => SocketAddr::from(([0, 0, 0, 0], 0)),
+        };
+        // axum's extractor is an `async fn` that never waits: polled once, it is ready.
+        let params = match axum::extract::RawPathParams::from_request_parts(&mut parts, &rt).now_or_never() {
+            Some(Ok(raw)) => Ok(raw.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            Some(Err(_)) | None => Err(InvalidPathParameter),
+        };
+        Call {
+            rt,
+            peer,
+            params,
+            request: Request::from_parts(parts, body),
+        }
+    }
 }
 
 impl FromRequest<Arc<Runtime>> for Call {
     type Rejection = std::convert::Infallible;
 
     async fn from_request(req: Request, state: &Arc<Runtime>) -> Result<Self, Self::Rejection> {
-        let (mut parts, body) = req.into_parts();
-        let peer = match ConnectInfo::<SocketAddr>::from_request_parts(&mut parts, state).await {
-            Ok(ConnectInfo(p)) => p,
-            Err(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
-        };
-        let params = match axum::extract::RawPathParams::from_request_parts(&mut parts, state).await {
-            Ok(raw) => Ok(raw.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
-            Err(_) => Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_parameter",
-                "a path parameter is not valid UTF-8",
-            )),
-        };
-        let State(rt) = State::<Arc<Runtime>>::from_request_parts(&mut parts, state)
-            .await
-            .expect("state is always present");
-        Ok(Call {
-            rt,
-            peer,
-            params,
-            request: Request::from_parts(parts, body),
-        })
+        Ok(Call::new(state.clone(), req))
+    }
+}
+
+/// A generated route's handler, for axum's router: `handle` takes the [`Call`] and
+/// returns the route's future, which axum boxes as it is.
+///
+/// An axum handler closure (`move |call: Call| handle(state, call)`) would box a larger
+/// future instead: an `async` block around the extractor's future and the route's, which
+/// every request copies (docs/performance.md, "Future sizes").
+#[derive(Clone, Copy)]
+pub struct RouteHandler<F>(pub F);
+
+/// The marker of [`RouteHandler`]'s `Handler` implementation (axum's handler traits
+/// are told apart by a type parameter).
+pub enum ByRoute {}
+
+impl<F, Fut> axum::handler::Handler<ByRoute, Arc<Runtime>> for RouteHandler<F>
+where
+    F: Fn(Call) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = axum::response::Response> + Send + 'static,
+{
+    type Future = Fut;
+
+    fn call(self, req: Request, rt: Arc<Runtime>) -> Fut {
+        (self.0)(Call::new(rt, req))
     }
 }
 
 use axum::extract::FromRequestParts;
+use futures_util::FutureExt;
+use std::future::Future;
 
 /// A route's typed request inputs (body, query parameters, headers, path parameters), as
 /// generated from the flow's `request` block.
@@ -67,13 +116,13 @@ pub trait RequestInputs: Sized + Send + Sync + 'static {
 pub enum Lazy<T> {
     Pending {
         body: crate::body::DrainOnDrop,
-        params: Result<Vec<(String, String)>, ApiError>,
+        params: Result<Vec<(String, String)>, InvalidPathParameter>,
     },
     Ready(T),
 }
 
 impl<T: RequestInputs> Lazy<T> {
-    pub fn new(body: axum::body::Body, params: Result<Vec<(String, String)>, ApiError>) -> Self {
+    pub fn new(body: axum::body::Body, params: Result<Vec<(String, String)>, InvalidPathParameter>) -> Self {
         Lazy::Pending {
             body: crate::body::DrainOnDrop::new(body),
             params,

@@ -343,17 +343,21 @@ impl KeyIndex {
     /// [`KeyIndex::verify_now`], and for a well-formed key the index does not know, one
     /// bounded lookup in the store (see [`lookup`]) before it is refused.
     pub async fn verify_or_look_up(&self, presented: Option<&[u8]>) -> Result<Identity, Rejection> {
-        match self.verify_now(presented) {
-            Err(Rejection::Unknown) => {
-                let (Some(miss), Some(presented)) = (self.miss.get(), presented) else {
-                    return Err(Rejection::Unknown);
-                };
-                let record = miss.find(format::hash(presented)).await.ok_or(Rejection::Unknown)?;
-                self.insert(record);
-                self.verify_now(Some(presented))
-            }
-            verified => verified,
+        match (self.verify_now(presented), self.miss.get(), presented) {
+            // Boxed: the lookup is a store query, far dearer than the allocation, and held
+            // inline its future would make every route's request future larger for a
+            // case that happens once per new key (docs/performance.md, "Future sizes").
+            (Err(Rejection::Unknown), Some(miss), Some(presented)) => Box::pin(self.look_up(miss, presented)).await,
+            (verified, _, _) => verified,
         }
+    }
+
+    /// The slow path of [`KeyIndex::verify_or_look_up`]: the store's record of a key the
+    /// index does not know, indexed, then verified.
+    async fn look_up(&self, miss: &lookup::MissLookup, presented: &[u8]) -> Result<Identity, Rejection> {
+        let record = miss.find(format::hash(presented)).await.ok_or(Rejection::Unknown)?;
+        self.insert(record);
+        self.verify_now(Some(presented))
     }
 
     pub fn len(&self) -> usize {

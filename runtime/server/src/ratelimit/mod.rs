@@ -174,7 +174,10 @@ impl<S: RateLimitStore> RateLimiter<S> {
         let Some(shared) = &self.shared else {
             return self.check_here(key, now).await;
         };
-        match shared.limiter.check(&shared.scope, key).await {
+        // Boxed: a round trip to Redis costs far more than the allocation, and held inline
+        // its future would make every route's request future 450 bytes larger, shared
+        // limiter or not (docs/performance.md, "Future sizes").
+        match Box::pin(shared.limiter.check(&shared.scope, key)).await {
             Ok(d) => Checked::Decided(d),
             Err(e) => {
                 let policy = shared.policy;
