@@ -3,8 +3,10 @@
 use crate::error::ApiError;
 use crate::exchange::Exchange;
 use crate::runtime::Runtime;
-use axum::extract::{ConnectInfo, FromRequest, Request};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use futures_util::FutureExt;
 use http::StatusCode;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -93,10 +95,6 @@ where
         (self.0)(Call::new(rt, req))
     }
 }
-
-use axum::extract::FromRequestParts;
-use futures_util::FutureExt;
-use std::future::Future;
 
 /// A route's typed request inputs (body, query parameters, headers, path parameters), as
 /// generated from the flow's `request` block.

@@ -60,24 +60,22 @@ pub fn router(
                     )),
                 )
                 .options({
-                    move |call: Call| {
-                        async move {
-                            let requested = call
-                                .request
-                                .headers()
-                                .get("access-control-request-method")
-                                .and_then(|v| v.to_str().ok())
-                                .map(str::to_owned);
-                            match requested.as_deref() {
-                                ::core::option::Option::Some("POST") => {
-                                    create_order::preflight(state_create_order, &call)
-                                }
-                                _ => {
-                                    ::svc_runtime::server::method_not_allowed(
-                                        &call.request,
-                                        "POST, OPTIONS",
-                                    )
-                                }
+                    move |call: Call| async move {
+                        let requested = call
+                            .request
+                            .headers()
+                            .get("access-control-request-method")
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_owned);
+                        match requested.as_deref() {
+                            ::core::option::Option::Some("POST") => {
+                                create_order::preflight(state_create_order, &call)
+                            }
+                            _ => {
+                                ::svc_runtime::server::method_not_allowed(
+                                    &call.request,
+                                    "POST, OPTIONS",
+                                )
                             }
                         }
                     }
