@@ -14,11 +14,11 @@
 //! `independent --port PORT --store PATH` (prints `listening on http://ADDR` once bound)
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::{CONTENT_TYPE, VARY};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::post;
 use governor::middleware::StateInformationMiddleware;
 use governor::{DefaultKeyedRateLimiter, Quota};
@@ -318,16 +318,26 @@ struct ErrorDetail<'a> {
     request_id: Option<&'a str>,
 }
 
+/// The response with `headers` as its header map: moved in whole, not merged header by
+/// header into the empty map a response starts with.
+fn respond(status: StatusCode, headers: HeaderMap, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
+}
+
 fn error(status: StatusCode, code: &str, message: &str, id: &HeaderValue, mut headers: HeaderMap) -> Response {
     let detail = ErrorDetail { status: Some(status.as_u16()), code, message, request_id: id.to_str().ok() };
     let body = serde_json::to_vec(&ErrorBody { error: detail }).expect("an error serializes");
     headers.insert(CONTENT_TYPE, JSON);
-    (status, headers, body).into_response()
+    respond(status, headers, body)
 }
 
 async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> Response {
     let id = request_id(&headers, app.process);
-    let mut out = HeaderMap::new();
+    // Room for every header of the full chain's answer (seven) without growing.
+    let mut out = HeaderMap::with_capacity(8);
     if checks.origin {
         out.insert(VARY, HeaderValue::from_static("Origin"));
         match headers.get("origin") {
@@ -387,7 +397,7 @@ async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> R
             let body = serde_json::to_vec(&ErrorBody { error: detail }).expect("an error serializes");
             out.insert(CONTENT_TYPE, JSON);
             out.insert(REQUEST_ID, id);
-            return (StatusCode::UNPROCESSABLE_ENTITY, out, body).into_response();
+            return respond(StatusCode::UNPROCESSABLE_ENTITY, out, body);
         }
     };
     let status = decide(quote.total, currency);
@@ -397,7 +407,7 @@ async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> R
     out.insert(CONTENT_TYPE, JSON);
     out.insert(QUOTE_STATUS, status.header());
     out.insert(REQUEST_ID, id);
-    (StatusCode::CREATED, out, body).into_response()
+    respond(StatusCode::CREATED, out, body)
 }
 
 fn route(checks: Checks) -> axum::routing::MethodRouter<Arc<App>> {

@@ -999,6 +999,23 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
         syn::visit::visit_item_trait(self, t);
     }
 
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        if let Some(attr) = s.attrs.iter().find(|a| a.path().is_ident("global_allocator"))
+            && self.in_test == 0
+        {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ForbiddenApi,
+                    Span::from_proc_macro(self.file, attr.span()),
+                    "node code may not choose the global allocator",
+                )
+                .label("`#[global_allocator]`")
+                .help("the generated server installs its own allocator (mimalloc, docs/runtime.md \"Memory allocator\"), and a binary has one: remove this static"),
+            );
+        }
+        syn::visit::visit_item_static(self, s);
+    }
+
     fn visit_item_foreign_mod(&mut self, f: &'ast syn::ItemForeignMod) {
         self.forbid(f.abi.extern_token.span, "`extern` blocks".into(), "foreign functions");
     }
@@ -1192,6 +1209,21 @@ fn e() { let _ = format!("{:?}", s::thread::current()); }
         assert_eq!(lines, [5, 6, 7, 8, 9, 10, 11], "{d:?}");
         assert!(d.iter().all(|x| x.0 == Code::ForbiddenApi), "{d:?}");
         assert!(d[2].2.contains("`std::env`"), "{:?}", d[2]);
+    }
+
+    #[test]
+    fn a_node_crate_may_not_choose_the_allocator() {
+        let src = "use mimalloc::MiMalloc;\n\n#[global_allocator]\nstatic GLOBAL: MiMalloc = MiMalloc;\n\n#[cfg(test)]\nmod tests {\n    #[global_allocator]\n    static COUNTING: C = C;\n}\n";
+        let (_, d) = scan(src);
+        assert_eq!(
+            d,
+            [(
+                Code::ForbiddenApi,
+                3,
+                "node code may not choose the global allocator".to_string()
+            )],
+            "the static in tests is not deployed and passes"
+        );
     }
 
     fn manifest_problems(manifest: &str, workspace: &toml::Table) -> Vec<(u32, String)> {

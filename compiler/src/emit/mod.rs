@@ -165,9 +165,7 @@ struct BuildRs<'a> {
 
 #[derive(Template)]
 #[template(path = "main.rs.askama", escape = "none")]
-struct MainRs<'a> {
-    svc_version: &'a str,
-    project: &'a str,
+struct MainRs {
     project_literal: String,
     workspace_literal: String,
     api_literal: String,
@@ -271,8 +269,6 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
     files.push(File::text("build.rs", build.render().map_err(|e| e.to_string())?));
 
     let main = MainRs {
-        svc_version: SVC_VERSION,
-        project: &ir.name,
         project_literal: format!("{:?}", ir.name),
         workspace_literal: format!("{:?}", ir.workspace_id),
         api_literal: format!("{:?}", ir.api_id),

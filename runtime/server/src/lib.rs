@@ -20,6 +20,7 @@
 // boxing it would not cost more.
 #![allow(clippy::result_large_err)]
 
+pub mod alloc;
 pub mod apikey;
 pub mod app;
 pub mod body;
