@@ -16,7 +16,7 @@
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::header::{CONTENT_TYPE, VARY};
+use axum::http::header::{ACCESS_CONTROL_ALLOW_ORIGIN, CONTENT_TYPE, ORIGIN, RETRY_AFTER, VARY, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
@@ -187,7 +187,7 @@ fn decide(total: f64, currency: Currency) -> QuoteStatus {
 static REQUESTS: AtomicU64 = AtomicU64::new(0);
 
 fn request_id(headers: &HeaderMap, process: u64) -> HeaderValue {
-    if let Some(given) = headers.get("x-request-id") {
+    if let Some(given) = headers.get(REQUEST_ID) {
         let bytes = given.as_bytes();
         if !bytes.is_empty() && bytes.len() <= 64 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b)) {
             return given.clone();
@@ -283,6 +283,7 @@ const RATELIMIT_POLICY: HeaderValue = HeaderValue::from_static("\"limit\";q=1000
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY_NAME: HeaderName = HeaderName::from_static("ratelimit-policy");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+const API_KEY: HeaderName = HeaderName::from_static("x-api-key");
 const QUOTE_STATUS: HeaderName = HeaderName::from_static("x-quote-status");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
@@ -340,9 +341,9 @@ async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> R
     let mut out = HeaderMap::with_capacity(8);
     if checks.origin {
         out.insert(VARY, HeaderValue::from_static("Origin"));
-        match headers.get("origin") {
+        match headers.get(ORIGIN) {
             Some(origin) if origin_allowed(origin.as_bytes()) => {
-                out.insert("access-control-allow-origin", origin.clone());
+                out.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
             }
             Some(_) => {
                 out.insert(REQUEST_ID, id.clone());
@@ -354,8 +355,8 @@ async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> R
     let mut owner = None;
     let mut slot = 0;
     if checks.key {
-        let Some(key) = app.keys.verify(headers.get("x-api-key")) else {
-            out.insert("www-authenticate", HeaderValue::from_static("ApiKey realm=\"acme/shop\", header=\"X-API-Key\""));
+        let Some(key) = app.keys.verify(headers.get(API_KEY)) else {
+            out.insert(WWW_AUTHENTICATE, HeaderValue::from_static("ApiKey realm=\"acme/shop\", header=\"X-API-Key\""));
             out.insert(REQUEST_ID, id.clone());
             return error(StatusCode::UNAUTHORIZED, "unauthorized", "a valid API key is required", &id, out);
         };
@@ -376,7 +377,7 @@ async fn handle(app: &App, checks: Checks, headers: HeaderMap, body: Bytes) -> R
                 let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
                 let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 out.insert(RATELIMIT, HeaderValue::from_str(&format!("\"limit\";r=0;t={seconds}")).expect("digits"));
-                out.insert("retry-after", HeaderValue::from(seconds));
+                out.insert(RETRY_AFTER, HeaderValue::from(seconds));
                 out.insert(REQUEST_ID, id.clone());
                 return error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests", &id, out);
             }
