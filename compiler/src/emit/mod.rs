@@ -590,8 +590,8 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
                 .options({
                     move |call: Call| async move {
                         // A preflight is answered by the flow that serves the requested method.
-                        let requested = call.request.headers().get("access-control-request-method").and_then(|v| v.to_str().ok()).map(str::to_owned);
-                        match requested.as_deref() {
+                        let requested = call.request.headers().get("access-control-request-method").and_then(|v| v.to_str().ok());
+                        match requested {
                             #(#arms)*
                             _ => ::svc_runtime::server::method_not_allowed(&call.request, #allow),
                         }

@@ -249,7 +249,11 @@ pub async fn serve(
             let in_flight = requests.request(req.version());
             let mut req = req.map(axum::body::Body::new);
             req.extensions_mut().insert(axum::extract::ConnectInfo(remote));
-            let call = tower::ServiceExt::oneshot(app.clone(), req);
+            // Called at once rather than through `ServiceExt::oneshot`: the app is always
+            // ready (axum's router is, and `Guard` adds no back-pressure), and a oneshot
+            // would carry the request inside this future until its first poll, one more
+            // copy of it for every request.
+            let call = tower::Service::call(&mut app.clone(), req);
             async move {
                 let _in_flight = in_flight;
                 call.await

@@ -65,9 +65,8 @@ pub fn router(
                             .request
                             .headers()
                             .get("access-control-request-method")
-                            .and_then(|v| v.to_str().ok())
-                            .map(str::to_owned);
-                        match requested.as_deref() {
+                            .and_then(|v| v.to_str().ok());
+                        match requested {
                             ::core::option::Option::Some("POST") => {
                                 create_order::preflight(state_create_order, &call)
                             }
