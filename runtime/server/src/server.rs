@@ -252,7 +252,7 @@ pub async fn serve(
             // Called at once rather than through `ServiceExt::oneshot`: the app is always
             // ready (axum's router is, and `Guard` adds no back-pressure), and a oneshot
             // would carry the request inside this future until its first poll, one more
-            // copy of it for every request.
+            // copy of it for every request. (tests/server.rs keeps the app always ready.)
             let call = tower::Service::call(&mut app.clone(), req);
             async move {
                 let _in_flight = in_flight;

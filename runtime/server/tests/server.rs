@@ -606,3 +606,18 @@ async fn health_and_metrics_answer_other_methods_with_the_json_405() {
         assert_eq!(c.head(server.url(path)).send().await.unwrap().status(), 200);
     }
 }
+
+/// The accept loop calls the app without waiting for `poll_ready` (it would only hold the
+/// request in one more future; `server::serve`). That is right only while the app never
+/// applies back-pressure: a layer that does would need the loop to wait for it again.
+#[test]
+fn the_app_is_always_ready_so_the_accept_loop_may_call_it_at_once() {
+    use std::task::{Context, Poll, Waker};
+    use tower::Service;
+    let rt = Arc::new(Runtime::for_tests("ws"));
+    let mut app = svc_runtime::server::app(rt, routes());
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..3 {
+        assert!(matches!(app.poll_ready(&mut cx), Poll::Ready(Ok(()))));
+    }
+}
