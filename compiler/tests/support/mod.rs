@@ -8,8 +8,9 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// What a project does not commit: build output, and svc's own `.svc/` (links included).
-pub const NOT_COMMITTED: &[&str] = &["target", ".svc", "dist"];
+/// What a project does not commit: build output, svc's own `.svc/` (links included), and
+/// the packages npm installs for a TypeScript project.
+pub const NOT_COMMITTED: &[&str] = &["target", ".svc", "dist", "node_modules"];
 
 /// Copies the project at `src` to `dst` as committed, as a teammate's clone has it.
 pub fn copy_committed(src: &Path, dst: &Path) {
