@@ -8,7 +8,8 @@ Builds (release) the generated server of bench/project and two hand-written serv
 the same route: bench/independent (axum, governor, sha2 + subtle, serde: no svc code) and
 bench/baseline (hand-written glue over svc's own building blocks). Creates an API key in
 a fresh store, then, for each worker-thread setting (TOKIO_WORKER_THREADS=1, and the
-default: one per core), starts the servers and runs wrk against:
+default: one per core of the machine, set explicitly since tokio counts only the cores
+taskset leaves it), starts the servers and runs wrk against:
 
   * the full route (Check Origin, Check API Key, Rate Limit by API key, two code nodes,
     Return JSON) on every server, interleaved round by round: the generated server as
@@ -164,10 +165,10 @@ def run_setting(bins, store, key, threads, args):
     try:
         for side, (cmd, env) in commands(bins, store).items():
             env = dict(env)
-            if threads == "1":
-                env["TOKIO_WORKER_THREADS"] = "1"
-            else:
-                env.pop("TOKIO_WORKER_THREADS", None)
+            # tokio's default is one worker per CPU the process may run on, and taskset
+            # leaves it one: the default setting names what it would be on this machine
+            # unpinned (two workers on two cores), which then share the pinned core.
+            env["TOKIO_WORKER_THREADS"] = "1" if threads == "1" else str(os.cpu_count())
             procs[side] = start(cmd, env)
         idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
         for side, (p, url) in procs.items():
@@ -196,7 +197,7 @@ def report(threads, bins, idle, runs, ladders, peak, args):
     med = lambda side, k: statistics.median(r[k] for r in runs[side])
     sizes = {"generated": os.path.getsize(bins[1]), "svc-blocks": os.path.getsize(bins[2]), "independent": os.path.getsize(bins[3])}
     sizes["generated, access log on"] = sizes["generated"]
-    label = "TOKIO_WORKER_THREADS=1" if threads == "1" else "default worker threads"
+    label = "TOKIO_WORKER_THREADS=1" if threads == "1" else f"default worker threads ({os.cpu_count()}, sharing CPU 0)"
     print(f"\n== {label}: full route, {args.rounds} interleaved rounds of {args.seconds}s, {args.connections} connections (medians)")
     print(f"{'':26}" + "".join(f"{side:>26}" for side in SIDES))
     rows = [
