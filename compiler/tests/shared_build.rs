@@ -131,8 +131,9 @@ fn generated_servers_compile_no_registry_crate_that_svc_compiled_differently() {
         let manifest = dir.join(".svc/server/Cargo.toml");
         let server = registry_units(&dir, &["--manifest-path", manifest.to_str().unwrap()]);
         for (name, units) in &server {
-            // A crate only servers link (rquickjs for TypeScript nodes, say) is compiled
-            // for them anyway; the ones svc compiled too must be the same units.
+            // A crate only the server links (a dependency of the project's node crate,
+            // say) is compiled for it anyway; the ones svc compiled too must be the same
+            // units.
             let Some(svcs) = svc.get(name) else { continue };
             for (id, line) in units {
                 if !svcs.contains_key(id) {
@@ -152,7 +153,7 @@ fn generated_servers_compile_no_registry_crate_that_svc_compiled_differently() {
         drifted.is_empty(),
         "a generated server's build would compile these crates again after svc's own \
          (align their features at the end of runtime/server/Cargo.toml, as its comment \
-         says; a unit can also differ by one of its dependencies, listed first):\n{}",
+         says; a unit that differs only by a dependency is listed with that dependency):\n{}",
         drifted.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
