@@ -287,7 +287,7 @@ def cold_start(cmd, env, key, starts=10):
 
 
 def compare(specs, args):
-    """`--compare NAME=BINARY ...`: CPU per request of several builds of the benchmarked
+    """`--compare NAME=BINARY ...`: CPU per request, throughput and p99 of several builds of the benchmarked
     route, interleaved round by round, one worker thread each (for two builds of one
     server: a profile, a compiler flag). A binary whose name ends in `benchshop` runs as
     `BINARY serve`, any other as a hand-written baseline (`BINARY --port 0 --store S`)."""
@@ -317,10 +317,13 @@ def compare(specs, args):
             proc.wait()
         shutil.rmtree(work, ignore_errors=True)
     first = next(iter(runs))
-    print(f"\nCPU per request, median of {args.rounds} rounds (ratio to {first}, paired by round)")
-    for name, rs in runs.items():
-        paired = statistics.median(r["cpu_us_per_request"] / f["cpu_us_per_request"] for r, f in zip(rs, runs[first]))
-        print(f"{name:28}{statistics.median(r['cpu_us_per_request'] for r in rs):>8.2f} us{paired:>8.3f}")
+    for key, label, unit, fmt in (("cpu_us_per_request", "CPU per request", "us", "{:>8.2f}"),
+                                  ("rps", "throughput", "req/s", "{:>8.0f}"),
+                                  ("p99_ms", "p99 latency", "ms", "{:>8.2f}")):
+        print(f"\n{label}, median of {args.rounds} rounds (ratio to {first}, paired by round)")
+        for name, rs in runs.items():
+            paired = statistics.median(r[key] / f[key] for r, f in zip(rs, runs[first]))
+            print(f"{name:28}{fmt.format(statistics.median(r[key] for r in rs))} {unit:6}{paired:>8.3f}")
 
 
 def main():
@@ -330,7 +333,7 @@ def main():
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--threads", default="1,default", help="worker-thread settings to run: 1, default, or both")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
-                    help="only compare the CPU per request of these builds (see compare())")
+                    help="only compare the CPU per request, throughput and p99 of these builds (see compare())")
     args = ap.parse_args()
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):

@@ -145,6 +145,28 @@ fn version_and_routes() {
     assert!(text.contains("flows/greeting.yaml"), "{text}");
 }
 
+#[test]
+fn a_worker_thread_count_that_is_not_a_number_is_refused_with_a_message() {
+    // tokio itself panics on these; the server names the setting and exits 1.
+    let dir = std::env::temp_dir().join(format!("svc-e2e-workers-{}", std::process::id()));
+    for bad in ["two", "0"] {
+        let out = std::process::Command::new(binary("hello"))
+            .args(["serve", "--port", "0", "--store"])
+            .arg(dir.join("workspace.db"))
+            .env("TOKIO_WORKER_THREADS", bad)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("TOKIO_WORKER_THREADS is `{bad}`: it must be a whole number")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panic"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_with_a_thousand_slowloris_clients_exits_within_the_shutdown_deadline() {
     use tokio::io::AsyncWriteExt;

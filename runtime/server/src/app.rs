@@ -334,7 +334,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         }
     }
     crate::server::install_panic_hook(rt.redactor.clone());
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match crate::scheduler::build() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };

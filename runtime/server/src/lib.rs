@@ -39,6 +39,7 @@ pub mod node_runner;
 pub mod ratelimit;
 pub mod request_id;
 pub mod runtime;
+pub mod scheduler;
 pub mod seal;
 pub mod secrets;
 pub mod server;
