@@ -220,7 +220,17 @@ pub async fn serve(
     let drain_timeout = limits.drain_timeout;
     let mut builder = Builder::new(TokioExecutor::new());
     // The request-head deadline is the watchdog's, not a hyper timer per request head.
-    builder.http1().timer(TokioTimer::new()).header_read_timeout(None);
+    //
+    // `writev(false)`: each answer goes out as one buffer (`send`), the head and the JSON
+    // body copied together, instead of a `writev` of the two. A route's answer is a small
+    // JSON body built in memory, so the copy costs less than the vectored write does in
+    // the kernel: 5 % less CPU per request under load (docs/performance.md, "One buffer
+    // per answer").
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(None)
+        .writev(false);
     builder.http2().timer(TokioTimer::new());
     let watchdog = crate::idle::Watchdog::new(limits.header_read_timeout);
     let watching = tokio::spawn(watchdog.clone().run());

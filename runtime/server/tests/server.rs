@@ -439,6 +439,35 @@ async fn unread_request_bodies_do_not_close_the_connection() {
     assert_eq!(statuses, [201, 201, 201]);
 }
 
+#[tokio::test]
+async fn large_answers_arrive_whole_on_a_kept_alive_connection() {
+    // Answers go out as one buffer, head and body copied together (`writev(false)` in
+    // the accept loop): a body far larger than hyper's write buffer must still arrive
+    // byte for byte, and the connection must serve the next request.
+    let server = TestServer::start(runtime(Duration::from_secs(10), 8 << 20, ""), routes()).await;
+    let lines: Vec<String> = (0..60_000)
+        .map(|i| format!(r#"{{"sku":"sku-{i:06}-abcdefghij","quantity":{i}}}"#))
+        .collect();
+    let order = format!(r#"{{"lines":[{}]}}"#, lines.join(","));
+    assert!(order.len() > 2 << 20, "{}", order.len());
+    let c = client();
+    for _ in 0..2 {
+        let r = c
+            .post(server.url("/ws/api/orders"))
+            .header("content-type", "application/json")
+            .body(order.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        let echoed: serde_json::Value = r.json().await.unwrap();
+        let sent: serde_json::Value = serde_json::from_str(&order).unwrap();
+        assert_eq!(echoed, sent);
+    }
+    let statuses = statuses_on_one_connection(&server, "/ws/api/orders", &order, 2).await;
+    assert_eq!(statuses, [201, 201]);
+}
+
 /// `runtime`, with the connection limits of a test: a short header deadline, a short drain.
 fn runtime_with_connection_limits(header_read: Duration, drain: Duration) -> Arc<Runtime> {
     let mut rt = Runtime::for_tests("ws/api");
