@@ -12,11 +12,11 @@ same code takes a fraction of the pages. See docs/performance.md ("Hot text").
 
 How: both benchmark servers (bench/project, Rust nodes; bench/project-ts, TypeScript
 nodes, compiled to Rust and then again with SVC_TYPESCRIPT=engine, which runs them in
-QuickJS) run under callgrind. The first dump holds the start-up and what the server does at rest in its first two
-seconds (the key reloader's first poll, the watchdog's first tick); then every kind of
-request a server answers is sent (the full route, each step of the cost ladder, a
-preflight, refusals by origin, key and body, an unknown route, /healthz, /metrics),
-and the second dump holds those. The functions come in three runs, each by cost: those
+QuickJS) run under callgrind. The first dump holds the start-up and what the server
+does at rest in its first two seconds (the key reloader's first poll, the watchdog's
+first tick); then every kind of request a server answers is sent (the full route, each
+step of the cost ladder, a preflight, refusals by origin, key and body, an unknown
+route, /healthz, /metrics), and the second dump holds those. The functions come in three runs, each by cost: those
 only the start-up runs, those both run, those only requests run. A server at rest has
 touched the first two; under load the last two, which lie side by side.
 
@@ -57,7 +57,7 @@ SCRIPT = os.path.join(REPO, "runtime", "server", "link", "hot-text.ld")
 PROFILES = os.path.join(TARGET, "hot-text-profiles.json")
 # The benchmark projects' own crates: each generated server adds its own (build.rs).
 OWN_CRATES = ("benchshop", "shop", "bench_nodes")
-ORIGIN = "https://eu.shop.example.com"
+ORIGIN = loadbench.ORIGIN
 # Seconds after "listening" by which a server has done what it does at rest (profile()).
 AT_REST_AFTER = 2.0
 

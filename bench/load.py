@@ -109,11 +109,12 @@ def cpu_seconds(pid):
 # the kernel's loopback TCP), and the slowest answers would wait on it. Statuses are
 # checked instead by one request before each run (`expect_status`) and by wrk's count of
 # answers outside 2xx and 3xx.
+ORIGIN = "https://eu.shop.example.com"
 LUA = """
 wrk.method = "POST"
 wrk.body = [[%s]]
 wrk.headers["content-type"] = "application/json"
-wrk.headers["origin"] = "https://eu.shop.example.com"
+wrk.headers["origin"] = "%s"
 wrk.headers["x-api-key"] = "%s"
 """
 
@@ -127,7 +128,7 @@ def expect_status(url, key, expected):
     m = re.match(r"http://([^/:]+):(\d+)(/.*)$", url)
     conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
     conn.request("POST", m.group(3), body=BODY, headers={
-        "content-type": "application/json", "origin": "https://eu.shop.example.com", "x-api-key": key})
+        "content-type": "application/json", "origin": ORIGIN, "x-api-key": key})
     status = conn.getresponse().status
     conn.close()
     if status != expected:
@@ -138,7 +139,7 @@ def expect_status(url, key, expected):
 def wrk(url, key, expected, seconds, connections):
     expect_status(url, key, expected)
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
-        f.write(LUA % (BODY, key))
+        f.write(LUA % (BODY, ORIGIN, key))
         script = f.name
     out = subprocess.run(
         ["taskset", "-c", "1", "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, url],
@@ -288,7 +289,7 @@ def cold_start(cmd, env, key, starts=10):
                 try:
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
                     conn.request("POST", "/acme/shop/orders", body=BODY, headers={
-                        "content-type": "application/json", "origin": "https://eu.shop.example.com", "x-api-key": key})
+                        "content-type": "application/json", "origin": ORIGIN, "x-api-key": key})
                     status = conn.getresponse().status
                     break
                 except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
