@@ -273,7 +273,6 @@ def store_with_keys(svc, path, n):
 
 def cold_start(cmd, env, key, starts=10):
     """Milliseconds from exec to the first answered request (median, and all of them)."""
-    import http.client
     import socket
     times = []
     for _ in range(starts):
