@@ -24,7 +24,7 @@ pub fn build() -> std::io::Result<Runtime> {
 /// The number of worker threads: `TOKIO_WORKER_THREADS`, else the CPUs this process may
 /// use. A value that is not a positive whole number is an error that names it (tokio
 /// itself would panic on it).
-pub fn workers() -> std::io::Result<usize> {
+fn workers() -> std::io::Result<usize> {
     workers_from(std::env::var_os("TOKIO_WORKER_THREADS").as_deref())
 }
 
