@@ -28,6 +28,9 @@ fi
 step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
 cargo test --workspace
 
+step "bench/loadgen, the open-loop load generator of bench/load.py: its own tests (real sockets)"
+CARGO_TARGET_DIR="$PWD/target" cargo test --quiet --manifest-path bench/loadgen/Cargo.toml
+
 step "the TypeScript SDK (@svc/sdk): unit tests, type tests with tsc, offline installs"
 (cd sdk-ts && npm test)
 
