@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generated server versus hand-written baselines, under the same load generator.
 
-    python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default]
+    python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default] [--load 0.25,0.5]
+    python3 bench/load.py --latency-only [--rounds N] [--load ...]
     python3 bench/load.py --compare NAME=BINARY NAME=BINARY ... [--rounds N]
 
 Builds (release) the generated server of bench/project and two hand-written servers of
@@ -17,7 +18,13 @@ taskset leaves it), starts the servers and runs wrk against:
     (SVC_LOG=info), the independent server and the svc-blocks baseline;
   * the cost ladder on the generated and the independent server: the same work as a bare
     route (body, both code nodes, the 201 answer), then Check Origin, Check API Key and
-    Rate Limit added in turn.
+    Rate Limit added in turn;
+  * latency at fixed rates, open loop (bench/loadgen): the full route on the generated
+    and the independent server at the same request rates, fractions (`--load`) of the
+    throughput the independent server sustained under wrk in the same setting. wrk is
+    closed-loop: at saturation its p99 is 64 requests queued behind each other plus the
+    kernel's time slice, so it is reported but the open-loop percentiles are the latency
+    a client sees.
 
 Then cold start: the time from exec to the first answered request, with a store of
 10,000 API keys, for the generated and the independent server (median of 10 starts).
@@ -43,6 +50,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.path.join(REPO, "target", "bench")
+LOADGEN = os.path.join(TARGET, "release", "loadgen")
 PROJECT = os.path.join(REPO, "bench", "project")
 GENERATED = os.path.join(PROJECT, ".svc", "server")
 BODY = json.dumps({
@@ -68,6 +76,7 @@ def build():
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(GENERATED, "Cargo.toml"), env=env)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "baseline", "Cargo.toml"), env=env)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "independent", "Cargo.toml"), env=env)
+    sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "loadgen", "Cargo.toml"), env=env)
     release = os.path.join(TARGET, "release")
     return svc, os.path.join(release, "benchshop"), os.path.join(release, "baseline"), os.path.join(release, "independent")
 
@@ -156,6 +165,45 @@ def wrk(url, key, expected, seconds, connections):
     return {"rps": rps, "requests": total, "p99_ms": float(p99.group(1)) * scale}
 
 
+def open_loop(proc, url, key, expected, rate, seconds, connections):
+    """bench/loadgen at a fixed `rate`: latency percentiles (us) from each request's due
+    time, and the server's CPU per request at that rate."""
+    expect_status(url, key, expected)
+    cpu0 = cpu_seconds(proc.pid)
+    out = subprocess.run(
+        ["taskset", "-c", "1", LOADGEN, "--url", url, "--rate", str(rate), "--seconds", str(seconds),
+         "--connections", str(connections), "--method", "POST", "--header", "content-type: application/json",
+         "--header", f"origin: {ORIGIN}", "--header", f"x-api-key: {key}", "--body", BODY, "--expect", str(expected),
+         "--histogram"],
+        capture_output=True, text=True,
+    )
+    if out.returncode:
+        sys.exit(f"loadgen against {url} at {rate:.0f}/s: {out.stderr.strip()}")
+    r = json.loads(out.stdout)
+    r["cpu_us_per_request"] = (cpu_seconds(proc.pid) - cpu0) / r["completed"] * 1e6
+    return r
+
+
+def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
+    """Percentiles (us) of every latency of `runs` together, from loadgen's histograms. A
+    few stalls of the machine decide one short run's p99; pooled, each run's stalls weigh
+    what their requests weigh."""
+    counts = {}
+    for r in runs:
+        for us, n in r["histogram_us"]:
+            counts[us] = counts.get(us, 0) + n
+    total = sum(counts.values())
+    out, seen, values = [], 0, sorted(counts.items())
+    targets = iter(quantiles)
+    q = next(targets)
+    for us, n in values:
+        seen += n
+        while q is not None and seen >= q * total:
+            out.append(us)
+            q = next(targets, None)
+    return out
+
+
 def measure(proc, url, key, expected, seconds, connections):
     cpu0 = cpu_seconds(proc.pid)
     r = wrk(url, key, expected, seconds, connections)
@@ -193,26 +241,45 @@ def run_setting(bins, store, key, threads, args):
         for side, (p, url) in procs.items():
             wrk(url + "/acme/shop/orders", key, 201, 1, args.connections)
         runs = {side: [] for side in procs}
-        for _ in range(args.rounds):
+        if args.latency_only:
+            p, url = procs["independent"]
+            runs["independent"].append(measure(p, url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
+        for _ in range(0 if args.latency_only else args.rounds):
             for side, (p, url) in procs.items():
                 runs[side].append(measure(p, url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
         # The ladders, interleaved too: each round runs every step of both servers once, so
         # that a burst of noise from another tenant hits all steps alike.
         ladders = {side: {name: [] for name, _ in LADDER} for side in ("generated", "independent")}
-        for _ in range(args.rounds):
+        for _ in range(0 if args.latency_only else args.rounds):
             for side in ladders:
                 p, url = procs[side]
                 for name, path in LADDER:
                     ladders[side][name].append(measure(p, f"{url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
         peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
+        # Latency at fixed rates, open loop: fractions of what the independent server
+        # sustained above, the same rates for both servers, interleaved round by round.
+        capacity = statistics.median(r["rps"] for r in runs["independent"])
+        latency = {f: {side: [] for side in ("generated", "independent")} for f in args.load}
+        for _ in range(args.rounds):
+            for f in args.load:
+                for side in latency[f]:
+                    p, url = procs[side]
+                    latency[f][side].append(open_loop(p, url + "/acme/shop/orders", key, 201, round(f * capacity),
+                                                      args.seconds, args.connections))
     finally:
         for p, _ in procs.values():
             p.kill()
             p.wait()
-    return idle, runs, ladders, peak
+    return idle, runs, ladders, peak, latency
 
 
-def report(threads, bins, idle, runs, ladders, peak, args):
+def report(threads, bins, idle, runs, ladders, peak, latency, args):
+    if not args.latency_only:
+        report_load(threads, bins, idle, runs, ladders, peak, args)
+    report_latency(latency, args)
+
+
+def report_load(threads, bins, idle, runs, ladders, peak, args):
     med = lambda side, k: statistics.median(r[k] for r in runs[side])
     sizes = {"generated": os.path.getsize(bins[1]), "svc-blocks": os.path.getsize(bins[2]), "independent": os.path.getsize(bins[3])}
     sizes["generated, access log on"] = sizes["generated"]
@@ -221,7 +288,7 @@ def report(threads, bins, idle, runs, ladders, peak, args):
     print(f"{'':26}" + "".join(f"{side:>26}" for side in SIDES))
     rows = [
         ("throughput (req/s)", lambda s: med(s, "rps"), "{:.0f}"),
-        ("p99 latency (ms)", lambda s: med(s, "p99_ms"), "{:.2f}"),
+        ("p99 at saturation (ms, wrk)", lambda s: med(s, "p99_ms"), "{:.2f}"),
         ("CPU per request (us)", lambda s: med(s, "cpu_us_per_request"), "{:.2f}"),
         ("idle RSS (MiB)", lambda s: idle[s] / 1024, "{:.1f}"),
         ("peak RSS (MiB)", lambda s: peak[s] / 1024, "{:.1f}"),
@@ -255,6 +322,29 @@ def report(threads, bins, idle, runs, ladders, peak, args):
         share = [1 - b["cpu_us_per_request"] / c["cpu_us_per_request"] for c, b in zip(chain, bare_runs)]
         print(f"full chain: throughput lost median {100 * statistics.median(loss):.1f}% ({' '.join(f'{100 * x:.1f}' for x in loss)});"
               f" share of CPU median {100 * statistics.median(share):.1f}% ({' '.join(f'{100 * x:.1f}' for x in share)})")
+
+
+def report_latency(latency, args):
+    print(f"\nLatency at fixed rates, open loop (bench/loadgen, {args.connections} connections, {args.rounds} rounds"
+          f" of {args.seconds}s; percentiles of all rounds' requests pooled, us; CPU per request median)")
+    print(f"{'':34}{'p50':>9}{'p99':>9}{'p99.9':>9}{'CPU us/req':>12}")
+    for f, sides in latency.items():
+        rate = sides["independent"][0]["rate"]
+        pooled = {side: pooled_percentiles(rs) for side, rs in sides.items()}
+        for side, rs in sides.items():
+            cells = "".join(f"{v:>9}" for v in pooled[side])
+            print(f"{f'{100 * f:.0f} % ({rate:.0f}/s) {side}':34}{cells}"
+                  f"{statistics.median(r['cpu_us_per_request'] for r in rs):>12.2f}")
+        g, i = sides["generated"], sides["independent"]
+        ratios = " ".join(f"{what} {a / b:.3f}" for what, a, b in zip(("p50", "p99", "p99.9"), pooled["generated"], pooled["independent"]))
+        print(f"  generated / independent, pooled: {ratios}")
+        paired = [a["latency_us"]["p99"] / b["latency_us"]["p99"] for a, b in zip(g, i)]
+        print(f"  p99 generated / independent, paired by round: median {statistics.median(paired):.3f} ({' '.join(f'{x:.2f}' for x in paired)})")
+        paired = [a["cpu_us_per_request"] / b["cpu_us_per_request"] for a, b in zip(g, i)]
+        print(f"  CPU per request generated / independent, paired by round: median {statistics.median(paired):.3f}")
+        lag = max(r["dispatch_lag_us"]["p99"] for r in g + i)
+        if lag > 50:
+            print(f"  warning: loadgen dispatched up to {lag:.0f} us late at p99: it did not keep up, these latencies are its own too")
 
 
 def store_with_keys(svc, path, n):
@@ -350,6 +440,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--threads", default="1,default", help="worker-thread settings to run: 1, default, or both")
+    ap.add_argument("--load", default="0.25,0.5", type=lambda s: [float(x) for x in s.split(",")],
+                    help="open-loop latency rates, as fractions of the independent server's throughput (default 0.25,0.5)")
+    ap.add_argument("--latency-only", action="store_true",
+                    help="only the open-loop latencies (after one wrk run of the independent server for its throughput)")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
                     help="only compare the CPU per request, throughput and p99 of these builds (see compare())")
     args = ap.parse_args()
@@ -368,6 +462,8 @@ def main():
                              check=True, capture_output=True, text=True).stdout.strip()
         for threads in args.threads.split(","):
             report(threads, bins, *run_setting(bins, store, key, threads, args), args)
+        if args.latency_only:
+            return
 
         big = os.path.join(work, "keys10k.db")
         big_key = store_with_keys(svc, big, 10_000)

@@ -21,7 +21,8 @@
 //! (`taskset`); it reports how late it dispatched, so that a run it could not keep up
 //! with is seen as such.
 //!
-//! Prints one JSON object on stdout. Exits 1, with the reason on stderr, if the server
+//! Prints one JSON object on stdout (with `--histogram`, every latency to the microsecond,
+//! so that runs can be pooled). Exits 1, with the reason on stderr, if the server
 //! closes a connection, answers something that is not HTTP/1.1 with a Content-Length, or
 //! answers a status other than `--expect`.
 
@@ -48,10 +49,11 @@ struct Options {
     headers: Vec<String>,
     body: String,
     expect: u16,
+    histogram: bool,
 }
 
 const USAGE: &str = "usage: loadgen --url http://HOST:PORT/PATH --rate REQUESTS_PER_SECOND [--seconds 3] [--warmup 0.5] \
-[--connections 64] [--method GET|POST|...] [--header 'name: value']... [--body TEXT] [--expect STATUS]";
+[--connections 64] [--method GET|POST|...] [--header 'name: value']... [--body TEXT] [--expect STATUS] [--histogram]";
 
 fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut url = None;
@@ -68,6 +70,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
         headers: Vec::new(),
         body: String::new(),
         expect: 200,
+        histogram: false,
     };
     let mut args = args.peekable();
     while let Some(flag) = args.next() {
@@ -100,6 +103,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
             }
             "--body" => options.body = value()?,
             "--expect" => options.expect = value()?.parse().map_err(|_| "--expect must be an HTTP status")?,
+            "--histogram" => options.histogram = true,
             "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -280,8 +284,27 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[rank - 1] as f64 / 1e3
 }
 
-fn summary(mut ns: Vec<u64>) -> String {
-    ns.sort_unstable();
+/// Every latency, to the microsecond, as `[[microseconds, count], ...]` in ascending order
+/// (only the values that occur): runs can then be pooled before taking percentiles, which a
+/// percentile of each run cannot be.
+fn histogram(sorted_ns: &[u64]) -> String {
+    let mut out = String::from("[");
+    let mut i = 0;
+    while i < sorted_ns.len() {
+        let us = sorted_ns[i] / 1000;
+        let run = sorted_ns[i..].partition_point(|&ns| ns / 1000 == us);
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!("[{us},{run}]"));
+        i += run;
+    }
+    out.push(']');
+    out
+}
+
+/// Percentiles and mean, in microseconds, of latencies sorted ascending.
+fn summary(ns: &[u64]) -> String {
     let mean = if ns.is_empty() {
         0.0
     } else {
@@ -289,11 +312,11 @@ fn summary(mut ns: Vec<u64>) -> String {
     };
     format!(
         "{{\"p50\":{:.1},\"p90\":{:.1},\"p99\":{:.1},\"p999\":{:.1},\"max\":{:.1},\"mean\":{:.1}}}",
-        percentile(&ns, 0.50),
-        percentile(&ns, 0.90),
-        percentile(&ns, 0.99),
-        percentile(&ns, 0.999),
-        percentile(&ns, 1.0),
+        percentile(ns, 0.50),
+        percentile(ns, 0.90),
+        percentile(ns, 0.99),
+        percentile(ns, 0.999),
+        percentile(ns, 1.0),
         mean
     )
 }
@@ -321,7 +344,7 @@ async fn run(o: Options) -> Result<String, String> {
         )));
     }
     let start = Instant::now() + Duration::from_millis(1);
-    let lag = dispatch(&o, start, senders).await;
+    let mut lag = dispatch(&o, start, senders).await;
     let dispatched_until = Instant::now();
     let mut latencies = Vec::with_capacity(lag.len());
     let mut completed = 0;
@@ -331,17 +354,25 @@ async fn run(o: Options) -> Result<String, String> {
         latencies.extend(result.latencies_ns);
     }
     let drained_after_ms = (Instant::now() - dispatched_until).as_secs_f64() * 1e3;
+    latencies.sort_unstable();
+    lag.sort_unstable();
+    let histogram = if o.histogram {
+        format!(",\"histogram_us\":{}", histogram(&latencies))
+    } else {
+        String::new()
+    };
     Ok(format!(
         "{{\"rate\":{},\"seconds\":{},\"connections\":{},\"measured\":{},\"completed\":{},\"drained_after_ms\":{:.1},\
-\"latency_us\":{},\"dispatch_lag_us\":{}}}",
+\"latency_us\":{},\"dispatch_lag_us\":{}{}}}",
         o.rate,
         o.seconds,
         o.connections,
         latencies.len(),
         completed,
         drained_after_ms,
-        summary(latencies),
-        summary(lag)
+        summary(&latencies),
+        summary(&lag),
+        histogram
     ))
 }
 
@@ -473,6 +504,15 @@ mod tests {
                 .unwrap_err()
                 .contains("--connections")
         );
+    }
+
+    #[test]
+    fn the_histogram_counts_each_microsecond_once() {
+        assert_eq!(
+            histogram(&[10, 999, 1000, 1500, 1999, 7000, 7001]),
+            "[[0,2],[1,3],[7,2]]"
+        );
+        assert_eq!(histogram(&[]), "[]");
     }
 
     #[test]
