@@ -104,7 +104,6 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
             "--body" => options.body = value()?,
             "--expect" => options.expect = value()?.parse().map_err(|_| "--expect must be an HTTP status")?,
             "--histogram" => options.histogram = true,
-            "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
@@ -377,6 +376,10 @@ async fn run(o: Options) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let options = match parse_options(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(message) => {
