@@ -76,9 +76,14 @@ def build():
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(GENERATED, "Cargo.toml"), env=env)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "baseline", "Cargo.toml"), env=env)
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "independent", "Cargo.toml"), env=env)
-    sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "loadgen", "Cargo.toml"), env=env)
+    build_loadgen()
     release = os.path.join(TARGET, "release")
     return svc, os.path.join(release, "benchshop"), os.path.join(release, "baseline"), os.path.join(release, "independent")
+
+
+def build_loadgen():
+    sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "loadgen", "Cargo.toml"),
+       env=dict(os.environ, CARGO_TARGET_DIR=TARGET))
 
 
 # The cost ladder: the benchmarked route's own work, then the protections added in turn.
@@ -397,9 +402,12 @@ def cold_start(cmd, env, key, starts=10):
 def compare(specs, args):
     """`--compare NAME=BINARY ...`: CPU per request, throughput and p99 of several builds of the benchmarked
     route, interleaved round by round, one worker thread each (for two builds of one
-    server: a profile, a compiler flag). A binary whose name ends in `benchshop` runs as
-    `BINARY serve`, any other as a hand-written baseline (`BINARY --port 0 --store S`)."""
+    server: a profile, a compiler flag); then their open-loop latency at the `--load`
+    fractions of the first build's throughput. A binary whose name ends in `benchshop`
+    runs as `BINARY serve`, any other as a hand-written baseline (`BINARY --port 0
+    --store S`)."""
     sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
+    build_loadgen()
     svc = os.path.join(REPO, "target", "release", "svc")
     work = tempfile.mkdtemp(prefix="svc-bench-compare-")
     procs = {}
@@ -419,6 +427,13 @@ def compare(specs, args):
                 r = measure(proc, url + "/acme/shop/orders", key, 201, args.seconds, args.connections)
                 runs[name].append(r)
                 print(f"round {round_}  {name}: {r['requests']} requests, {r['cpu_us_per_request']:.2f} us CPU per request")
+        capacity = statistics.median(r["rps"] for r in next(iter(runs.values())))
+        latency = {f: {name: [] for name in procs} for f in args.load}
+        for _ in range(args.rounds):
+            for f in args.load:
+                for name, (proc, url) in procs.items():
+                    latency[f][name].append(open_loop(proc, url + "/acme/shop/orders", key, 201, round(f * capacity),
+                                                      args.seconds, args.connections))
     finally:
         for proc, _ in procs.values():
             proc.kill()
@@ -427,11 +442,18 @@ def compare(specs, args):
     first = next(iter(runs))
     for key, label, unit, fmt in (("cpu_us_per_request", "CPU per request", "us", "{:>8.2f}"),
                                   ("rps", "throughput", "req/s", "{:>8.0f}"),
-                                  ("p99_ms", "p99 latency", "ms", "{:>8.2f}")):
+                                  ("p99_ms", "p99 at saturation (wrk)", "ms", "{:>8.2f}")):
         print(f"\n{label}, median of {args.rounds} rounds (ratio to {first}, paired by round)")
         for name, rs in runs.items():
             paired = statistics.median(r[key] / f[key] for r, f in zip(rs, runs[first]))
             print(f"{name:28}{fmt.format(statistics.median(r[key] for r in rs))} {unit:6}{paired:>8.3f}")
+    for f, builds in latency.items():
+        pooled = {name: pooled_percentiles(rs) for name, rs in builds.items()}
+        print(f"\nOpen-loop latency at {100 * f:.0f} % of {first}'s throughput ({round(f * capacity)}/s), us, all rounds"
+              f" pooled (ratio to {first})")
+        print(f"{'':28}{'p50':>14}{'p99':>14}{'p99.9':>14}")
+        for name, values in pooled.items():
+            print(f"{name:28}" + "".join(f"{v:>7} {v / b:>6.3f}" for v, b in zip(values, pooled[first])))
 
 
 def main():
