@@ -467,7 +467,7 @@ def main():
     ap.add_argument("--latency-only", action="store_true",
                     help="only the open-loop latencies (after one wrk run of the independent server for its throughput)")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
-                    help="only compare the CPU per request, throughput and p99 of these builds (see compare())")
+                    help="only compare these builds: CPU per request, throughput, p99 under wrk, open-loop latency (see compare())")
     args = ap.parse_args()
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
