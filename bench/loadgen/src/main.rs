@@ -201,6 +201,8 @@ async fn read_answer(stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<u1
             return Err(bad(format!("the server answered {status} and closes the connection")));
         }
     }
+    // 204 and 304 have no body by definition (RFC 9110), with or without the header.
+    let length = if matches!(status, 204 | 304) { Some(0) } else { length };
     let total = head_end + length.ok_or_else(|| bad(format!("an answer ({status}) without Content-Length")))?;
     if buf.len() < total {
         buf.resize(total, 0);
@@ -449,6 +451,16 @@ mod tests {
             b" world",
         ]);
         assert_eq!(status.unwrap(), 201);
+    }
+
+    #[test]
+    fn answers_without_a_body_need_no_length() {
+        assert_eq!(
+            answer(&[b"HTTP/1.1 204 No Content\r\nvary: Origin\r\n\r\n"]).unwrap(),
+            204
+        );
+        let no_length = answer(&[b"HTTP/1.1 200 OK\r\n\r\n"]);
+        assert!(no_length.unwrap_err().to_string().contains("without Content-Length"));
     }
 
     #[test]
