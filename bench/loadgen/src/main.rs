@@ -540,38 +540,54 @@ mod tests {
         assert_eq!(percentile(&[], 0.99), 0.0);
     }
 
-    /// A server that takes 20 ms per answer on one connection, asked for one every 10 ms:
-    /// the requests queue behind each other and their latency grows with the queue, as a
-    /// real client's would. A closed-loop tool would report 20 ms for every one of them.
-    #[test]
-    fn waiting_for_a_busy_connection_counts_as_latency() {
+    /// Runs loadgen with `args` (and `--url`) against a server on a real socket that
+    /// answers every request of every connection with `answer`, `delay` after reading it;
+    /// returns loadgen's JSON.
+    fn run_against(answer: &'static [u8], delay: Duration, args: &[&str]) -> String {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         let local = tokio::task::LocalSet::new();
-        let json = local.block_on(&runtime, async {
+        local.block_on(&runtime, async {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
+            let url = format!("http://{}/", listener.local_addr().unwrap());
             tokio::task::spawn_local(async move {
-                let (mut socket, _) = listener.accept().await.unwrap();
-                let mut buf = [0; 4096];
-                while let Ok(n) = socket.read(&mut buf).await {
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    if n == 0
-                        || socket
-                            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
-                            .await
-                            .is_err()
-                    {
-                        return;
-                    }
+                loop {
+                    let (mut socket, _) = listener.accept().await.unwrap();
+                    tokio::task::spawn_local(async move {
+                        let mut buf = [0; 4096];
+                        while let Ok(n) = socket.read(&mut buf).await {
+                            tokio::time::sleep(delay).await;
+                            if n == 0 || socket.write_all(answer).await.is_err() {
+                                return;
+                            }
+                        }
+                    });
                 }
             });
-            let url = format!("http://{addr}/");
-            let o = options(&[
-                "--url",
-                &url,
+            let mut all = vec!["--url", url.as_str()];
+            all.extend_from_slice(args);
+            run(options(&all).unwrap()).await.unwrap()
+        })
+    }
+
+    /// The number after `"name":` in `json` (the first one after `within`, when given).
+    fn number(json: &str, within: Option<&str>, name: &str) -> f64 {
+        let section = within.map_or(json, |w| json.split(&format!("\"{w}\":{{")).nth(1).unwrap());
+        let after = section.split(&format!("\"{name}\":")).nth(1).unwrap();
+        after.split([',', '}']).next().unwrap().parse().unwrap()
+    }
+
+    /// A server that takes 20 ms per answer on one connection, asked for one every 10 ms:
+    /// the requests queue behind each other and their latency grows with the queue, as a
+    /// real client's would. A closed-loop tool would report 20 ms for every one of them.
+    #[test]
+    fn waiting_for_a_busy_connection_counts_as_latency() {
+        let json = run_against(
+            b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n",
+            Duration::from_millis(20),
+            &[
                 "--rate",
                 "100",
                 "--seconds",
@@ -580,61 +596,21 @@ mod tests {
                 "0",
                 "--connections",
                 "1",
-            ])
-            .unwrap();
-            run(o).await.unwrap()
-        });
-        let field = |name: &str| -> f64 {
-            let after = json.split("\"latency_us\":{").nth(1).unwrap();
-            after
-                .split(&format!("\"{name}\":"))
-                .nth(1)
-                .unwrap()
-                .split([',', '}'])
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
+            ],
+        );
         // 30 requests due over 290 ms, the last answered after 30 × 20 ms: about 310 ms late.
-        assert!(field("max") > 250_000.0, "{json}");
-        assert!(field("p50") > 100_000.0, "{json}");
+        assert!(number(&json, Some("latency_us"), "max") > 250_000.0, "{json}");
+        assert!(number(&json, Some("latency_us"), "p50") > 100_000.0, "{json}");
     }
 
     /// The schedule is kept: at 2,000 requests a second for a quarter second against a
     /// server that answers at once, about 500 are measured and none is lost.
     #[test]
     fn a_run_sends_the_scheduled_requests_and_measures_each() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let local = tokio::task::LocalSet::new();
-        let json = local.block_on(&runtime, async {
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            tokio::task::spawn_local(async move {
-                loop {
-                    let (mut socket, _) = listener.accept().await.unwrap();
-                    tokio::task::spawn_local(async move {
-                        let mut buf = [0; 4096];
-                        while let Ok(n) = socket.read(&mut buf).await {
-                            if n == 0
-                                || socket
-                                    .write_all(b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}")
-                                    .await
-                                    .is_err()
-                            {
-                                return;
-                            }
-                        }
-                    });
-                }
-            });
-            let url = format!("http://{addr}/");
-            let o = options(&[
-                "--url",
-                &url,
+        let json = run_against(
+            b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}",
+            Duration::ZERO,
+            &[
                 "--rate",
                 "2000",
                 "--seconds",
@@ -645,29 +621,9 @@ mod tests {
                 "4",
                 "--expect",
                 "201",
-            ])
-            .unwrap();
-            run(o).await.unwrap()
-        });
-        let measured: u64 = json
-            .split("\"measured\":")
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        let completed: u64 = json
-            .split("\"completed\":")
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert!((495..=505).contains(&measured), "{json}");
-        assert!((595..=605).contains(&completed), "{json}");
+            ],
+        );
+        assert!((495.0..=505.0).contains(&number(&json, None, "measured")), "{json}");
+        assert!((595.0..=605.0).contains(&number(&json, None, "completed")), "{json}");
     }
 }
