@@ -189,6 +189,19 @@ def open_loop(proc, url, key, expected, rate, seconds, connections):
     return r
 
 
+def open_loop_rounds(procs, names, capacity, key, args):
+    """The full route of each of `names` (keys of `procs`) at each `--load` fraction of
+    `capacity`, interleaved round by round: {fraction: {name: [open_loop result, ...]}}."""
+    latency = {f: {name: [] for name in names} for f in args.load}
+    for _ in range(args.rounds):
+        for f in args.load:
+            for name in names:
+                proc, url = procs[name]
+                latency[f][name].append(open_loop(proc, url + "/acme/shop/orders", key, 201, round(f * capacity),
+                                                  args.seconds, args.connections))
+    return latency
+
+
 def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
     """Percentiles (us) of every latency of `runs` together, from loadgen's histograms. A
     few stalls of the machine decide one short run's p99; pooled, each run's stalls weigh
@@ -264,13 +277,7 @@ def run_setting(bins, store, key, threads, args):
         # Latency at fixed rates, open loop: fractions of what the independent server
         # sustained above, the same rates for both servers, interleaved round by round.
         capacity = statistics.median(r["rps"] for r in runs["independent"])
-        latency = {f: {side: [] for side in ("generated", "independent")} for f in args.load}
-        for _ in range(args.rounds):
-            for f in args.load:
-                for side in latency[f]:
-                    p, url = procs[side]
-                    latency[f][side].append(open_loop(p, url + "/acme/shop/orders", key, 201, round(f * capacity),
-                                                      args.seconds, args.connections))
+        latency = open_loop_rounds(procs, ("generated", "independent"), capacity, key, args)
     finally:
         for p, _ in procs.values():
             p.kill()
@@ -428,12 +435,7 @@ def compare(specs, args):
                 runs[name].append(r)
                 print(f"round {round_}  {name}: {r['requests']} requests, {r['cpu_us_per_request']:.2f} us CPU per request")
         capacity = statistics.median(r["rps"] for r in next(iter(runs.values())))
-        latency = {f: {name: [] for name in procs} for f in args.load}
-        for _ in range(args.rounds):
-            for f in args.load:
-                for name, (proc, url) in procs.items():
-                    latency[f][name].append(open_loop(proc, url + "/acme/shop/orders", key, 201, round(f * capacity),
-                                                      args.seconds, args.connections))
+        latency = open_loop_rounds(procs, list(procs), capacity, key, args)
     finally:
         for proc, _ in procs.values():
             proc.kill()

@@ -72,7 +72,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
         expect: 200,
         histogram: false,
     };
-    let mut args = args.peekable();
+    let mut args = args;
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |text: String, what: &str| -> Result<f64, String> {
