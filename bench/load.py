@@ -3,6 +3,7 @@
 
     python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default] [--load 0.25,0.5]
     python3 bench/load.py --latency-only [--rounds N] [--load ...]
+    python3 bench/load.py --chain-only [--pairs 20] [--pair-seconds 1]
     python3 bench/load.py --compare NAME=BINARY NAME=BINARY ... [--rounds N]
 
 Builds (release) the generated server of bench/project and two hand-written servers of
@@ -19,6 +20,12 @@ taskset leaves it), starts the servers and runs wrk against:
   * the cost ladder on the generated and the independent server: the same work as a bare
     route (body, both code nodes, the 201 answer), then Check Origin, Check API Key and
     Rate Limit added in turn;
+  * the full chain's cost, by pairs of short runs: the bare route and the full chain
+    back to back on each of the two servers, the order reversed every other pair, so
+    that the machine's drift over seconds falls on both routes of a pair alike (the
+    ladder's rounds put 9 s between a bare run and its chain run, and single rounds
+    swing by 30 points; most pairs fall within 2 points of their median, a few far
+    outside it, which the median ignores);
   * latency at fixed rates, open loop (bench/loadgen): the full route on the generated
     and the independent server at the same request rates, fractions (`--load`) of the
     throughput the independent server sustained under wrk in the same setting. wrk is
@@ -31,8 +38,9 @@ Then cold start: the time from exec to the first answered request, with a store 
 
 The servers are pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
 core. Prints ratios to the independent server: throughput, p99 latency, CPU time per
-request, idle and peak RSS, binary size, cold start; and each ladder step's cost relative
-to its bare route. Machines are shared and noisy: compare ratios from one run, not
+request (each thread's schedstat, in ns), idle and peak RSS, binary size, cold start; each
+ladder step's cost relative to its bare route; and the chain's cost from the pairs, with
+a bootstrap interval of its median. Machines are shared and noisy: compare ratios from one run, not
 absolute numbers.
 """
 
@@ -111,11 +119,34 @@ def rss_kb(pid, field):
     return 0
 
 
-def cpu_seconds(pid):
+def cpu_snapshot(pid):
+    """CPU time so far of each thread of `pid`, in ns ({tid: ns}). From each thread's
+    schedstat (the scheduler's own nanosecond count, user and kernel time) rather than
+    /proc/<pid>/stat, whose 10 ms unit is a 1 % step over a 1 s run; without schedstat
+    (a kernel without CONFIG_SCHED_INFO), the process's total from /proc/<pid>/stat."""
+    times = {}
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    times[tid] = int(f.read().split()[0])
+            except FileNotFoundError:
+                pass  # the thread exited meanwhile
+    except FileNotFoundError:
+        pass
+    if times:
+        return times
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    return {"all": (int(fields[11]) + int(fields[12])) * 10**9 // os.sysconf("SC_CLK_TCK")}
+
+
+def cpu_seconds_since(pid, before):
+    """CPU seconds `pid` used since `cpu_snapshot` gave `before`: the threads alive at
+    both readings (a blocking-pool thread that exits in between would otherwise take its
+    whole lifetime's time out of the difference)."""
+    after = cpu_snapshot(pid)
+    return sum(after[t] - before[t] for t in after.keys() & before.keys()) / 1e9
 
 
 # No `response` callback: wrk would call into Lua with a table of every header for each
@@ -174,7 +205,7 @@ def open_loop(proc, url, key, expected, rate, seconds, connections):
     """bench/loadgen at a fixed `rate`: latency percentiles (us) from each request's due
     time, and the server's CPU per request at that rate."""
     expect_status(url, key, expected)
-    cpu0 = cpu_seconds(proc.pid)
+    cpu0 = cpu_snapshot(proc.pid)
     out = subprocess.run(
         ["taskset", "-c", "1", LOADGEN, "--url", url, "--rate", str(rate), "--seconds", str(seconds),
          "--connections", str(connections), "--method", "POST", "--header", "content-type: application/json",
@@ -185,7 +216,7 @@ def open_loop(proc, url, key, expected, rate, seconds, connections):
     if out.returncode:
         sys.exit(f"loadgen against {url} at {rate:.0f}/s: {out.stderr.strip()}")
     r = json.loads(out.stdout)
-    r["cpu_us_per_request"] = (cpu_seconds(proc.pid) - cpu0) / r["completed"] * 1e6
+    r["cpu_us_per_request"] = cpu_seconds_since(proc.pid, cpu0) / r["completed"] * 1e6
     return r
 
 
@@ -200,6 +231,36 @@ def open_loop_rounds(procs, names, capacity, key, args):
                 latency[f][name].append(open_loop(proc, url + "/acme/shop/orders", key, 201, round(f * capacity),
                                                   args.seconds, args.connections))
     return latency
+
+
+def chain_pairs(procs, key, args):
+    """The full chain's cost on the generated and the independent server, by pairs of
+    short runs: the bare route and the full chain back to back (`--pair-seconds` each),
+    the servers in turn, the order reversed every other pair (ABBA), so that whatever the
+    machine does over seconds (another tenant, the clock frequency) weighs on both routes
+    of a pair alike. {side: [(bare run, chain run), ...]}"""
+    sides = ("generated", "independent")
+    bare, chain = LADDER[0][1], LADDER[-1][1]
+    order = [(side, path) for side in sides for path in (bare, chain)]
+    pairs = {side: [] for side in sides}
+    for i in range(args.pairs):
+        got = {}
+        for side, path in order if i % 2 == 0 else order[::-1]:
+            p, url = procs[side]
+            got[side, path] = measure(p, f"{url}/acme/shop/{path}", key, 201, args.pair_seconds, args.connections)
+        for side in sides:
+            pairs[side].append((got[side, bare], got[side, chain]))
+    return pairs
+
+
+def median_interval(xs, confidence=0.9, resamples=4000):
+    """A bootstrap interval of the median of `xs` (percentile method, a fixed seed so
+    that the same runs print the same interval)."""
+    import random
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(resamples))
+    tail = (1 - confidence) / 2
+    return medians[int(tail * resamples)], medians[int((1 - tail) * resamples) - 1]
 
 
 def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
@@ -223,9 +284,9 @@ def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
 
 
 def measure(proc, url, key, expected, seconds, connections):
-    cpu0 = cpu_seconds(proc.pid)
+    cpu0 = cpu_snapshot(proc.pid)
     r = wrk(url, key, expected, seconds, connections)
-    r["cpu_us_per_request"] = (cpu_seconds(proc.pid) - cpu0) / r["requests"] * 1e6
+    r["cpu_us_per_request"] = cpu_seconds_since(proc.pid, cpu0) / r["requests"] * 1e6
     return r
 
 
@@ -258,37 +319,57 @@ def run_setting(bins, store, key, threads, args):
         idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
         for side, (p, url) in procs.items():
             wrk(url + "/acme/shop/orders", key, 201, 1, args.connections)
+        full = not (args.latency_only or args.chain_only)
         runs = {side: [] for side in procs}
         if args.latency_only:
             p, url = procs["independent"]
             runs["independent"].append(measure(p, url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
-        for _ in range(0 if args.latency_only else args.rounds):
+        for _ in range(args.rounds if full else 0):
             for side, (p, url) in procs.items():
                 runs[side].append(measure(p, url + "/acme/shop/orders", key, 201, args.seconds, args.connections))
         # The ladders, interleaved too: each round runs every step of both servers once, so
         # that a burst of noise from another tenant hits all steps alike.
         ladders = {side: {name: [] for name, _ in LADDER} for side in ("generated", "independent")}
-        for _ in range(0 if args.latency_only else args.rounds):
+        for _ in range(args.rounds if full else 0):
             for side in ladders:
                 p, url = procs[side]
                 for name, path in LADDER:
                     ladders[side][name].append(measure(p, f"{url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
+        pairs = chain_pairs(procs, key, args) if not args.latency_only else None
         peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
         # Latency at fixed rates, open loop: fractions of what the independent server
         # sustained above, the same rates for both servers, interleaved round by round.
-        capacity = statistics.median(r["rps"] for r in runs["independent"])
-        latency = open_loop_rounds(procs, ("generated", "independent"), capacity, key, args)
+        latency = None
+        if not args.chain_only:
+            capacity = statistics.median(r["rps"] for r in runs["independent"])
+            latency = open_loop_rounds(procs, ("generated", "independent"), capacity, key, args)
     finally:
         for p, _ in procs.values():
             p.kill()
             p.wait()
-    return idle, runs, ladders, peak, latency
+    return idle, runs, ladders, pairs, peak, latency
 
 
-def report(threads, bins, idle, runs, ladders, peak, latency, args):
-    if not args.latency_only:
+def report(threads, bins, idle, runs, ladders, pairs, peak, latency, args):
+    if not (args.latency_only or args.chain_only):
         report_load(threads, bins, idle, runs, ladders, peak, args)
-    report_latency(latency, args)
+    if pairs:
+        report_chain(threads, pairs, args)
+    if latency:
+        report_latency(latency, args)
+
+
+def report_chain(threads, pairs, args):
+    label = "TOKIO_WORKER_THREADS=1" if threads == "1" else f"{os.cpu_count()} worker threads"
+    print(f"\nThe full chain's cost ({label}): {args.pairs} pairs of {args.pair_seconds}s runs, the bare route and the"
+          f" full chain back to back, order reversed every other pair; median, 90 % bootstrap interval of the median, every pair")
+    for side, ps in pairs.items():
+        loss = [100 * (1 - c["rps"] / b["rps"]) for b, c in ps]
+        share = [100 * (1 - b["cpu_us_per_request"] / c["cpu_us_per_request"]) for b, c in ps]
+        for what, xs in (("throughput lost", loss), ("share of CPU", share)):
+            lo, hi = median_interval(xs)
+            print(f"  {side:12} {what:16}{statistics.median(xs):6.1f} % ({lo:.1f} to {hi:.1f})"
+                  f"  [{' '.join(f'{x:.1f}' for x in xs)}]")
 
 
 def report_load(threads, bins, idle, runs, ladders, peak, args):
@@ -468,6 +549,10 @@ def main():
                     help="open-loop latency rates, as fractions of the independent server's throughput (default 0.25,0.5)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only the open-loop latencies (after one wrk run of the independent server for its throughput)")
+    ap.add_argument("--pairs", type=int, default=20,
+                    help="pairs of short runs (bare route, full chain) that measure the chain's cost on both servers")
+    ap.add_argument("--pair-seconds", type=int, default=1, help="the length of each run of a pair (default 1)")
+    ap.add_argument("--chain-only", action="store_true", help="only the chain's cost, by pairs of short runs")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
                     help="only compare these builds: CPU per request, throughput, p99 under wrk, open-loop latency (see compare())")
     args = ap.parse_args()
@@ -486,7 +571,7 @@ def main():
                              check=True, capture_output=True, text=True).stdout.strip()
         for threads in args.threads.split(","):
             report(threads, bins, *run_setting(bins, store, key, threads, args), args)
-        if args.latency_only:
+        if args.latency_only or args.chain_only:
             return
 
         big = os.path.join(work, "keys10k.db")

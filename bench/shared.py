@@ -134,9 +134,9 @@ def main():
         runs = {"memory": [], "redis": []}
         for _ in range(args.rounds):
             runs["memory"].append(load.measure(mem_proc, mem_url + route, key, 201, args.seconds, args.connections))
-            redis_cpu0 = load.cpu_seconds(redis_proc.pid)
+            redis_cpu0 = load.cpu_snapshot(redis_proc.pid)
             r = load.measure(red_proc, red_url + route, key, 201, args.seconds, args.connections)
-            r["redis_cpu_us_per_request"] = (load.cpu_seconds(redis_proc.pid) - redis_cpu0) / r["requests"] * 1e6
+            r["redis_cpu_us_per_request"] = load.cpu_seconds_since(redis_proc.pid, redis_cpu0) / r["requests"] * 1e6
             r["cpu_us_per_request"] += r["redis_cpu_us_per_request"]
             runs["redis"].append(r)
 
