@@ -283,28 +283,6 @@ def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
     return out
 
 
-def pooled_ratio_interval(runs, base_runs, confidence=0.9, resamples=1000):
-    """A bootstrap interval of the ratio of pooled p50, p99 and p99.9 between `runs` and
-    `base_runs` (paired by round): rounds are drawn with replacement, the same rounds for
-    both sides, since a round's two runs shared the machine's state of that minute.
-    [(low, high) for p50, p99, p99.9]."""
-    import random
-    rng = random.Random(0)
-    n = len(runs)
-    ratios = []
-    for _ in range(resamples):
-        picks = [rng.randrange(n) for _ in range(n)]
-        a = pooled_percentiles([runs[i] for i in picks])
-        b = pooled_percentiles([base_runs[i] for i in picks])
-        ratios.append([x / y for x, y in zip(a, b)])
-    tail = (1 - confidence) / 2
-    out = []
-    for k in range(len(ratios[0])):
-        column = sorted(r[k] for r in ratios)
-        out.append((column[int(tail * resamples)], column[int((1 - tail) * resamples) - 1]))
-    return out
-
-
 def measure(proc, url, key, expected, seconds, connections):
     cpu0 = cpu_snapshot(proc.pid)
     r = wrk(url, key, expected, seconds, connections)
@@ -453,9 +431,6 @@ def report_latency(latency, args):
         g, i = sides["generated"], sides["independent"]
         ratios = " ".join(f"{what} {a / b:.3f}" for what, a, b in zip(("p50", "p99", "p99.9"), pooled["generated"], pooled["independent"]))
         print(f"  generated / independent, pooled: {ratios}")
-        intervals = " ".join(f"{what} {lo:.3f} to {hi:.3f}" for what, (lo, hi)
-                             in zip(("p50", "p99", "p99.9"), pooled_ratio_interval(g, i)))
-        print(f"  the same, 90 % bootstrap interval (rounds resampled in pairs): {intervals}")
         paired = [a["latency_us"]["p99"] / b["latency_us"]["p99"] for a, b in zip(g, i)]
         print(f"  p99 generated / independent, paired by round: median {statistics.median(paired):.3f} ({' '.join(f'{x:.2f}' for x in paired)})")
         paired = [a["cpu_us_per_request"] / b["cpu_us_per_request"] for a, b in zip(g, i)]
@@ -562,11 +537,6 @@ def compare(specs, args):
         print(f"{'':28}{'p50':>14}{'p99':>14}{'p99.9':>14}")
         for name, values in pooled.items():
             print(f"{name:28}" + "".join(f"{v:>7} {v / b:>6.3f}" for v, b in zip(values, pooled[first])))
-        for name, rs in builds.items():
-            if name != first:
-                (p50, p99, p999) = pooled_ratio_interval(rs, builds[first])
-                print(f"  {name} / {first}, 90 % bootstrap interval (rounds resampled in pairs): p50 {p50[0]:.3f} to"
-                      f" {p50[1]:.3f}, p99 {p99[0]:.3f} to {p99[1]:.3f}, p99.9 {p999[0]:.3f} to {p999[1]:.3f}")
 
 
 def main():
