@@ -3,7 +3,7 @@
 
     python3 bench/load.py [--seconds 3] [--rounds 6] [--connections 64] [--threads 1,default] [--load 0.25,0.5]
     python3 bench/load.py --latency-only [--rounds N] [--load ...]
-    python3 bench/load.py --chain-only [--pairs 20] [--pair-seconds 1]
+    python3 bench/load.py --chain-only [--pairs 20] [--pair-seconds 1] [--chain-control]
     python3 bench/load.py --compare NAME=BINARY NAME=BINARY ... [--rounds N]
 
 Builds (release) the generated server of bench/project and two hand-written servers of
@@ -39,8 +39,7 @@ Then cold start: the time from exec to the first answered request, with a store 
 The servers are pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
 core. Prints ratios to the independent server: throughput, p99 latency, CPU time per
 request (each thread's schedstat, in ns), idle and peak RSS, binary size, cold start; each
-ladder step's cost relative to its bare route; and the chain's cost from the pairs, with
-a bootstrap interval of its median. Machines are shared and noisy: compare ratios from one run, not
+ladder step's cost relative to its bare route; and the chain's cost from the pairs. Machines are shared and noisy: compare ratios from one run, not
 absolute numbers.
 """
 
@@ -241,6 +240,10 @@ def chain_pairs(procs, key, args):
     of a pair alike. {side: [(bare run, chain run), ...]}"""
     sides = ("generated", "independent")
     bare, chain = LADDER[0][1], LADDER[-1][1]
+    if args.chain_control:
+        # The same route under another name (the query is ignored): what the pairs measure
+        # between two runs of identical work, the method's own resolution.
+        chain = bare + "?control"
     order = [(side, path) for side in sides for path in (bare, chain)]
     pairs = {side: [] for side in sides}
     for i in range(args.pairs):
@@ -253,14 +256,12 @@ def chain_pairs(procs, key, args):
     return pairs
 
 
-def median_interval(xs, confidence=0.9, resamples=4000):
-    """A bootstrap interval of the median of `xs` (percentile method, a fixed seed so
-    that the same runs print the same interval)."""
-    import random
-    rng = random.Random(0)
-    medians = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(resamples))
-    tail = (1 - confidence) / 2
-    return medians[int(tail * resamples)], medians[int((1 - tail) * resamples) - 1]
+def quartiles(xs):
+    """The first and third quartiles of `xs`: where the middle half of the pairs lie. A
+    description of the pairs, not a confidence interval: a bootstrap over them claims
+    more than the machine allows (see docs/performance.md, "The chain's cost by pairs")."""
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
 
 
 def pooled_percentiles(runs, quantiles=(0.5, 0.99, 0.999)):
@@ -361,13 +362,14 @@ def report(threads, bins, idle, runs, ladders, pairs, peak, latency, args):
 
 def report_chain(threads, pairs, args):
     label = "TOKIO_WORKER_THREADS=1" if threads == "1" else f"{os.cpu_count()} worker threads"
-    print(f"\nThe full chain's cost ({label}): {args.pairs} pairs of {args.pair_seconds}s runs, the bare route and the"
-          f" full chain back to back, order reversed every other pair; median, 90 % bootstrap interval of the median, every pair")
+    title, second = ("A/A control", "the bare route again") if args.chain_control else ("The full chain's cost", "the full chain")
+    print(f"\n{title} ({label}): {args.pairs} pairs of {args.pair_seconds}s runs, the bare route and {second} back to"
+          f" back, order reversed every other pair; median, the middle half of the pairs, every pair")
     for side, ps in pairs.items():
         loss = [100 * (1 - c["rps"] / b["rps"]) for b, c in ps]
         share = [100 * (1 - b["cpu_us_per_request"] / c["cpu_us_per_request"]) for b, c in ps]
         for what, xs in (("throughput lost", loss), ("share of CPU", share)):
-            lo, hi = median_interval(xs)
+            lo, hi = quartiles(xs)
             print(f"  {side:12} {what:16}{statistics.median(xs):6.1f} % ({lo:.1f} to {hi:.1f})"
                   f"  [{' '.join(f'{x:.1f}' for x in xs)}]")
 
@@ -553,6 +555,8 @@ def main():
                     help="pairs of short runs (bare route, full chain) that measure the chain's cost on both servers")
     ap.add_argument("--pair-seconds", type=int, default=1, help="the length of each run of a pair (default 1)")
     ap.add_argument("--chain-only", action="store_true", help="only the chain's cost, by pairs of short runs")
+    ap.add_argument("--chain-control", action="store_true",
+                    help="pair the bare route with itself instead of the full chain (an A/A control: the pairs' resolution)")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
                     help="only compare these builds: CPU per request, throughput, p99 under wrk, open-loop latency (see compare())")
     args = ap.parse_args()
