@@ -39,8 +39,8 @@ Then cold start: the time from exec to the first answered request, with a store 
 The servers are pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
 core. Prints ratios to the independent server: throughput, p99 latency, CPU time per
 request (each thread's schedstat, in ns), idle and peak RSS, binary size, cold start; each
-ladder step's cost relative to its bare route; and the chain's cost from the pairs. Machines are shared and noisy: compare ratios from one run, not
-absolute numbers.
+ladder step's cost relative to its bare route; and the chain's cost from the pairs.
+Machines are shared and noisy: compare ratios from one run, not absolute numbers.
 """
 
 import argparse
@@ -260,6 +260,8 @@ def quartiles(xs):
     """The first and third quartiles of `xs`: where the middle half of the pairs lie. A
     description of the pairs, not a confidence interval: a bootstrap over them claims
     more than the machine allows (see docs/performance.md, "The chain's cost by pairs")."""
+    if len(xs) < 2:
+        return xs[0], xs[0]
     q = statistics.quantiles(xs, n=4)
     return q[0], q[2]
 
@@ -336,7 +338,7 @@ def run_setting(bins, store, key, threads, args):
                 p, url = procs[side]
                 for name, path in LADDER:
                     ladders[side][name].append(measure(p, f"{url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
-        pairs = chain_pairs(procs, key, args) if not args.latency_only else None
+        pairs = chain_pairs(procs, key, args) if args.pairs > 0 and not args.latency_only else None
         peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
         # Latency at fixed rates, open loop: fractions of what the independent server
         # sustained above, the same rates for both servers, interleaved round by round.
