@@ -222,8 +222,7 @@ def take_profiles():
     work = tempfile.mkdtemp(prefix="svc-hot-text-")
     try:
         store = os.path.join(work, "workspace.db")
-        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        key = loadbench.create_key(svc, store)
         profiles = [profile(binary, store, key, work) for binary in bins.values()]
         # The TypeScript nodes compile to Rust; the engine runs the nodes that do not (and
         # the calls the compiled code leaves to it): its code is profiled too.

@@ -190,8 +190,7 @@ def main():
     svc, generated, baseline, independent = loadbench.build()
     work = tempfile.mkdtemp(prefix="svc-instr-")
     store = os.path.join(work, "workspace.db")
-    key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    key = loadbench.create_key(svc, store)
     n = args.requests
     try:
         servers = {

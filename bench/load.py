@@ -444,11 +444,17 @@ def report_latency(latency, args):
             print(f"  warning: loadgen dispatched up to {lag:.0f} us late at p99: it did not keep up, these latencies are its own too")
 
 
+def create_key(svc, store):
+    """A new API key named `bench` in the workspace store `store` (created if missing): the
+    key itself, as `svc keys create` prints it once."""
+    return subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
 def store_with_keys(svc, path, n):
     """A workspace store holding one usable key and n - 1 others (random digests)."""
     import sqlite3
-    key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", path],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    key = create_key(svc, path)
     db = sqlite3.connect(path)
     now = int(time.time())
     db.executemany("INSERT INTO api_keys (id, name, owner, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -505,8 +511,7 @@ def compare(specs, args):
     procs = {}
     try:
         store = os.path.join(work, "workspace.db")
-        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        key = create_key(svc, store)
         env = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
         env["TOKIO_WORKER_THREADS"] = "1"
         for spec in specs:
@@ -573,8 +578,7 @@ def main():
     work = tempfile.mkdtemp(prefix="svc-bench-")
     try:
         store = os.path.join(work, "workspace.db")
-        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        key = create_key(svc, store)
         for threads in args.threads.split(","):
             report(threads, bins, *run_setting(bins, store, key, threads, args), args)
         if args.latency_only or args.chain_only:

@@ -100,8 +100,7 @@ def start_postgres(work):
 
 def limiter_ab(svc, server, args, work, redis_url):
     store = os.path.join(work, "workspace.db")
-    key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    key = load.create_key(svc, store)
     quiet = dict(os.environ, SVC_LOG="warn")
     mem_proc, mem_url = load.start([server, "serve", "--port", "0", "--store", store], env=quiet)
     red_proc, red_url = load.start([server, "serve", "--port", "0", "--store", store,

@@ -33,7 +33,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load import REPO, TARGET, measure, rss_kb, start, wrk  # noqa: E402
+from load import REPO, TARGET, create_key, measure, rss_kb, start, wrk  # noqa: E402
 
 SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
 EXPRESS = os.path.join(REPO, "bench", "express")
@@ -91,8 +91,7 @@ def main():
     procs = {}
     try:
         store = os.path.join(work, "workspace.db")
-        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        key = create_key(svc, store)
         plain = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
         one_worker = dict(plain, TOKIO_WORKER_THREADS="1")
         commands = {
@@ -161,8 +160,7 @@ def count_instructions(svc, bins, requests=2000):
     work = tempfile.mkdtemp(prefix="svc-bench-ts-")
     try:
         store = os.path.join(work, "workspace.db")
-        key = subprocess.run([svc, "keys", "create", "--name", "bench", "--owner", "bench", "--store", store],
-                             check=True, capture_output=True, text=True).stdout.strip()
+        key = create_key(svc, store)
         os.environ["TOKIO_WORKER_THREADS"] = "1"
         sides = dict(bins, **{ENGINE: bins["typescript nodes"]})
         counts = {}
