@@ -153,7 +153,10 @@ struct ConnectionResult {
 }
 
 /// Reads one answer into `buf` and returns its status. No pipelining: the answer must end
-/// exactly where the bytes read end.
+/// exactly where the bytes read end, and bytes after it are an error (a server that sends
+/// more than it declared would otherwise have its next answer misread, or its extra bytes
+/// dropped unmeasured). Bytes that arrive later are read as the start of the next answer,
+/// and refused there.
 async fn read_answer(stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<u16> {
     let bad = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
     let mut filled = 0;
@@ -204,6 +207,13 @@ async fn read_answer(stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<u1
     // 204 and 304 have no body by definition (RFC 9110), with or without the header.
     let length = if matches!(status, 204 | 304) { Some(0) } else { length };
     let total = head_end + length.ok_or_else(|| bad(format!("an answer ({status}) without Content-Length")))?;
+    if filled > total {
+        return Err(bad(format!(
+            "the server sent {} bytes after its answer ({status}, content-length {})",
+            filled - total,
+            total - head_end
+        )));
+    }
     if buf.len() < total {
         buf.resize(total, 0);
     }
@@ -471,6 +481,8 @@ mod tests {
         assert!(closing.unwrap_err().to_string().contains("429"));
         let short = answer(&[b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc"]);
         assert_eq!(short.unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+        let too_long = answer(&[b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}extra"]);
+        assert!(too_long.unwrap_err().to_string().contains("5 bytes after its answer"));
         let not_http = answer(&[b"SSH-2.0-OpenSSH\r\n\r\n"]);
         assert!(not_http.unwrap_err().to_string().contains("status line"));
     }
