@@ -35,6 +35,25 @@ type Identity = u64;
 /// reaches through its `.svc/source` and svc's workspace at their paths, and cargo
 /// keys them by path.
 fn registry_units(dir: &Path, args: &[&str]) -> BTreeMap<String, BTreeMap<Identity, String>> {
+    let units = unit_graph(dir, args);
+    let mut memo = vec![None; units.len()];
+    let mut by_name: BTreeMap<String, BTreeMap<Identity, String>> = BTreeMap::new();
+    for (index, unit) in units.iter().enumerate() {
+        if let Some(id) = identity(&units, index, &mut memo) {
+            let package = unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap();
+            let name = package.split('@').next().unwrap();
+            let line = format!(
+                "{package} ({} of {}, features {})",
+                unit["mode"], unit["target"]["name"], unit["features"]
+            );
+            by_name.entry(name.to_string()).or_default().insert(id, line);
+        }
+    }
+    by_name
+}
+
+/// The units of the graph cargo plans for `cargo build <args>` in `dir`.
+fn unit_graph(dir: &Path, args: &[&str]) -> Vec<Value> {
     let out = Command::new(env!("CARGO"))
         .args(["build", "--unit-graph", "-Z", "unstable-options"])
         .args(args)
@@ -50,22 +69,11 @@ fn registry_units(dir: &Path, args: &[&str]) -> BTreeMap<String, BTreeMap<Identi
         dir.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let graph: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let units = graph["units"].as_array().unwrap();
-    let mut memo = vec![None; units.len()];
-    let mut by_name: BTreeMap<String, BTreeMap<Identity, String>> = BTreeMap::new();
-    for (index, unit) in units.iter().enumerate() {
-        if let Some(id) = identity(units, index, &mut memo) {
-            let package = unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap();
-            let name = package.split('@').next().unwrap();
-            let line = format!(
-                "{package} ({} of {}, features {})",
-                unit["mode"], unit["target"]["name"], unit["features"]
-            );
-            by_name.entry(name.to_string()).or_default().insert(id, line);
-        }
+    let mut graph: Value = serde_json::from_slice(&out.stdout).unwrap();
+    match graph["units"].take() {
+        Value::Array(units) => units,
+        other => panic!("a unit graph without units: {other}"),
     }
-    by_name
 }
 
 /// `None` for a path package's unit, and for every unit that depends on one.
@@ -155,5 +163,48 @@ fn generated_servers_compile_no_registry_crate_that_svc_compiled_differently() {
          (align their features at the end of runtime/server/Cargo.toml, as its comment \
          says; a unit that differs only by a dependency is listed with that dependency):\n{}",
         drifted.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// svc's own build (the README's `cargo run -p svc`) compiles each crate once. Without
+/// the command line's `--target`, cargo builds the host's crates (build scripts,
+/// procedural macros and what they use) and svc's own as one set of units, and shares a
+/// unit only where both sides ask for the same features: one feature more on either
+/// side and the crate, and every crate above it, is compiled twice. This cost twenty
+/// units and half a minute of a newcomer's first build (docs/performance.md, "Time to a
+/// first answer"); runtime/macros/Cargo.toml and compiler/Cargo.toml align the two
+/// sides, and this names what drifts.
+#[test]
+fn svc_compiles_each_crate_once() {
+    let units = unit_graph(&repo(), &["--package", "svc"]);
+    let mut compiled: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for unit in &units {
+        // A build script is compiled and then run: two units, by design.
+        if unit["mode"] != "build" || unit["target"]["kind"] == serde_json::json!(["custom-build"]) {
+            continue;
+        }
+        let package = unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap();
+        let key = format!("{package} ({} {})", unit["target"]["kind"], unit["target"]["name"]);
+        compiled
+            .entry(key)
+            .or_default()
+            .push(format!("features {}", unit["features"]));
+    }
+    assert!(
+        compiled.len() > 200,
+        "only {} crates: is the graph read right?",
+        compiled.len()
+    );
+    let twice: Vec<String> = compiled
+        .into_iter()
+        .filter(|(_, builds)| builds.len() > 1)
+        .map(|(crate_, builds)| format!("{crate_}: {}", builds.join("; ")))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "svc's build compiles these crates more than once, with different features or \
+         dependencies (turn the missing features on for the other side: \
+         runtime/macros/Cargo.toml for the host, compiler/Cargo.toml for svc):\n{}",
+        twice.join("\n")
     );
 }
