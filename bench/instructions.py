@@ -5,7 +5,8 @@ by callgrind: the noise-free companion of bench/load.py.
 The baselines: bench/independent (axum, governor, sha2 + subtle, serde; no svc code) and
 bench/baseline (hand-written glue over svc's own building blocks). The cost ladder (bare
 route, then Check Origin, Check API Key and Rate Limit added in turn) runs on the
-generated server and on the independent baseline.
+generated server and on the independent baseline, with one worker thread each, where its
+steps repeat from run to run; the full route runs as `serve` does by default.
 
     python3 bench/instructions.py [--requests 3000]
 
@@ -150,11 +151,19 @@ def cycle_estimate(events):
     return events["Ir"] + 10 * (l1 + events["Bcm"] + events["Bim"]) + 100 * ll
 
 
-def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None, cache_sim=False):
+# The ladder runs on one worker thread. With two, which worker takes a request, and
+# whether the other is woken, changes from run to run: the ladder's steps swung by 1,000
+# instructions between two runs (+1,926, +276 and +1,982 against +732, +1,676 and +1,462),
+# where one worker repeats them to within 50.
+ONE_WORKER = dict({k: v for k, v in os.environ.items() if k != "SVC_LOG"}, TOKIO_WORKER_THREADS="1")
+
+
+def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None, cache_sim=False, env=None):
     """Instructions per request; with `breakdown_of` (a key of BREAKDOWN), also prints
-    where they go; with `cache_sim`, every simulated event per request (a dict) instead."""
+    where they go; with `cache_sim`, every simulated event per request (a dict) instead.
+    `env`: the server's environment (by default this one's, without SVC_LOG)."""
     out_dir = tempfile.mkdtemp(dir=work)
-    proc, host, port = start(cmd, out_dir, CACHE_SIM if cache_sim else ())
+    proc, host, port = start(cmd, out_dir, CACHE_SIM if cache_sim else (), env=env)
     try:
         send(host, port, path, key, 200, expected)
         subprocess.run(["callgrind_control", "-z", str(proc.pid)], check=True, capture_output=True)
@@ -203,13 +212,15 @@ def main():
                                                breakdown_of=side if args.breakdown else None)
                 for side, cmd in servers.items()}
         full["svc-blocks"] = instructions_per_request([baseline, "--port", "0", "--store", store], "/acme/shop/orders", key, 201, n, work)
-        ladder = {side: [(name, instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work)) for name, path in loadbench.LADDER]
+        ladder = {side: [(name, instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work, env=ONE_WORKER))
+                         for name, path in loadbench.LADDER]
                   for side, cmd in servers.items()}
         simulated = {side: instructions_per_request(cmd, "/acme/shop/orders", key, 201, n, work, cache_sim=True)
                      for side, cmd in servers.items()} if args.cache_sim else {}
         # The bare route and the full chain, simulated: the chain's cost with what
         # instruction counts leave out (its code's share of instruction-cache misses).
-        simulated_chain = {side: [instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work, cache_sim=True)
+        simulated_chain = {side: [instructions_per_request(cmd, f"/acme/shop/{path}", key, 201, n, work, cache_sim=True,
+                                                           env=ONE_WORKER)
                                   for path in (loadbench.LADDER[0][1], loadbench.LADDER[-1][1])]
                            for side, cmd in servers.items()} if args.cache_sim else {}
     finally:
@@ -221,7 +232,7 @@ def main():
     for side, count in full.items():
         print(f"{side:28}{count:>14.0f}{g / count:>18.3f}")
     for side, steps in ladder.items():
-        print(f"\nCost ladder on the {side} server (instructions per request)")
+        print(f"\nCost ladder on the {side} server (instructions per request, one worker thread)")
         bare = previous = steps[0][1]
         for name, count in steps:
             print(f"{name:28}{count:>14.0f}{count / bare:>9.3f}   (+{count - previous:.0f})")
@@ -234,7 +245,8 @@ def main():
                   f"{e['ILmr'] + e['DLmr'] + e['DLmw']:>11.0f}{e['Bcm'] + e['Bim']:>14.0f}{cycle_estimate(e):>13.0f}")
         g, i = (cycle_estimate(simulated[side]) for side in ("generated", "independent"))
         print(f"estimated cycles, generated / independent: {g / i:.3f}")
-        print("\nThe full chain with simulated caches and branch predictor (per request, added to the bare route)")
+        print("\nThe full chain with simulated caches and branch predictor (per request, added to the bare route,"
+              " one worker thread)")
         print(f"{'':16}{'Ir':>9}{'I1 misses':>11}{'D1 misses':>11}{'mispredicted':>14}{'est. cycles':>13}{'of bare':>9}")
         for side, (bare, chain) in simulated_chain.items():
             added = {k: chain[k] - bare[k] for k in chain}
