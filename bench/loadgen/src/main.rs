@@ -23,8 +23,9 @@
 //!
 //! Prints one JSON object on stdout (with `--histogram`, every latency to the microsecond,
 //! so that runs can be pooled). Exits 1, with the reason on stderr, if the server
-//! closes a connection, answers something that is not HTTP/1.1 with a Content-Length, or
-//! answers a status other than `--expect`.
+//! closes a connection, answers something that is not HTTP/1.1 with a Content-Length,
+//! sends more bytes than an answer's Content-Length, or answers a status other than
+//! `--expect`.
 
 use std::io;
 use std::net::SocketAddr;
