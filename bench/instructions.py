@@ -43,13 +43,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load as loadbench  # noqa: E402  (bench/load.py: the build and the request body)
 
 
+# The generated server as `serve` runs by default (its default log level included).
+SERVE_ENV = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
+
+
 def start(cmd, out_dir, valgrind_args=(), env=None):
     out = os.path.join(out_dir, "callgrind.out.%p")
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *valgrind_args] + cmd,
-        # The generated server as `serve` runs by default (its default log level included).
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env=env if env is not None else {k: v for k, v in os.environ.items() if k != "SVC_LOG"},
+        env=env if env is not None else SERVE_ENV,
     )
     line = proc.stdout.readline()
     m = re.search(r"listening on http://([\d.]+):(\d+)", line)
@@ -155,13 +158,13 @@ def cycle_estimate(events):
 # whether the other is woken, changes from run to run: the ladder's steps swung by 1,000
 # instructions between two runs (+1,926, +276 and +1,982 against +732, +1,676 and +1,462),
 # where one worker repeats them to within 50.
-ONE_WORKER = dict({k: v for k, v in os.environ.items() if k != "SVC_LOG"}, TOKIO_WORKER_THREADS="1")
+ONE_WORKER = dict(SERVE_ENV, TOKIO_WORKER_THREADS="1")
 
 
 def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None, cache_sim=False, env=None):
     """Instructions per request; with `breakdown_of` (a key of BREAKDOWN), also prints
     where they go; with `cache_sim`, every simulated event per request (a dict) instead.
-    `env`: the server's environment (by default this one's, without SVC_LOG)."""
+    `env`: the server's environment (by default SERVE_ENV)."""
     out_dir = tempfile.mkdtemp(dir=work)
     proc, host, port = start(cmd, out_dir, CACHE_SIM if cache_sim else (), env=env)
     try:

@@ -40,7 +40,7 @@ fn registry_units(dir: &Path, args: &[&str]) -> BTreeMap<String, BTreeMap<Identi
     let mut by_name: BTreeMap<String, BTreeMap<Identity, String>> = BTreeMap::new();
     for (index, unit) in units.iter().enumerate() {
         if let Some(id) = identity(&units, index, &mut memo) {
-            let package = unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap();
+            let package = package_id(unit);
             let name = package.split('@').next().unwrap();
             let line = format!(
                 "{package} ({} of {}, features {})",
@@ -50,6 +50,11 @@ fn registry_units(dir: &Path, args: &[&str]) -> BTreeMap<String, BTreeMap<Identi
         }
     }
     by_name
+}
+
+/// A unit's package as `name@version` (its `pkg_id` ends `…#name@version`).
+fn package_id(unit: &Value) -> &str {
+    unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap()
 }
 
 /// The units of the graph cargo plans for `cargo build <args>` in `dir`.
@@ -184,7 +189,7 @@ fn svc_compiles_each_crate_once() {
         if unit["mode"] != "build" || unit["target"]["kind"] == serde_json::json!(["custom-build"]) {
             continue;
         }
-        let package = unit["pkg_id"].as_str().unwrap().rsplit('#').next().unwrap();
+        let package = package_id(unit);
         let key = format!("{package} ({} {})", unit["target"]["kind"], unit["target"]["name"]);
         compiled
             .entry(key)
