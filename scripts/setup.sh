@@ -7,7 +7,8 @@
 #     redis-server (shared rate limiter), PostgreSQL (shared workspace store), nginx (the
 #     deployment example's load balancer), wrk (its load), openssl (the private CA of the
 #     TLS tests of both stores), binutils (nm, readelf: the hot-text test);
-#   - rustfmt and clippy (lint steps), cargo-fuzz (fuzzing step);
+#   - rustfmt and clippy (lint steps), llvm-tools (`svc build --pgo`'s test), cargo-fuzz
+#     (fuzzing step);
 #   - Node.js and npm (the TypeScript SDK's tests, and the test comparing its manifests
 #     with the Rust SDK's), and the SDK's pinned dev dependency, TypeScript (npm ci);
 #   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests.
@@ -48,6 +49,12 @@ fi
 if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
     echo "setup: installing rustfmt and clippy (rustup)"
     rustup component add rustfmt clippy
+fi
+# llvm-profdata of rustc's own LLVM: `svc build --pgo` merges its profiles with it
+# (compiler/tests/cli_build.rs builds an example so).
+if [ ! -x "$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata" ]; then
+    echo "setup: installing llvm-tools (rustup)"
+    rustup component add llvm-tools
 fi
 if [ "${FUZZ_SECONDS:-60}" -gt 0 ] && ! command -v cargo-fuzz >/dev/null; then
     echo "setup: installing cargo-fuzz (cargo install)"

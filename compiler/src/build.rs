@@ -16,6 +16,76 @@ pub struct BuildOptions {
     pub release: bool,
     pub output: Option<PathBuf>,
     pub quiet: bool,
+    /// rustc flags of svc's own for the server's crates (a profile-guided build's stages,
+    /// [`crate::pgo`]), built in a target directory of their own.
+    pub flags: Option<ExtraFlags>,
+}
+
+/// rustc flags added to the user's own, for the crates of the server only: the build runs
+/// with `--target` set to the host, so that build scripts and procedural macros are
+/// compiled without them (and, instrumented, would write profiles of the build itself).
+pub struct ExtraFlags {
+    pub rustflags: Vec<String>,
+    /// Where this build's artefacts go: flags differ from a plain build's, so the two would
+    /// otherwise replace each other's artefacts on every switch.
+    pub target_dir: PathBuf,
+}
+
+/// The host's target triple and rustc's sysroot, from the rustc cargo builds with.
+pub struct Toolchain {
+    pub host: String,
+    pub sysroot: PathBuf,
+}
+
+impl Toolchain {
+    pub fn find() -> Result<Toolchain, String> {
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+        let run = |args: &[&str]| -> Result<String, String> {
+            let out = Command::new(&rustc)
+                .args(args)
+                .output()
+                .map_err(|e| format!("cannot run `{rustc}`: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "`{rustc} {}` failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
+            }
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let version = run(&["-vV"])?;
+        let host = version
+            .lines()
+            .find_map(|l| l.strip_prefix("host: "))
+            .ok_or_else(|| format!("`{rustc} -vV` names no host"))?
+            .trim()
+            .to_string();
+        let sysroot = PathBuf::from(run(&["--print", "sysroot"])?.trim());
+        Ok(Toolchain { host, sysroot })
+    }
+}
+
+/// `CARGO_ENCODED_RUSTFLAGS` for a build that adds `extra` to the user's flags, read from
+/// the variables cargo reads first (`CARGO_ENCODED_RUSTFLAGS`, then `RUSTFLAGS`). Flags in
+/// cargo's configuration files are not read when either variable is set, as cargo
+/// documents; docs/cli.md says so for `--pgo`.
+fn encoded_rustflags(extra: &[String]) -> String {
+    let var = |name| std::env::var(name).ok();
+    compose_rustflags(var("CARGO_ENCODED_RUSTFLAGS"), var("RUSTFLAGS"), extra)
+}
+
+fn compose_rustflags(encoded: Option<String>, plain: Option<String>, extra: &[String]) -> String {
+    let mut flags: Vec<String> = match encoded.filter(|e| !e.is_empty()) {
+        Some(encoded) => encoded.split('\x1f').map(str::to_string).collect(),
+        None => plain
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
+    flags.extend(extra.iter().cloned());
+    flags.join("\x1f")
 }
 
 pub struct Built {
@@ -97,7 +167,10 @@ const INHERITED_FROM_CARGO: &[&str] = &[
 /// Builds the crate generated at `crate_dir` (already emitted) for the project at `dir`.
 pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOptions) -> Result<Built, String> {
     let started = Instant::now();
-    let target = target_dir(dir);
+    let target = match &opts.flags {
+        Some(extra) => extra.target_dir.clone(),
+        None => target_dir(dir),
+    };
     let total = estimate_units(crate_dir);
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.arg("build")
@@ -110,6 +183,11 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
         .arg(crate_dir.join("Cargo.toml"));
     if opts.release {
         cmd.arg("--release");
+    }
+    if let Some(extra) = &opts.flags {
+        cmd.arg("--target").arg(Toolchain::find()?.host);
+        cmd.env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(&extra.rustflags))
+            .env_remove("RUSTFLAGS");
     }
     // `cargo run` and `cargo test` hand svc the variables of svc's own package. Passed on,
     // they would make the build scripts that watch them (ring's, for one) run again, and
@@ -294,5 +372,31 @@ impl Progress {
             eprint!("\r\x1b[2K");
             let _ = std::io::stderr().flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compose_rustflags;
+
+    #[test]
+    fn extra_rustflags_follow_the_users_own() {
+        let extra = ["-Cprofile-use=/p/a b.profdata".to_string()];
+        // Nothing of the user's: ours alone, a path with a space kept whole.
+        assert_eq!(compose_rustflags(None, None, &extra), "-Cprofile-use=/p/a b.profdata");
+        // RUSTFLAGS is split on whitespace, as cargo splits it.
+        assert_eq!(
+            compose_rustflags(None, Some(" -Ctarget-cpu=native  -Dwarnings ".into()), &extra),
+            "-Ctarget-cpu=native\x1f-Dwarnings\x1f-Cprofile-use=/p/a b.profdata"
+        );
+        // CARGO_ENCODED_RUSTFLAGS wins over RUSTFLAGS, as in cargo; an empty one does not.
+        assert_eq!(
+            compose_rustflags(Some("-Ca=b c".into()), Some("-Cignored".into()), &extra),
+            "-Ca=b c\x1f-Cprofile-use=/p/a b.profdata"
+        );
+        assert_eq!(
+            compose_rustflags(Some(String::new()), Some("-Cx".into()), &extra),
+            "-Cx\x1f-Cprofile-use=/p/a b.profdata"
+        );
     }
 }

@@ -149,6 +149,7 @@ fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
         return Some(binary);
     }
     let opts = crate::build::BuildOptions {
+        flags: None,
         release: false,
         output: Some(binary),
         quiet: false,

@@ -15,6 +15,7 @@ pub mod graph_render;
 pub mod init;
 pub mod lower;
 pub mod openapi;
+pub mod pgo;
 pub mod project;
 pub mod runner;
 pub mod schema;

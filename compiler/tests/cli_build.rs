@@ -154,3 +154,162 @@ fn a_project_made_by_init_builds_after_it_moves() {
     assert_eq!(code, 0, "{stderr}");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `llvm-profdata` of the rustc the tests were built with (`rustup component add
+/// llvm-tools`; scripts/setup.sh installs it).
+fn llvm_profdata() -> PathBuf {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let text = |args: &[&str]| {
+        let out = Command::new(&rustc).args(args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let host = text(&["-vV"])
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .unwrap();
+    let tool = PathBuf::from(text(&["--print", "sysroot"]).trim())
+        .join("lib/rustlib")
+        .join(host)
+        .join("bin/llvm-profdata");
+    assert!(
+        tool.is_file(),
+        "{} is missing: rustup component add llvm-tools (scripts/setup.sh does)",
+        tool.display()
+    );
+    tool
+}
+
+/// The largest block count of the functions of `profile` whose names contain `name`.
+fn most_counted(profile: &Path, name: &str) -> u64 {
+    let out = Command::new(llvm_profdata())
+        .args(["show", "--counts"])
+        .arg(format!("--function={name}"))
+        .arg(profile)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("Block counts: ["))
+        .flat_map(|counts| {
+            counts
+                .trim_end_matches(']')
+                .split(", ")
+                .map(|n| n.parse::<u64>().unwrap())
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
+    let dir = std::env::temp_dir().join(format!("svc-build-pgo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_committed(&repo().join("examples/hello"), &dir);
+    let (code, stderr) = build(&dir, &["--pgo"]);
+    assert_eq!(code, 0, "{stderr}");
+
+    // The training sent the flow tests' requests, and they were answered as the tests
+    // expect (greeting.yaml has cases answered 200, 400 and 429).
+    let trained = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Trained on "))
+        .unwrap_or_else(|| panic!("no training line: {stderr}"));
+    let requests: u64 = trained.split(' ').next().unwrap().parse().unwrap();
+    assert!(requests >= 100, "{trained}");
+    for status in ["200: ", "400: ", "429: "] {
+        assert!(trained.contains(status), "{status} in {trained}");
+    }
+    assert!(!trained.contains("unanswered"), "{trained}");
+
+    // The profile counts every one of those requests in the route's code...
+    let target = repo().join("target/svc-pgo");
+    let profiles: Vec<PathBuf> = std::fs::read_dir(target.join("profiles"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("hello-") && name.ends_with(".profdata")
+        })
+        .collect();
+    assert_eq!(profiles.len(), 1, "one profile of hello's, the last: {profiles:?}");
+    assert_eq!(
+        most_counted(&profiles[0], "8exchange8Exchange3new"),
+        requests,
+        "each request the training sent starts one exchange"
+    );
+
+    // ...and the optimised build compiled the server with it.
+    let fingerprints = std::fs::read_dir(target.join("optimised"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("release/.fingerprint"))
+        .filter(|p| p.is_dir())
+        .flat_map(|p| std::fs::read_dir(p).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("hello-server-"))
+        .flat_map(|p| std::fs::read_dir(p).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.file_name().unwrap().to_string_lossy() == "bin-hello.json")
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect::<Vec<_>>();
+    let flag = format!("-Cprofile-use={}", profiles[0].display());
+    assert!(
+        fingerprints.iter().any(|json| json.contains(&flag)),
+        "{flag} in {fingerprints:?}"
+    );
+
+    // The binary serves.
+    let store = dir.join("workspace.db");
+    let mut server = Command::new(dir.join("dist/hello"))
+        .args(["serve", "--port", "0", "--store"])
+        .arg(&store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("{line}"));
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    std::io::Write::write_all(
+        &mut stream,
+        b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_profile_guided_build_needs_flow_tests_and_says_so_before_building() {
+    let dir = std::env::temp_dir().join(format!("svc-build-pgo-none-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_committed(&repo().join("examples/hello"), &dir);
+    std::fs::remove_dir_all(dir.join("tests")).unwrap();
+    let (code, stderr) = build(&dir, &["--pgo"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("trains on the project's flow tests"), "{stderr}");
+    assert!(stderr.contains("help: write cases in `tests/*.yaml`"), "{stderr}");
+    assert!(!stderr.contains("Building"), "nothing was built: {stderr}");
+
+    // A named llvm-profdata that is not there is refused by name, before building too.
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .arg("build")
+        .arg(&dir)
+        .arg("--pgo")
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .env("SVC_LLVM_PROFDATA", dir.join("no-such-llvm-profdata"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no-such-llvm-profdata`, which is not a file"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,4 +1,4 @@
-//! `svc build [DIR] [--release] [-o PATH]`
+//! `svc build [DIR] [--release | --pgo] [-o PATH]`
 
 use std::path::PathBuf;
 
@@ -9,6 +9,11 @@ pub struct Args {
     /// Build with optimisations (slower to build, faster to run).
     #[arg(long)]
     release: bool,
+    /// Build with optimisations guided by a profile of the project's flow tests
+    /// (`tests/*.yaml`): a release build, about three times as long to build. Needs
+    /// `rustup component add llvm-tools`.
+    #[arg(long)]
+    pgo: bool,
     /// Where to put the binary (default: DIR/dist/<project_name>).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     output: Option<PathBuf>,
@@ -25,16 +30,22 @@ pub fn run(args: Args) -> i32 {
             return 1;
         }
     };
-    eprintln!(
-        "   Building `{project}` ({})",
-        if args.release { "release" } else { "debug" }
-    );
-    let opts = crate::build::BuildOptions {
-        release: args.release,
-        output: args.output,
-        quiet: false,
+    let built = if args.pgo {
+        crate::pgo::build(&dir, &crate_dir, &project, args.output).map(|optimised| optimised.built)
+    } else {
+        eprintln!(
+            "   Building `{project}` ({})",
+            if args.release { "release" } else { "debug" }
+        );
+        let opts = crate::build::BuildOptions {
+            flags: None,
+            release: args.release,
+            output: args.output,
+            quiet: false,
+        };
+        crate::build::cargo_build(&dir, &crate_dir, &project, &opts)
     };
-    match crate::build::cargo_build(&dir, &crate_dir, &project, &opts) {
+    match built {
         Ok(built) => {
             let size = std::fs::metadata(&built.binary).map(|m| m.len()).unwrap_or(0);
             eprintln!(

@@ -43,6 +43,7 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
         Some(Ok(())) => {}
     }
     let opts = crate::build::BuildOptions {
+        flags: None,
         release: false,
         output: Some(dir.join(".svc").join("bin").join(crate::runner::BIN)),
         quiet: true,

@@ -34,44 +34,58 @@ fn default_client_ip(n: usize) -> String {
     format!("198.18.{}.{}", (n / 250) % 250, n % 250 + 1)
 }
 
-pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, case: &Case, n: usize) -> Outcome {
-    let started = std::time::Instant::now();
-    let mut outcome = Outcome {
-        failures: Vec::new(),
-        traces: Vec::new(),
-        seconds: 0.0,
-    };
-    let flow = flow_named(project, &case.request.route.value).expect("checked by suite::check");
-    let config = project.config.as_ref().expect("a checked project has a config");
-    let mut path = flow.route.value.clone();
-    for param in param_names(&flow.route.value) {
-        let value = case
-            .request
-            .params
-            .iter()
-            .find(|(n, _)| n.value == param)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_default();
-        let encoded = percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC).to_string();
-        path = path.replace(&format!("{{{param}}}"), &encoded);
-    }
-    let url = format!("{}/{}/{}/{}", server.base, config.workspace_id, config.api_id, path);
-    let method = case
-        .request
-        .method
-        .as_ref()
-        .map(|m| m.value.clone())
-        .or_else(|| flow.methods.first().map(|m| m.value.as_str().to_string()))
-        .unwrap_or_else(|| "GET".into());
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::GET);
-    let key_location = flow.nodes.iter().find_map(|n| match &n.kind {
-        NodeKind::CheckApiKey(check) => Some(check.location.value.clone()),
-        _ => None,
-    });
+/// The requests a case sends: its route's URL, method and key location, resolved once.
+pub struct Requests<'c> {
+    case: &'c Case,
+    server: &'c Server,
+    url: String,
+    method: reqwest::Method,
+    key_location: Option<KeyLocation>,
+}
 
-    for i in 0..case.repeat {
+impl<'c> Requests<'c> {
+    pub fn new(project: &Project, server: &'c Server, case: &'c Case) -> Requests<'c> {
+        let flow = flow_named(project, &case.request.route.value).expect("checked by suite::check");
+        let config = project.config.as_ref().expect("a checked project has a config");
+        let mut path = flow.route.value.clone();
+        for param in param_names(&flow.route.value) {
+            let value = case
+                .request
+                .params
+                .iter()
+                .find(|(n, _)| n.value == param)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or_default();
+            let encoded = percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC).to_string();
+            path = path.replace(&format!("{{{param}}}"), &encoded);
+        }
+        let url = format!("{}/{}/{}/{}", server.base, config.workspace_id, config.api_id, path);
+        let method = case
+            .request
+            .method
+            .as_ref()
+            .map(|m| m.value.clone())
+            .or_else(|| flow.methods.first().map(|m| m.value.as_str().to_string()))
+            .unwrap_or_else(|| "GET".into());
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::GET);
+        let key_location = flow.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::CheckApiKey(check) => Some(check.location.value.clone()),
+            _ => None,
+        });
+        Requests {
+            case,
+            server,
+            url,
+            method,
+            key_location,
+        }
+    }
+
+    /// The `i`th request (of `case.repeat`) of the `n`th case of a run.
+    pub fn build(&self, http: &reqwest::Client, n: usize, i: u32) -> reqwest::RequestBuilder {
+        let case = self.case;
         let mut query = case.request.query.clone();
-        let mut request = http.request(method.clone(), &url);
+        let mut request = http.request(self.method.clone(), &self.url);
         for (name, value) in &case.request.headers {
             request = request.header(name, value);
         }
@@ -84,8 +98,8 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
         };
         request = request.header("x-forwarded-for", client_ip);
         if let Some(fixture) = &case.request.key {
-            let key = server.keys.get(&fixture.value).cloned().unwrap_or_default();
-            match key_location.as_ref().unwrap_or(&KeyLocation::HeaderXApiKey) {
+            let key = self.server.keys.get(&fixture.value).cloned().unwrap_or_default();
+            match self.key_location.as_ref().unwrap_or(&KeyLocation::HeaderXApiKey) {
                 KeyLocation::HeaderXApiKey => request = request.header("x-api-key", key),
                 KeyLocation::AuthorizationBearer => request = request.header("authorization", format!("Bearer {key}")),
                 KeyLocation::Header(name) => request = request.header(name.as_str(), key),
@@ -103,6 +117,20 @@ pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, cas
         if i == 0 && case.advance_seconds > 0 {
             request = request.header(ADVANCE_CLOCK_HEADER, (case.advance_seconds * 1000).to_string());
         }
+        request
+    }
+}
+
+pub async fn run(http: &reqwest::Client, project: &Project, server: &Server, case: &Case, n: usize) -> Outcome {
+    let started = std::time::Instant::now();
+    let mut outcome = Outcome {
+        failures: Vec::new(),
+        traces: Vec::new(),
+        seconds: 0.0,
+    };
+    let requests = Requests::new(project, server, case);
+    for i in 0..case.repeat {
+        let request = requests.build(http, n, i);
         let response = match request.send().await {
             Ok(r) => r,
             Err(e) => {

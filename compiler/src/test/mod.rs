@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod report;
 pub mod server;
 pub mod suite;
+pub mod train;
 
 use crate::project::Project;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,7 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
         }
     };
     let build = crate::build::BuildOptions {
+        flags: None,
         release: false,
         output: Some(dir.join(".svc").join("bin").join(&name)),
         quiet: !matches!(opts.format, report::Format::Human),
@@ -81,21 +83,10 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
         }
     };
 
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(rt) => rt,
+    let (runtime, http) = match client() {
+        Ok(client) => client,
         Err(e) => {
-            eprintln!("error: cannot start an async runtime: {e}");
-            return 1;
-        }
-    };
-    let http = match reqwest::Client::builder()
-        .no_proxy()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-    {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: cannot make an HTTP client: {e}");
+            eprintln!("error: {e}");
             return 1;
         }
     };
@@ -164,4 +155,18 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
         );
     }
     if failed || below { 1 } else { 0 }
+}
+
+/// The runtime and HTTP client cases are sent with: one thread, no proxy, 30 s a request.
+pub fn client() -> Result<(tokio::runtime::Runtime, reqwest::Client), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+    Ok((runtime, http))
 }

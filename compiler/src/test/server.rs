@@ -22,9 +22,25 @@ pub struct Server {
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
+/// How the server runs.
+pub enum Mode {
+    /// `serve --test-mode`: traces in every response, the limiters' clock under the
+    /// test's control (`svc test`).
+    Test,
+    /// `serve` as in production, for a profile-guided build's training run: its
+    /// instrumented binary writes its profile to `profile_file` (a pattern of LLVM's
+    /// `LLVM_PROFILE_FILE`) when it exits.
+    Training { profile_file: PathBuf },
+}
+
 impl Server {
-    /// Starts `binary` with the fixtures of `tests`.
+    /// Starts `binary` with the fixtures of `tests`, for `svc test`.
     pub fn start(binary: &Path, tests: &TestFile) -> Result<Server, String> {
+        Server::start_as(binary, tests, &Mode::Test)
+    }
+
+    /// Starts `binary` with the fixtures of `tests`, in `mode`.
+    pub fn start_as(binary: &Path, tests: &TestFile, mode: &Mode) -> Result<Server, String> {
         let dir = scratch_dir()?;
         let store_path = dir.join("workspace.db");
         let store = SqliteStore::open(&store_path).map_err(|e| format!("cannot create the test store: {e}"))?;
@@ -44,16 +60,19 @@ impl Server {
                 .map_err(|e| format!("cannot store the secret `{}`: {e}", name.value))?;
         }
         drop(store);
-        let mut child = Command::new(binary)
-            .args([
-                "serve",
-                "--port",
-                "0",
-                "--test-mode",
-                "--trusted-proxies",
-                "127.0.0.1,::1",
-                "--store",
-            ])
+        let mut command = Command::new(binary);
+        command.args(["serve", "--port", "0"]);
+        match mode {
+            Mode::Test => {
+                command.arg("--test-mode");
+            }
+            Mode::Training { profile_file } => {
+                command.env("LLVM_PROFILE_FILE", profile_file);
+            }
+        }
+        // Each case is its own client, by `x-forwarded-for` (case.rs).
+        let mut child = command
+            .args(["--trusted-proxies", "127.0.0.1,::1", "--store"])
             .arg(&store_path)
             .env("SVC_LOG", "warn")
             .stdin(Stdio::null())
@@ -87,6 +106,25 @@ impl Server {
             }
             None => Err(format!("the server did not start:\n{}", server.stderr_text())),
         }
+    }
+
+    /// Stops the server as an operator would (SIGTERM), so that it exits normally: an
+    /// instrumented binary writes its profile on exit, which a kill would lose. Kills it
+    /// after 10 s.
+    pub fn stop(mut self) -> Result<(), String> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(status)) => return Err(format!("the server exited with {status}:\n{}", self.stderr_text())),
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        Err("the server did not stop within 10 s of SIGTERM".into())
     }
 
     /// What the server wrote on stderr so far (its warnings and errors).
