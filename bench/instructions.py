@@ -196,12 +196,15 @@ def main():
     ap.add_argument("--cache-sim", action="store_true",
                     help="also simulate caches and branches for the full route and for the chain (bare route and full chain):"
                          " misses per request and estimated cycles")
+    ap.add_argument("--generated", metavar="BINARY",
+                    help="count this build of the benchmark server instead of the one built from bench/project"
+                         " (for example `svc build bench/project --pgo -o BINARY`)")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if not shutil.which(tool):
             sys.exit(f"{tool} is needed (apt install valgrind)")
 
-    svc, generated, baseline, independent = loadbench.build()
+    svc, generated, baseline, independent = loadbench.build(args.generated)
     work = tempfile.mkdtemp(prefix="svc-instr-")
     store = os.path.join(work, "workspace.db")
     key = loadbench.create_key(svc, store)

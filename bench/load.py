@@ -75,7 +75,9 @@ def sh(*args, **kw):
     return subprocess.run(args, check=True, **kw)
 
 
-def build():
+def build(generated=None):
+    """svc, then the three servers: the generated one built from bench/project, or
+    `generated` when given (another build of it: `svc build bench/project --pgo`, say)."""
     env = dict(os.environ, CARGO_TARGET_DIR=TARGET)
     sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
     svc = os.path.join(REPO, "target", "release", "svc")
@@ -85,7 +87,7 @@ def build():
     sh("cargo", "build", "--release", "-q", "--manifest-path", os.path.join(REPO, "bench", "independent", "Cargo.toml"), env=env)
     build_loadgen()
     release = os.path.join(TARGET, "release")
-    return svc, os.path.join(release, "benchshop"), os.path.join(release, "baseline"), os.path.join(release, "independent")
+    return svc, os.path.abspath(generated) if generated else os.path.join(release, "benchshop"), os.path.join(release, "baseline"), os.path.join(release, "independent")
 
 
 def build_loadgen():
@@ -564,6 +566,9 @@ def main():
     ap.add_argument("--chain-only", action="store_true", help="only the chain's cost, by pairs of short runs")
     ap.add_argument("--chain-control", action="store_true",
                     help="pair the bare route with itself instead of the full chain (an A/A control: the pairs' resolution)")
+    ap.add_argument("--generated", metavar="BINARY",
+                    help="measure this build of the benchmark server instead of the one built from bench/project"
+                         " (for example `svc build bench/project --pgo -o BINARY`)")
     ap.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
                     help="only compare these builds: CPU per request, throughput, p99 under wrk, open-loop latency (see compare())")
     args = ap.parse_args()
@@ -573,7 +578,7 @@ def main():
     if args.compare:
         return compare(args.compare, args)
 
-    bins = build()
+    bins = build(args.generated)
     svc = bins[0]
     work = tempfile.mkdtemp(prefix="svc-bench-")
     try:

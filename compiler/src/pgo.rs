@@ -12,7 +12,8 @@
 //!    flag, so every crate is compiled again with it.
 //!
 //! Both stages compile every crate of the server (tokio, hyper and axum take most of the
-//! gain), so a profile-guided build takes about three times as long as a release build.
+//! gain): a first profile-guided build compiles them twice, later ones once (the second
+//! stage, with the new profile).
 
 use crate::build::{BuildOptions, Built, ExtraFlags, Toolchain, cargo_build, target_dir};
 use crate::project::Project;

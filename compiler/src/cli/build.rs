@@ -10,8 +10,8 @@ pub struct Args {
     #[arg(long)]
     release: bool,
     /// Build with optimisations guided by a profile of the project's flow tests
-    /// (`tests/*.yaml`): a release build, about three times as long to build. Needs
-    /// `rustup component add llvm-tools`.
+    /// (`tests/*.yaml`): a release build that compiles the server's crates twice, once
+    /// instrumented. Needs `rustup component add llvm-tools`.
     #[arg(long)]
     pgo: bool,
     /// Where to put the binary (default: DIR/dist/<project_name>).
