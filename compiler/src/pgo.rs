@@ -89,6 +89,12 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         ));
     }
     eprintln!("   Trained on {}", describe(&trained));
+    if trained.successes() * 2 < trained.requests() {
+        eprintln!(
+            "warning: most training requests were refused, so the build is optimised for refusals\n  = help: `repeat` the requests your routes mostly answer in `{}/*.yaml` (docs/testing.md)",
+            crate::test::suite::TESTS_DIR
+        );
+    }
     let profile = merge(&profdata, &raw, &work.join("profiles"), project_name)?;
     let _ = std::fs::remove_dir_all(&raw);
 

@@ -220,6 +220,10 @@ fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
         assert!(trained.contains(status), "{status} in {trained}");
     }
     assert!(!trained.contains("unanswered"), "{trained}");
+    assert!(
+        !stderr.contains("most training requests were refused"),
+        "hello's tests are mostly 200s: {stderr}"
+    );
 
     // The profile counts every one of those requests in the route's code...
     let target = repo().join("target/svc-pgo");

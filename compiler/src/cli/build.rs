@@ -49,12 +49,13 @@ pub fn run(args: Args) -> i32 {
         Ok(built) => {
             let size = std::fs::metadata(&built.binary).map(|m| m.len()).unwrap_or(0);
             eprintln!(
-                "   Finished {} ({:.1} MB) in {:.1}s: compiled {} of {} crates",
+                "   Finished {} ({:.1} MB) in {:.1}s: compiled {} of {} crates{}",
                 built.binary.display(),
                 size as f64 / 1e6,
                 built.seconds,
                 built.compiled,
-                built.units
+                built.units,
+                if args.pgo { " in its two builds" } else { "" }
             );
             eprintln!("   Run it with `{} serve`", built.binary.display());
             0

@@ -6,9 +6,9 @@
 //! takes; nothing is checked. Each round is one run of a test file against a server
 //! started for it with the file's fixtures, as `svc test` runs it: a rate limit the
 //! file spends on purpose is spent once a round, and the round's requests have the mix
-//! of outcomes the tests were written for. (One server for all rounds would answer
-//! almost every request with 429 once the per-key limits were spent, and the profile
-//! would be of refusals.) The servers' start-ups are counted too, once a round.
+//! of outcomes the tests were written for. (One server for all rounds answered 19,704
+//! of examples/shop's 20,583 training requests with 429 once the per-key limits were
+//! spent: a profile of refusals.) The servers' start-ups are counted too, once a round.
 
 use super::case::Requests;
 use super::server::{Mode, Server};
@@ -19,7 +19,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long the requests of all test files are sent, in all: long enough that a route's
-/// code is counted thousands of times against the server's start-up once.
+/// code is counted thousands of times, against a start-up per round (the benchmark
+/// project: 2,175 requests in 87 rounds).
 pub const TRAINING_TIME: Duration = Duration::from_secs(3);
 
 /// What a training run sent.
@@ -36,6 +37,11 @@ pub struct Trained {
 impl Trained {
     pub fn requests(&self) -> usize {
         self.answered.values().sum()
+    }
+
+    /// Requests answered 2xx.
+    pub fn successes(&self) -> usize {
+        self.answered.range(200..300).map(|(_, n)| n).sum()
     }
 }
 
