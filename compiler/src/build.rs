@@ -76,7 +76,9 @@ fn encoded_rustflags(extra: &[String]) -> String {
 }
 
 fn compose_rustflags(encoded: Option<String>, plain: Option<String>, extra: &[String]) -> String {
-    let mut flags: Vec<String> = match encoded.filter(|e| !e.is_empty()) {
+    let mut flags: Vec<String> = match encoded {
+        // Set and empty: no flags, and RUSTFLAGS is not read (cargo's reading).
+        Some(encoded) if encoded.is_empty() => Vec::new(),
         Some(encoded) => encoded.split('\x1f').map(str::to_string).collect(),
         None => plain
             .unwrap_or_default()
@@ -389,14 +391,14 @@ mod tests {
             compose_rustflags(None, Some(" -Ctarget-cpu=native  -Dwarnings ".into()), &extra),
             "-Ctarget-cpu=native\x1f-Dwarnings\x1f-Cprofile-use=/p/a b.profdata"
         );
-        // CARGO_ENCODED_RUSTFLAGS wins over RUSTFLAGS, as in cargo; an empty one does not.
+        // CARGO_ENCODED_RUSTFLAGS wins over RUSTFLAGS, as in cargo, even when empty.
         assert_eq!(
             compose_rustflags(Some("-Ca=b c".into()), Some("-Cignored".into()), &extra),
             "-Ca=b c\x1f-Cprofile-use=/p/a b.profdata"
         );
         assert_eq!(
             compose_rustflags(Some(String::new()), Some("-Cx".into()), &extra),
-            "-Cx\x1f-Cprofile-use=/p/a b.profdata"
+            "-Cprofile-use=/p/a b.profdata"
         );
     }
 }
