@@ -23,16 +23,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use svc_frontend::Diagnostics;
 
-/// What a profile-guided build made.
-pub struct Optimised {
-    pub built: Built,
-    pub trained: Trained,
-    pub profile: PathBuf,
-}
-
 /// Builds the project at `dir` (its crate already emitted at `crate_dir`) with a profile
-/// from its flow tests, to `output` (by default `DIR/dist/<project>`).
-pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<PathBuf>) -> Result<Optimised, String> {
+/// from its flow tests, to `output` (by default `DIR/dist/<project>`). The `Built` it
+/// returns counts the time and crates of both builds and the training between them.
+pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<PathBuf>) -> Result<Built, String> {
     let started = std::time::Instant::now();
     // Everything that can fail fast does, before the first build.
     let toolchain = Toolchain::find()?;
@@ -123,11 +117,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     built.seconds = started.elapsed().as_secs_f64();
     built.compiled += instrumented.compiled;
     built.units += instrumented.units;
-    Ok(Optimised {
-        built,
-        trained,
-        profile,
-    })
+    Ok(built)
 }
 
 /// `llvm-profdata` of rustc's own LLVM (`SVC_LLVM_PROFDATA` names another).

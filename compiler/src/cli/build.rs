@@ -31,7 +31,7 @@ pub fn run(args: Args) -> i32 {
         }
     };
     let built = if args.pgo {
-        crate::pgo::build(&dir, &crate_dir, &project, args.output).map(|optimised| optimised.built)
+        crate::pgo::build(&dir, &crate_dir, &project, args.output)
     } else {
         eprintln!(
             "   Building `{project}` ({})",
