@@ -26,6 +26,8 @@ pub struct BuildOptions {
 /// compiled without them (and, instrumented, would write profiles of the build itself).
 pub struct ExtraFlags {
     pub rustflags: Vec<String>,
+    /// The host's target triple ([`Toolchain::host`]), passed as `--target`.
+    pub target: String,
     /// Where this build's artefacts go: flags differ from a plain build's, so the two would
     /// otherwise replace each other's artefacts on every switch.
     pub target_dir: PathBuf,
@@ -187,7 +189,7 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
         cmd.arg("--release");
     }
     if let Some(extra) = &opts.flags {
-        cmd.arg("--target").arg(Toolchain::find()?.host);
+        cmd.arg("--target").arg(&extra.target);
         cmd.env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(&extra.rustflags))
             .env_remove("RUSTFLAGS");
     }

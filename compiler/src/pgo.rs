@@ -66,6 +66,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
             // `--pgo` build to the next; each run writes where LLVM_PROFILE_FILE says.
             flags: Some(ExtraFlags {
                 rustflags: vec![format!("-Cprofile-generate={}", work.join("default").display())],
+                target: toolchain.host.clone(),
                 target_dir: work.join("instrumented"),
             }),
         },
@@ -109,6 +110,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
             quiet: false,
             flags: Some(ExtraFlags {
                 rustflags: vec![format!("-Cprofile-use={}", profile.display())],
+                target: toolchain.host.clone(),
                 target_dir: optimised,
             }),
         },

@@ -7,6 +7,11 @@ use std::process::Command;
 use support::{copy_committed, repo};
 
 fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
+    build_with(dir, extra, &[])
+}
+
+/// [`build`] with more variables in svc's environment.
+fn build_with(dir: &Path, extra: &[&str], env: &[(&str, &Path)]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
         .arg("build")
         .arg(dir)
@@ -14,6 +19,7 @@ fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
         // The workspace's target directory: dependencies are already compiled there.
         .env("CARGO_TARGET_DIR", repo().join("target"))
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (
@@ -155,28 +161,11 @@ fn a_project_made_by_init_builds_after_it_moves() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// `llvm-profdata` of the rustc the tests were built with (`rustup component add
-/// llvm-tools`; scripts/setup.sh installs it).
+/// `llvm-profdata` of the rustc the tests were built with, found as `svc build --pgo`
+/// finds it (`rustup component add llvm-tools`; scripts/setup.sh installs it).
 fn llvm_profdata() -> PathBuf {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let text = |args: &[&str]| {
-        let out = Command::new(&rustc).args(args).output().unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let host = text(&["-vV"])
-        .lines()
-        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
-        .unwrap();
-    let tool = PathBuf::from(text(&["--print", "sysroot"]).trim())
-        .join("lib/rustlib")
-        .join(host)
-        .join("bin/llvm-profdata");
-    assert!(
-        tool.is_file(),
-        "{} is missing: rustup component add llvm-tools (scripts/setup.sh does)",
-        tool.display()
-    );
-    tool
+    let toolchain = svc_compiler::build::Toolchain::find().unwrap_or_else(|e| panic!("{e}"));
+    svc_compiler::pgo::profdata_tool(&toolchain).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The largest block count of the functions of `profile` whose names contain `name`.
@@ -302,16 +291,9 @@ fn a_profile_guided_build_needs_flow_tests_and_says_so_before_building() {
     assert!(!stderr.contains("Building"), "nothing was built: {stderr}");
 
     // A named llvm-profdata that is not there is refused by name, before building too.
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .arg("build")
-        .arg(&dir)
-        .arg("--pgo")
-        .env("CARGO_TARGET_DIR", repo().join("target"))
-        .env("SVC_LLVM_PROFDATA", dir.join("no-such-llvm-profdata"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let missing = dir.join("no-such-llvm-profdata");
+    let (code, stderr) = build_with(&dir, &["--pgo"], &[("SVC_LLVM_PROFDATA", &missing)]);
+    assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("no-such-llvm-profdata`, which is not a file"),
         "{stderr}"
