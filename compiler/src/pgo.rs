@@ -49,6 +49,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     }
 
     let work = target_dir(dir).join("svc-pgo");
+    let _one_at_a_time = lock(&work)?;
     let raw = work.join("raw").join(format!("{project_name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&raw);
     std::fs::create_dir_all(&raw).map_err(|e| format!("cannot create `{}`: {e}", raw.display()))?;
@@ -120,6 +121,35 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     built.compiled += instrumented.compiled;
     built.units += instrumented.units;
     Ok(built)
+}
+
+/// Holds `svc-pgo/lock` until dropped, waiting first while another `--pgo` build holds it.
+///
+/// `--pgo` builds in one target directory take turns: each removes the last build's
+/// second-stage crates and its project's older profiles, which another build may be
+/// compiling with. cargo's own lock covers each cargo run, not what svc does between them.
+fn lock(work: &Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(work).map_err(|e| format!("cannot create `{}`: {e}", work.display()))?;
+    let path = work.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!(
+                "    Blocking waiting for another `svc build --pgo` in `{}`",
+                work.display()
+            );
+            file.lock()
+                .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
+            Ok(file)
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock `{}`: {e}", path.display())),
+    }
 }
 
 /// `llvm-profdata` of rustc's own LLVM (`SVC_LLVM_PROFDATA` names another).
@@ -215,4 +245,34 @@ pub fn describe(trained: &Trained) -> String {
         text.push_str(&format!(", {} unanswered", trained.unanswered));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn pgo_builds_in_one_target_directory_take_turns() {
+        let work = std::env::temp_dir().join(format!("svc-pgo-lock-{}", std::process::id()));
+        let first = lock(&work).unwrap();
+        let (sender, second) = mpsc::channel();
+        let waiting = {
+            let work = work.clone();
+            std::thread::spawn(move || sender.send(lock(&work).unwrap()).unwrap())
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            second.try_recv().is_err(),
+            "a second --pgo build went ahead while the first held the lock"
+        );
+        drop(first);
+        let second = second
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the second build waits, then goes ahead");
+        waiting.join().unwrap();
+        drop(second);
+        std::fs::remove_dir_all(&work).unwrap();
+    }
 }
