@@ -136,17 +136,26 @@ pub fn git_sha(dir: &Path) -> Option<String> {
 ///    too, so most of what a generated server needs is compiled already;
 /// 3. `target/` in svc's cache directory (`~/.cache/svc/target`, `SVC_CACHE_DIR`);
 /// 4. `DIR/.svc/target` when there is no cache directory.
+///
+/// The path is absolute, and canonical once the directory exists (a relative one is
+/// taken from the working directory, as cargo reads `CARGO_TARGET_DIR`): paths into it
+/// go to rustc in flags (`svc build --pgo`'s profile), and cargo runs rustc in each
+/// crate's own directory.
 pub fn target_dir(dir: &Path) -> PathBuf {
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(target);
-    }
-    if let Some(target) = own_target_dir() {
-        return target;
-    }
-    match crate::sources::cache_dir() {
-        Some(cache) => cache.join("target"),
-        None => dir.join(".svc").join("target"),
-    }
+    let target = if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        PathBuf::from(target)
+    } else if let Some(target) = own_target_dir() {
+        target
+    } else {
+        match crate::sources::cache_dir() {
+            Some(cache) => cache.join("target"),
+            None => dir.join(".svc").join("target"),
+        }
+    };
+    target
+        .canonicalize()
+        .or_else(|_| std::path::absolute(&target))
+        .unwrap_or(target)
 }
 
 /// `T` when this executable is `T/<profile>/svc` in a cargo target directory (cargo marks
