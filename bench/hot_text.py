@@ -12,7 +12,8 @@ same code takes a fraction of the pages. See docs/performance.md ("Hot text").
 
 How: both benchmark servers (bench/project, Rust nodes; bench/project-ts, TypeScript
 nodes, compiled to Rust and then again with SVC_TYPESCRIPT=engine, which runs them in
-QuickJS) run under callgrind. The first dump holds the start-up and what the server
+QuickJS), and a profile-guided build of bench/project (`svc build --pgo`, which inlines
+differently), run under callgrind. The first dump holds the start-up and what the server
 does at rest in its first two seconds (the key reloader's first poll, the watchdog's
 first tick); then every kind of request a server answers is sent (the full route, each
 step of the cost ladder, a preflight, refusals by origin, key and body, an unknown
@@ -57,6 +58,17 @@ SCRIPT = os.path.join(REPO, "runtime", "server", "link", "hot-text.ld")
 PROFILES = os.path.join(TARGET, "hot-text-profiles.json")
 # The benchmark projects' own crates: each generated server adds its own (build.rs).
 OWN_CRATES = ("benchshop", "shop", "bench_nodes")
+def profile_guided_build(svc):
+    """`svc build bench/project --pgo`: LLVM inlines by the profile there, so a
+    profile-guided server calls functions a release build inlines (hyper's request parser,
+    the error answers, the store's start-up), which would otherwise each keep a 64 KiB
+    window of the binary resident."""
+    binary = os.path.join(TARGET, "hot-text", "benchshop-pgo")
+    typescript.sh(svc, "build", loadbench.PROJECT, "--pgo", "-o", binary,
+                  env=dict(os.environ, CARGO_TARGET_DIR=TARGET))
+    return binary
+
+
 ORIGIN = loadbench.ORIGIN
 # Seconds after "listening" by which a server has done what it does at rest (profile()).
 AT_REST_AFTER = 2.0
@@ -219,6 +231,7 @@ def script(startups, runs):
 def take_profiles():
     """[(start-up costs, request costs)] of each benchmark server, kept for --reuse."""
     svc, bins = typescript.build_servers()
+    bins["rust nodes, profile-guided"] = profile_guided_build(svc)
     work = tempfile.mkdtemp(prefix="svc-hot-text-")
     try:
         store = os.path.join(work, "workspace.db")
