@@ -58,17 +58,6 @@ SCRIPT = os.path.join(REPO, "runtime", "server", "link", "hot-text.ld")
 PROFILES = os.path.join(TARGET, "hot-text-profiles.json")
 # The benchmark projects' own crates: each generated server adds its own (build.rs).
 OWN_CRATES = ("benchshop", "shop", "bench_nodes")
-def profile_guided_build(svc):
-    """`svc build bench/project --pgo`: LLVM inlines by the profile there, so a
-    profile-guided server calls functions a release build inlines (hyper's request parser,
-    the error answers, the store's start-up), which would otherwise each keep a 64 KiB
-    window of the binary resident."""
-    binary = os.path.join(TARGET, "hot-text", "benchshop-pgo")
-    typescript.sh(svc, "build", loadbench.PROJECT, "--pgo", "-o", binary,
-                  env=dict(os.environ, CARGO_TARGET_DIR=TARGET))
-    return binary
-
-
 ORIGIN = loadbench.ORIGIN
 # Seconds after "listening" by which a server has done what it does at rest (profile()).
 AT_REST_AFTER = 2.0
@@ -245,6 +234,17 @@ def take_profiles():
     with open(PROFILES, "w") as f:
         json.dump(profiles, f)
     return profiles
+
+
+def profile_guided_build(svc):
+    """`svc build bench/project --pgo`: LLVM inlines by the profile there, so a
+    profile-guided server calls functions a release build inlines (hyper's request parser,
+    the error answers, the store's start-up), which would otherwise each keep a 64 KiB
+    window of the binary resident."""
+    binary = os.path.join(TARGET, "hot-text", "benchshop-pgo")
+    typescript.sh(svc, "build", loadbench.PROJECT, "--pgo", "-o", binary,
+                  env=dict(os.environ, CARGO_TARGET_DIR=TARGET))
+    return binary
 
 
 def main():

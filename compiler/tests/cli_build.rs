@@ -194,11 +194,14 @@ fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
     let dir = std::env::temp_dir().join(format!("svc-build-pgo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     copy_committed(&repo().join("examples/hello"), &dir);
-    // The workspace's target directory, named relative to the working directory (cargo
-    // runs tests in the package's, compiler/), as a user may set it: the profile's path
-    // reaches rustc, which cargo runs in each crate's own directory.
+    // The workspace's target directory, named relative to the working directory as a
+    // user may set it: the profile's path reaches rustc, which cargo runs in each crate's
+    // own directory. cargo runs tests in the package's directory, compiler/.
     let relative_target = Path::new("../target");
-    assert!(Path::new("../target/CACHEDIR.TAG").is_file());
+    assert_eq!(
+        std::env::current_dir().unwrap().canonicalize().unwrap(),
+        repo().join("compiler").canonicalize().unwrap()
+    );
     let (code, stderr) = build_with(&dir, &["--pgo"], &[("CARGO_TARGET_DIR", relative_target)]);
     assert_eq!(code, 0, "{stderr}");
 
