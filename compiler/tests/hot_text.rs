@@ -63,30 +63,33 @@ fn printed(out: &str, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// A build script run with cargo's environment for a release build on x86_64 Linux, plus
+/// `extra`.
+fn cargo_env(script: &Path, out_dir: &Path, extra: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(script);
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("RUSTC", rustc())
+        .env("OUT_DIR", out_dir)
+        .env("PROFILE", "release")
+        .env("CARGO_CFG_TARGET_OS", "linux")
+        .env("CARGO_CFG_TARGET_ARCH", "x86_64")
+        .env("CARGO_CFG_TARGET_ENV", "gnu")
+        .env("CARGO_ENCODED_RUSTFLAGS", "")
+        .envs(extra.iter().copied());
+    command
+}
+
 /// Runs both build scripts with cargo's environment for a release build on x86_64 Linux,
 /// plus `extra`; returns the linker arguments the server's passed.
 fn link_args(scripts: &BuildScripts, out_dir: &Path, extra: &[(&str, &str)]) -> Vec<String> {
-    let cargo_env = |script: &Path| {
-        let mut command = Command::new(script);
-        command
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("RUSTC", rustc())
-            .env("OUT_DIR", out_dir)
-            .env("PROFILE", "release")
-            .env("CARGO_CFG_TARGET_OS", "linux")
-            .env("CARGO_CFG_TARGET_ARCH", "x86_64")
-            .env("CARGO_CFG_TARGET_ENV", "gnu")
-            .env("CARGO_ENCODED_RUSTFLAGS", "")
-            .envs(extra.iter().copied());
-        command
-    };
-    let runtime_dir = repo().join("runtime/server");
+    let runtime_dir = repo().join("runtime/server").canonicalize().unwrap();
     let metadata = printed(
-        &run(cargo_env(&scripts.runtime).env("CARGO_MANIFEST_DIR", &runtime_dir)),
+        &run(cargo_env(&scripts.runtime, out_dir, extra).env("CARGO_MANIFEST_DIR", &runtime_dir)),
         "cargo::metadata=hot_text=",
     );
-    let mut server = cargo_env(&scripts.server);
+    let mut server = cargo_env(&scripts.server, out_dir, extra);
     if let Some(hot_text) = metadata.first() {
         assert_eq!(Path::new(hot_text), runtime_dir.join("link/hot-text.ld"));
         server.env("DEP_SVC_RUNTIME_HOT_TEXT", hot_text);
@@ -194,4 +197,51 @@ fn nothing_is_passed_for_a_debug_build_another_linker_or_when_turned_off() {
             "{extra:?}"
         );
     }
+}
+
+#[test]
+fn the_list_is_named_by_a_path_that_outlives_the_project_which_first_built_the_runtime() {
+    // As svc lays it out: the project reaches svc's sources through its `.svc/source`
+    // link, and cargo runs svc-runtime's build script in the directory named through it.
+    // Its output is reused by every project sharing the target directory, also after
+    // this one is deleted.
+    let dir = svc_testkit::TempDir::new("hot-text-link");
+    let scripts = build_scripts(dir.path());
+    let project = dir.path().join("first-project");
+    std::fs::create_dir_all(project.join(".svc")).unwrap();
+    std::os::unix::fs::symlink(repo(), project.join(".svc/source")).unwrap();
+    let metadata = printed(
+        &run(cargo_env(&scripts.runtime, dir.path(), &[])
+            .env("CARGO_MANIFEST_DIR", project.join(".svc/source/runtime/server"))),
+        "cargo::metadata=hot_text=",
+    );
+    if rustc_minor() < 90 {
+        assert!(metadata.is_empty(), "{metadata:?}");
+        return;
+    }
+    std::fs::remove_dir_all(&project).unwrap();
+    assert_eq!(
+        metadata,
+        [repo()
+            .join("runtime/server/link/hot-text.ld")
+            .canonicalize()
+            .unwrap()
+            .to_str()
+            .unwrap()],
+        "the list by its canonical path, not through the project's link"
+    );
+}
+
+#[test]
+fn a_list_that_is_gone_is_left_out_with_a_warning_rather_than_failing_the_link() {
+    let dir = svc_testkit::TempDir::new("hot-text-gone");
+    let scripts = build_scripts(dir.path());
+    let gone = dir.path().join("gone/hot-text.ld");
+    let out = run(cargo_env(&scripts.server, dir.path(), &[]).env("DEP_SVC_RUNTIME_HOT_TEXT", &gone));
+    assert!(printed(&out, "cargo::rustc-link-arg-bins=").is_empty(), "{out}");
+    let warnings = printed(&out, "cargo::warning=");
+    assert!(
+        warnings.len() == 1 && warnings[0].contains("is gone") && warnings[0].contains(gone.to_str().unwrap()),
+        "{out}"
+    );
 }

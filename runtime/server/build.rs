@@ -11,6 +11,14 @@ fn main() {
     println!("cargo::rerun-if-changed=link/hot-text.ld");
     println!("cargo::rerun-if-env-changed=SVC_HOT_TEXT");
     let dir = var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    // A project reaches this crate through its `.svc/source` link, so the manifest
+    // directory names a path inside whichever project first built it; every project
+    // sharing the target directory reuses this script's output, and that project may
+    // since have moved or gone. The canonical path, in svc's sources cache, outlives it.
+    let dir = std::fs::canonicalize(&dir)
+        .ok()
+        .and_then(|canonical| canonical.into_os_string().into_string().ok())
+        .unwrap_or(dir);
     // The path goes into a linker script as a quoted string.
     if rust_lld_links_a_release() && var("SVC_HOT_TEXT").as_deref() != Ok("off") && !dir.contains('"') {
         println!("cargo::metadata=hot_text={dir}/link/hot-text.ld");
