@@ -50,7 +50,9 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
 
     let work = target_dir(dir).join("svc-pgo");
     let _one_at_a_time = lock(&work)?;
-    let raw = work.join("raw").join(format!("{project_name}-{}", std::process::id()));
+    // One build at a time (the lock), so a fixed place: it also clears what a build
+    // stopped during its training left.
+    let raw = work.join("raw").join(project_name);
     let _ = std::fs::remove_dir_all(&raw);
     std::fs::create_dir_all(&raw).map_err(|e| format!("cannot create `{}`: {e}", raw.display()))?;
 

@@ -81,14 +81,25 @@ fn cargo_env(script: &Path, out_dir: &Path, extra: &[(&str, &str)]) -> Command {
     command
 }
 
+/// Runs svc-runtime's build script as cargo runs it in `manifest_dir`; returns the path
+/// it hands on (none where hot text does not apply).
+fn runtime_hot_text(
+    scripts: &BuildScripts,
+    out_dir: &Path,
+    manifest_dir: &Path,
+    extra: &[(&str, &str)],
+) -> Vec<String> {
+    printed(
+        &run(cargo_env(&scripts.runtime, out_dir, extra).env("CARGO_MANIFEST_DIR", manifest_dir)),
+        "cargo::metadata=hot_text=",
+    )
+}
+
 /// Runs both build scripts with cargo's environment for a release build on x86_64 Linux,
 /// plus `extra`; returns the linker arguments the server's passed.
 fn link_args(scripts: &BuildScripts, out_dir: &Path, extra: &[(&str, &str)]) -> Vec<String> {
     let runtime_dir = repo().join("runtime/server").canonicalize().unwrap();
-    let metadata = printed(
-        &run(cargo_env(&scripts.runtime, out_dir, extra).env("CARGO_MANIFEST_DIR", &runtime_dir)),
-        "cargo::metadata=hot_text=",
-    );
+    let metadata = runtime_hot_text(scripts, out_dir, &runtime_dir, extra);
     let mut server = cargo_env(&scripts.server, out_dir, extra);
     if let Some(hot_text) = metadata.first() {
         assert_eq!(Path::new(hot_text), runtime_dir.join("link/hot-text.ld"));
@@ -210,11 +221,7 @@ fn the_list_is_named_by_a_path_that_outlives_the_project_which_first_built_the_r
     let project = dir.path().join("first-project");
     std::fs::create_dir_all(project.join(".svc")).unwrap();
     std::os::unix::fs::symlink(repo(), project.join(".svc/source")).unwrap();
-    let metadata = printed(
-        &run(cargo_env(&scripts.runtime, dir.path(), &[])
-            .env("CARGO_MANIFEST_DIR", project.join(".svc/source/runtime/server"))),
-        "cargo::metadata=hot_text=",
-    );
+    let metadata = runtime_hot_text(&scripts, dir.path(), &project.join(".svc/source/runtime/server"), &[]);
     if rustc_minor() < 90 {
         assert!(metadata.is_empty(), "{metadata:?}");
         return;
