@@ -16,6 +16,7 @@
 use crate::bundle;
 use crate::compile::HOST_MODULE;
 use crate::convert::{Reader, WriteError, Writer};
+use crate::heap::{MeteredAllocator, Refusals};
 use crate::raw::{self, Atoms, ByName};
 use crate::web;
 use rquickjs::context::intrinsic;
@@ -298,9 +299,11 @@ struct Worker {
     /// Property names as atoms, for moving values across (freed before the runtime).
     atoms: Atoms,
     context: Context,
+    #[allow(dead_code, reason = "held, never read: it must outlive the context")]
     runtime: Runtime,
     deadline: Rc<Cell<Option<Instant>>>,
-    memory_bytes: usize,
+    /// Raised by the runtime's allocator when it refused an allocation (heap.rs).
+    refusals: Refusals,
 }
 
 impl Worker {
@@ -310,8 +313,9 @@ impl Worker {
             .into_iter()
             .map(|(name, code)| (name.to_string(), code))
             .collect();
-        let runtime = Runtime::new().map_err(|e| format!("cannot start QuickJS: {e}"))?;
-        runtime.set_memory_limit(limits.memory_bytes);
+        let refusals = Refusals::default();
+        let runtime = Runtime::new_with_alloc(MeteredAllocator::new(limits.memory_bytes, refusals.clone()))
+            .map_err(|e| format!("cannot start QuickJS: {e}"))?;
         runtime.set_max_stack_size(512 << 10);
         let deadline: Rc<Cell<Option<Instant>>> = Rc::new(Cell::new(None));
         let watched = deadline.clone();
@@ -352,7 +356,7 @@ impl Worker {
             context,
             runtime,
             deadline,
-            memory_bytes: limits.memory_bytes,
+            refusals,
             env: None,
             atoms,
             invoke,
@@ -371,6 +375,7 @@ impl Worker {
         let (inputs, env) = (&call.inputs, &call.env);
         let started = Instant::now();
         self.deadline.set(Some(started + deadline));
+        self.refusals.take();
         let runs = &mut self.runs;
         let invoke = &self.invoke;
         let stopped = &self.stopped;
@@ -443,18 +448,13 @@ impl Worker {
             read_settled(settled, &stopped, atoms)
         });
         self.deadline.set(None);
-        match result {
-            Err(Trouble::NeverSettled) if self.near_memory_limit() => Err(Trouble::Memory),
-            other => other,
+        // A refused allocation is the memory limit, whatever the code made of the error
+        // (caught it, threw `null` where the engine could not make the error, or waited
+        // on a job that failed): the heap is one the engine gave up on.
+        if self.refusals.take() {
+            return Err(Trouble::Memory);
         }
-    }
-
-    /// Whether the heap is at its limit: where an allocation that failed inside a job
-    /// (and was dropped with it) leaves it.
-    fn near_memory_limit(&self) -> bool {
-        let usage = self.runtime.memory_usage();
-        let limit = self.memory_bytes as i64;
-        usage.malloc_size >= limit - limit / 8
+        result
     }
 }
 
@@ -493,8 +493,6 @@ fn read_settled<'js, O: DeserializeOwned>(
         })
     } else if is_interrupt(&message) {
         Err(Trouble::Timeout)
-    } else if is_out_of_memory(&message) {
-        Err(Trouble::Memory)
     } else {
         Ok(Settled::Threw(message))
     }
@@ -504,16 +502,12 @@ fn is_interrupt(message: &str) -> bool {
     message.contains("interrupted")
 }
 
-fn is_out_of_memory(message: &str) -> bool {
-    message.contains("out of memory") || message.contains("stack overflow")
-}
-
 /// An engine error (not a node's own rejection): a limit, or a broken bundle.
 fn trouble(error: CaughtError) -> Trouble {
     let message = error.to_string();
     if is_interrupt(&message) {
         Trouble::Timeout
-    } else if is_out_of_memory(&message) || matches!(error, CaughtError::Error(rquickjs::Error::Allocation)) {
+    } else if matches!(error, CaughtError::Error(rquickjs::Error::Allocation)) {
         Trouble::Memory
     } else {
         Trouble::Engine(message)

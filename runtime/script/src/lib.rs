@@ -14,6 +14,7 @@ pub mod bundle;
 pub mod compile;
 mod convert;
 pub mod engine;
+mod heap;
 mod raw;
 mod web;
 

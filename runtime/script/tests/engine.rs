@@ -32,6 +32,12 @@ export default defineCodeFunctionNode({
       case "missing": return { total: 1 };
       case "loop": for (;;) {}
       case "hog": { const a = []; for (;;) a.push(new Array(100000).fill(1)); }
+      case "crumbs": { const a = []; for (let i = 0; ; i++) a.push("crumb " + i); }
+      case "crumbs-caught": {
+        try { const a = []; for (let i = 0; ; i++) a.push("crumb " + i); } catch (e) { return { total: 0, label: String(e) }; }
+      }
+      case "throw-null": throw null;
+      case "recurse": { const deeper = (n) => deeper(n + 1) + 1; return { total: deeper(0), label: "x" }; }
       case "eval": return { total: eval("1"), label: "x" };
       case "function": return { total: new Function("return 1")(), label: "x" };
       case "pending": return new Promise(() => {});
@@ -156,6 +162,34 @@ fn limits_stop_a_call_and_the_next_call_works() {
     assert!(run("ok").0.unwrap().is_ok());
     let abort = run("pending").0.unwrap_err();
     assert_eq!(abort.code, "node_never_settled", "{abort:?}");
+}
+
+/// Small allocations fill the heap to the last byte, where QuickJS cannot even make the
+/// "out of memory" error and throws `null` instead: still the memory limit, whether or
+/// not the node caught it, and never mistaken for a node's own `throw null`.
+#[test]
+fn the_memory_limit_is_named_however_the_heap_filled_up() {
+    for mode in ["crumbs", "crumbs-caught"] {
+        let abort = run(mode).0.unwrap_err();
+        assert_eq!(abort.code, "node_memory_limit", "{mode}: {abort:?}");
+        assert!(run("ok").0.unwrap().is_ok(), "after {mode}");
+    }
+    let abort = run("throw-null").0.unwrap_err();
+    assert_eq!(abort.code, "internal_error", "{abort:?}");
+    assert_eq!(abort.detail.as_deref(), Some("null"));
+}
+
+/// Too deep a recursion is the exception JavaScript throws for it (a `RangeError` a node
+/// may catch), within the stack limit: not a crash of the server's thread.
+#[test]
+fn too_deep_a_recursion_is_an_exception() {
+    let abort = run("recurse").0.unwrap_err();
+    assert_eq!(abort.code, "internal_error", "{abort:?}");
+    assert_eq!(
+        abort.detail.as_deref(),
+        Some("RangeError: Maximum call stack size exceeded")
+    );
+    assert!(run("ok").0.unwrap().is_ok());
 }
 
 #[test]
