@@ -269,7 +269,7 @@ pub fn walk(mut current: ValueType, segments: &[String], assets: &Assets) -> Wal
             other => {
                 return Walk::NoField(
                     i,
-                    format!("`{seg}`: a `{other}` value has no fields"),
+                    format!("`{seg}`: `{other}` values have no fields"),
                     "remove the `.field` part".into(),
                 );
             }
