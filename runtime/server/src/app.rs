@@ -153,7 +153,7 @@ pub struct ServeArgs {
     )]
     pub rate_limit_failure: FailurePolicy,
     /// How long a request waits for the shared rate-limit store, in milliseconds.
-    #[arg(long, env = "SVC_RATE_LIMIT_TIMEOUT_MS", default_value_t = 50, value_name = "MS")]
+    #[arg(long, env = "SVC_RATE_LIMIT_TIMEOUT_MS", default_value_t = 50, value_name = "MS", value_parser = at_least_one())]
     pub rate_limit_timeout_ms: u64,
     /// Proxies whose forwarded headers are believed: comma-separated IPs or CIDR blocks.
     #[arg(long, env = "SVC_TRUSTED_PROXIES", default_value = "")]
@@ -162,11 +162,11 @@ pub struct ServeArgs {
     #[arg(long, env = "SVC_BODY_LIMIT", default_value_t = 1024 * 1024)]
     pub body_limit: usize,
     /// Seconds to answer a request before 408.
-    #[arg(long, env = "SVC_TIMEOUT", default_value_t = 30)]
+    #[arg(long, env = "SVC_TIMEOUT", default_value_t = 30, value_parser = at_least_one())]
     pub timeout: u64,
     /// Milliseconds a client may take to send a request head (and a keep-alive connection
     /// may idle between requests) before its connection is closed.
-    #[arg(long, env = "SVC_HEADER_READ_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    #[arg(long, env = "SVC_HEADER_READ_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_HEADER_READ_TIMEOUT.as_millis() as u64, value_name = "MS", value_parser = at_least_one())]
     pub header_read_timeout_ms: u64,
     /// Milliseconds a shutdown (SIGTERM, Ctrl-C) waits for open requests to finish before
     /// it closes the remaining connections and exits.
@@ -180,7 +180,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SVC_RATE_LIMIT_MAX_KEYS", default_value_t = crate::ratelimit::memory::DEFAULT_MAX_KEYS)]
     pub rate_limit_max_keys: usize,
     /// Log lines as text or JSON.
-    #[arg(long, env = "SVC_LOG_FORMAT", default_value = "text")]
+    #[arg(long, env = "SVC_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
     /// Development mode: secrets from environment variables, `ctx.env` mirrors the
     /// process environment, and one line per request on stderr.
@@ -192,6 +192,13 @@ pub struct ServeArgs {
     /// turns it on.
     #[arg(long, hide = true)]
     pub test_mode: bool,
+}
+
+/// A duration that must not be zero: a request deadline of 0 would answer every request
+/// 408, a header deadline of 0 close every connection, so 0 is refused rather than read as
+/// "none" or quietly raised.
+fn at_least_one() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..)
 }
 
 /// Runs a generated server's command line.
@@ -314,9 +321,9 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     rt.trusted_proxies = trusted;
     rt.limits = Limits {
         body_bytes: args.body_limit,
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: Duration::from_secs(args.timeout),
         ipv6_prefix: args.rate_limit_ipv6_prefix,
-        header_read_timeout: Duration::from_millis(args.header_read_timeout_ms.max(1)),
+        header_read_timeout: Duration::from_millis(args.header_read_timeout_ms),
         drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
     };
     rt.test_mode = args.test_mode;
@@ -450,7 +457,7 @@ fn shared_limiter(
     }
     let options = RedisOptions {
         url: url.replacen("valkey", "redis", 1),
-        timeout: Duration::from_millis(args.rate_limit_timeout_ms.max(1)),
+        timeout: Duration::from_millis(args.rate_limit_timeout_ms),
         mac_key: key.map(|k| k.derive("rate-limit keys")),
     };
     RedisLimiter::connect(&options, &rt.realm, rt.metrics.stores.clone()).map(Some)
@@ -472,5 +479,30 @@ fn print_trace(t: &Trace) {
     );
     for log in &t.logs {
         let _ = writeln!(err, "    {}: {}", log.node, log.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(["server", "serve"].iter().chain(args))
+    }
+
+    #[test]
+    fn zero_deadlines_and_unknown_log_formats_are_refused_by_name() {
+        for flag in ["--timeout", "--header-read-timeout-ms", "--rate-limit-timeout-ms"] {
+            let error = parse(&[flag, "0"])
+                .err()
+                .unwrap_or_else(|| panic!("{flag} 0 was accepted"));
+            assert!(error.to_string().contains(flag), "{flag}: {error}");
+            assert!(parse(&[flag, "1"]).is_ok(), "{flag} 1");
+        }
+        let error = parse(&["--log-format", "yaml"])
+            .err()
+            .expect("--log-format yaml was accepted");
+        assert!(error.to_string().contains("[possible values: text, json]"), "{error}");
+        assert!(parse(&["--log-format", "json"]).is_ok());
     }
 }
