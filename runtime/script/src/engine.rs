@@ -49,24 +49,37 @@ pub const DEFAULT_LIMITS: Limits = Limits {
 };
 
 impl Limits {
-    /// The limits of this process: the defaults, or the environment's.
+    /// The limits of this process: the environment's (see [`Limits::from_environment`]),
+    /// or the defaults where a value is not one (a server has refused to start on it
+    /// already).
     pub fn current() -> Limits {
         static LIMITS: OnceLock<Limits> = OnceLock::new();
-        *LIMITS.get_or_init(|| {
-            let number = |name: &str| {
-                std::env::var(name)
-                    .ok()
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .filter(|n| *n > 0)
-            };
-            Limits {
-                memory_bytes: number("SVC_TS_MEMORY_MB")
-                    .map(|mb| (mb as usize).saturating_mul(1 << 20))
-                    .unwrap_or(DEFAULT_LIMITS.memory_bytes),
-                deadline: number("SVC_TS_DEADLINE_MS")
-                    .map(Duration::from_millis)
-                    .unwrap_or(DEFAULT_LIMITS.deadline),
+        *LIMITS.get_or_init(|| Limits::from_environment().unwrap_or(DEFAULT_LIMITS))
+    }
+
+    /// The limits `SVC_TS_MEMORY_MB` and `SVC_TS_DEADLINE_MS` set, each a whole number of
+    /// 1 or more, or the default where unset. A server with TypeScript nodes calls this at
+    /// start-up, so that a value which is not a limit stops it there, named, rather than
+    /// leaving every node with the default.
+    pub fn from_environment() -> Result<Limits, String> {
+        Limits::from_variables(|name| std::env::var(name).ok())
+    }
+
+    fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Limits, String> {
+        let number = |name: &str, unit: &str| -> Result<Option<u64>, String> {
+            let Some(value) = var(name) else { return Ok(None) };
+            match value.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Ok(Some(n)),
+                _ => Err(format!(
+                    "{name} is `{value}`: it must be a whole number of {unit}, 1 or more"
+                )),
             }
+        };
+        Ok(Limits {
+            memory_bytes: number("SVC_TS_MEMORY_MB", "MiB")?
+                .map_or(DEFAULT_LIMITS.memory_bytes, |mb| (mb as usize).saturating_mul(1 << 20)),
+            deadline: number("SVC_TS_DEADLINE_MS", "milliseconds")?
+                .map_or(DEFAULT_LIMITS.deadline, Duration::from_millis),
         })
     }
 }
@@ -638,5 +651,36 @@ impl Loader for BundleLoader {
         // SAFETY: the bundle was written by `compile` with this very engine (svc and the
         // server build the same pinned rquickjs), and is embedded in the binary as is.
         unsafe { Module::load(ctx.clone(), code) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_come_from_the_environment_and_a_value_that_is_not_one_is_named() {
+        let from = |pairs: &'static [(&'static str, &'static str)]| {
+            Limits::from_variables(|name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string()))
+        };
+        assert_eq!(from(&[]), Ok(DEFAULT_LIMITS));
+        assert_eq!(
+            from(&[("SVC_TS_MEMORY_MB", "16"), ("SVC_TS_DEADLINE_MS", " 250 ")]),
+            Ok(Limits {
+                memory_bytes: 16 << 20,
+                deadline: Duration::from_millis(250),
+            })
+        );
+        for (name, value) in [
+            ("SVC_TS_MEMORY_MB", "64MB"),
+            ("SVC_TS_MEMORY_MB", "0"),
+            ("SVC_TS_DEADLINE_MS", "-1"),
+        ] {
+            let error = Limits::from_variables(|n| (n == name).then(|| value.to_string())).unwrap_err();
+            assert!(
+                error.starts_with(&format!("{name} is `{value}`: it must be a whole number")),
+                "{error}"
+            );
+        }
     }
 }

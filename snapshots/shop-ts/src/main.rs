@@ -8,6 +8,10 @@ mod scripts;
 #[global_allocator]
 static ALLOCATOR: svc_runtime::alloc::ServerAllocator = svc_runtime::alloc::ServerAllocator;
 fn main() -> std::process::ExitCode {
+    if let Err(problem) = ::svc_script::Limits::from_environment() {
+        eprintln!("error: {problem}");
+        return std::process::ExitCode::FAILURE;
+    }
     svc_runtime::app::main(svc_runtime::app::App {
         project: "shop",
         version: env!("CARGO_PKG_VERSION"),
