@@ -155,6 +155,11 @@ pub use svc_compiler::test::server::listening_url;
 
 /// Runs the server binary to completion (for start-up failures).
 pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {
+    run_to_exit_with(example, &[], setup)
+}
+
+/// [`run_to_exit`] with `env` set for the server.
+pub fn run_to_exit_with(example: &str, env: &[(&str, &str)], setup: impl FnOnce(&Setup)) -> (i32, String) {
     let bin = binary(example);
     let dir = scratch(example);
     let store_path = dir.join("workspace.db");
@@ -166,6 +171,7 @@ pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {
     let out = Command::new(&bin)
         .args(["serve", "--port", "0", "--store"])
         .arg(&store_path)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(started.elapsed() < Duration::from_secs(20));

@@ -1,6 +1,6 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{binary, client, error, start};
+use crate::harness::{binary, client, error, run_to_exit_with, start};
 use std::time::Duration;
 
 #[tokio::test]
@@ -148,23 +148,15 @@ fn version_and_routes() {
 #[test]
 fn a_worker_thread_count_that_is_not_a_number_is_refused_with_a_message() {
     // tokio itself panics on these; the server names the setting and exits 1.
-    let dir = std::env::temp_dir().join(format!("svc-e2e-workers-{}", std::process::id()));
     for bad in ["two", "0"] {
-        let out = std::process::Command::new(binary("hello"))
-            .args(["serve", "--port", "0", "--store"])
-            .arg(dir.join("workspace.db"))
-            .env("TOKIO_WORKER_THREADS", bad)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let (code, stderr) = run_to_exit_with("hello", &[("TOKIO_WORKER_THREADS", bad)], |_| ());
+        assert_eq!(code, 1, "{stderr}");
         assert!(
             stderr.contains(&format!("TOKIO_WORKER_THREADS is `{bad}`: it must be a whole number")),
             "{stderr}"
         );
         assert!(!stderr.contains("panic"), "{stderr}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,7 @@
 //! `examples/shop`: a write route behind Check Origin, Check API Key and Rate Limit by API
 //! key, with code nodes that take and return structures, enums and arrays of structures.
 
-use crate::harness::{binary, client, error, start};
+use crate::harness::{client, error, run_to_exit_with, start};
 use serde_json::json;
 
 const ORDERS: &str = "/acme/shop/orders";
@@ -43,23 +43,15 @@ async fn typescript_nodes_answer_as_rust_nodes_do() {
 /// than leaving every node with the default.
 #[test]
 fn a_typescript_limit_that_is_not_one_stops_the_server_at_start_up() {
-    let dir = std::env::temp_dir().join(format!("svc-e2e-ts-limits-{}", std::process::id()));
     for (name, value) in [("SVC_TS_MEMORY_MB", "64MB"), ("SVC_TS_DEADLINE_MS", "0")] {
-        let out = std::process::Command::new(binary(TYPESCRIPT_EXAMPLE))
-            .args(["serve", "--port", "0", "--store"])
-            .arg(dir.join("workspace.db"))
-            .env(name, value)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let (code, stderr) = run_to_exit_with(TYPESCRIPT_EXAMPLE, &[(name, value)], |_| ());
+        assert_eq!(code, 1, "{stderr}");
         assert!(
             stderr.contains(&format!("error: {name} is `{value}`: it must be a whole number")),
             "{stderr}"
         );
         assert!(!stderr.contains("listening"), "{stderr}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const EXAMPLE: &str = "shop";
