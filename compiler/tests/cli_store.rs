@@ -280,3 +280,81 @@ fn keys_and_secrets_live_in_postgres_and_copy_over_from_sqlite() {
     // Copying again would merge two workspaces: refused.
     assert!(!copy.output().unwrap().status.success());
 }
+
+/// A newcomer's report: `rotate r --grace 1` created the new key, then failed on `--grace`
+/// without showing it, and every later rotation failed on two active keys named `r`.
+#[test]
+fn a_rotation_that_fails_on_its_arguments_writes_nothing() {
+    let store = temp_store("rotate-args");
+    let (code, old_key, stderr) = svc(&store, &["keys", "create", "--name", "r", "--owner", "alice"], None);
+    assert_eq!(code, 0, "{stderr}");
+    for bad in [
+        &["--grace", "1"][..],
+        &["--expires-in", "soon"][..],
+        &["--grace", "0d"][..],
+    ] {
+        let mut args = vec!["keys", "rotate", "r"];
+        args.extend_from_slice(bad);
+        let (code, stdout, stderr) = svc(&store, &args, None);
+        assert_eq!(code, 1, "{bad:?}: {stderr}");
+        assert!(stdout.is_empty(), "{bad:?}: no key is printed");
+        assert!(stderr.contains(bad[1]), "{bad:?}: the value is named: {stderr}");
+        assert_eq!(
+            SqliteStore::open(&store).unwrap().list_keys().unwrap().len(),
+            1,
+            "{bad:?}: nothing written"
+        );
+    }
+    let (code, _, stderr) = svc(&store, &["keys", "rotate", "r", "--grace", "1h"], None);
+    assert_eq!(code, 0, "{stderr}");
+    // During the grace period both keys are named `r`: rotating by name means the new one.
+    let (code, newest, stderr) = svc(&store, &["keys", "rotate", "r"], None);
+    assert_eq!(code, 0, "{stderr}");
+    let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
+    assert!(
+        index.verify(Some(old_key.trim()), unix_now()).is_ok(),
+        "still in its grace period"
+    );
+    assert!(index.verify(Some(newest.trim()), unix_now()).is_ok());
+}
+
+#[test]
+fn rotation_keeps_the_lifetime_and_names_stay_unique_among_active_keys() {
+    let store = temp_store("rotate-expiry");
+    let (code, _, stderr) = svc(
+        &store,
+        &[
+            "keys",
+            "create",
+            "--name",
+            "ci",
+            "--owner",
+            "alice",
+            "--expires-in",
+            "90d",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = svc(&store, &["keys", "rotate", "ci"], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("expires"), "{stderr}");
+    let keys = SqliteStore::open(&store).unwrap().list_keys().unwrap();
+    let new = keys.iter().find(|k| k.revoked_at.is_none()).unwrap();
+    let lifetime = new.expires_at.expect("the new key expires too") - new.created_at;
+    assert_eq!(lifetime, 90 * 86_400);
+    // A second active key of one name is refused, and the message says what to do.
+    let (code, stdout, stderr) = svc(&store, &["keys", "create", "--name", "ci", "--owner", "bob"], None);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("already named `ci`") && stderr.contains("svc keys rotate ci"),
+        "{stderr}"
+    );
+    // Once revoked, the name is free again.
+    assert_eq!(svc(&store, &["keys", "revoke", "ci"], None).0, 0);
+    assert_eq!(
+        svc(&store, &["keys", "create", "--name", "ci", "--owner", "bob"], None).0,
+        0
+    );
+}

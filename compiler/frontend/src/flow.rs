@@ -771,6 +771,10 @@ fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Check
     })
 }
 
+/// The longest Rate Limit window: longer ones would not be refused silently at run time
+/// (the limiter's clock arithmetic saturates, which let everything through), but here.
+pub const MAX_WINDOW_SECS: u64 = 366 * 86_400;
+
 /// `30s`, `1m`, `15m`, `1h`, `1d`, or `second` / `minute` / `hour` / `day`.
 pub fn parse_window(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -827,8 +831,20 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
             }
         };
         match parse_window(&s) {
-            Some(secs) if secs <= 366 * 86_400 => Some(Spanned::new(secs, n.span)),
-            _ => {
+            Some(secs) if secs <= MAX_WINDOW_SECS => Some(Spanned::new(secs, n.span)),
+            Some(_) => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        n.span,
+                        format!("`{s}` is longer than a rate limit window can be"),
+                    )
+                    .label("window too long")
+                    .help("the longest window is `366d`: a limit over a longer time cannot be enforced exactly"),
+                );
+                None
+            }
+            None => {
                 diags.push(
                     Diagnostic::new(Code::InvalidValue, n.span, format!("`{s}` is not a rate limit window"))
                         .label("invalid window")
@@ -1270,6 +1286,26 @@ nodes:
             (Code::InvalidReference, 9),
         ] {
             assert!(codes.contains(&expected), "missing {expected:?} in {d:#?}");
+        }
+    }
+
+    #[test]
+    fn windows_longer_than_a_limiter_enforces_are_refused_by_name() {
+        let flow = |window: &str| {
+            format!(
+                "route: /x\nmethods: [GET]\nstart: limit\nnodes:\n  limit: {{ type: rate-limit, limit: 1, window: {window}, by: ip, sequence-ok: ok, sequence-limited: ok }}\n  ok: {{ type: return-json, status: 200 }}\n"
+            )
+        };
+        let (f, d) = load_text(&flow("366d"));
+        assert!(d.is_empty() && f.is_some(), "{d:?}");
+        for long in ["367d", "10000d", "99999999h"] {
+            let (_, d) = load_text(&flow(long));
+            assert!(
+                d.iter().any(|(code, line, message)| *code == Code::InvalidValue
+                    && *line == 5
+                    && message.contains("longer than a rate limit window can be")),
+                "{long}: {d:?}"
+            );
         }
     }
 }

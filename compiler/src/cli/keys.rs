@@ -41,6 +41,9 @@ enum Command {
     #[command(after_help = "Example:\n  svc keys revoke key_7Xk2f9Qp1z")]
     Revoke { id_or_name: String },
     /// Replace a key with a new one of the same name and owner, and print it once.
+    ///
+    /// The new key keeps the old one's name, owner and lifetime: a key made with
+    /// `--expires-in 90d` is replaced by one that expires 90 days after the rotation.
     #[command(
         after_help = "Examples:\n  svc keys rotate ci                 # the old key stops working now\n  svc keys rotate ci --grace 1h      # the old key keeps working for an hour"
     )]
@@ -49,7 +52,8 @@ enum Command {
         /// Keep the old key working for this long (`1h`); default: revoke it now.
         #[arg(long, value_name = "DURATION")]
         grace: Option<String>,
-        /// Make the new key expire after this long; default: never.
+        /// Make the new key expire after this long; default: the old key's lifetime
+        /// (never, if it had none).
         #[arg(long, value_name = "DURATION")]
         expires_in: Option<String>,
     },
@@ -71,20 +75,54 @@ pub fn run(args: Args) -> i32 {
     }
 }
 
-fn create(
+/// Issues and stores a key. Every argument is checked by the caller first: nothing is
+/// written for a command that then fails.
+fn insert_new(
     store: &dyn WorkspaceStore,
     name: &str,
     owner: &str,
-    expires_in: Option<&str>,
+    expires_at: Option<i64>,
 ) -> Result<(String, KeyRecord), String> {
-    if name.trim().is_empty() || owner.trim().is_empty() {
-        return Err("the key needs a non-empty --name and --owner".into());
-    }
-    let now = unix_now();
-    let expires_at = expires_in.map(parse_duration).transpose()?.map(|d| now + d);
-    let (key, record) = KeyRecord::issue(name, owner, now, expires_at);
+    let (key, record) = KeyRecord::issue(name, owner, unix_now(), expires_at);
     store.insert_key(&record).map_err(|e| e.to_string())?;
     Ok((key, record))
+}
+
+/// The active keys answering to `id_or_name`, oldest first.
+fn active_keys(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<Vec<KeyRecord>, String> {
+    let now = unix_now();
+    Ok(store
+        .list_keys()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|k| k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now))
+        .filter(|k| k.id == id_or_name || k.name == id_or_name)
+        .collect())
+}
+
+/// The key `svc keys rotate` replaces: the one key with that id or name. While an earlier
+/// rotation's grace period runs, the old key shares the name with its replacement; the
+/// replacement (the newest, the one without a grace expiry) is meant.
+fn key_to_rotate(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<KeyRecord, String> {
+    let mut found = active_keys(store, id_or_name)?;
+    match found.len() {
+        0 => Err(format!(
+            "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
+        )),
+        1 => Ok(found.remove(0)),
+        _ => {
+            let newest = found.pop().expect("several");
+            if found.iter().all(|k| k.expires_at.is_some()) {
+                return Ok(newest);
+            }
+            found.push(newest);
+            let ids: Vec<&str> = found.iter().map(|k| k.id.as_str()).collect();
+            Err(format!(
+                "several active keys are named `{id_or_name}` ({}); rotate one by id",
+                ids.join(", ")
+            ))
+        }
+    }
 }
 
 fn print_new(key: &str, record: &KeyRecord, verb: &str) {
@@ -110,7 +148,19 @@ fn execute(args: Args) -> Result<(), String> {
             owner,
             expires_in,
         } => {
-            let (key, record) = create(store.as_ref(), &name, &owner, expires_in.as_deref())?;
+            if name.trim().is_empty() || owner.trim().is_empty() {
+                return Err("the key needs a non-empty --name and --owner".into());
+            }
+            let lifetime = expires_in.as_deref().map(parse_duration).transpose()?;
+            // Names address keys in `revoke` and `rotate`: two active keys of one name
+            // would make both ambiguous.
+            if let Some(existing) = active_keys(store.as_ref(), &name)?.first() {
+                return Err(format!(
+                    "an active key is already named `{name}` ({}): choose another --name, or replace that key with `svc keys rotate {name}`",
+                    existing.id
+                ));
+            }
+            let (key, record) = insert_new(store.as_ref(), &name, &owner, lifetime.map(|d| unix_now() + d))?;
             print_new(&key, &record, "Created");
         }
         Command::List { format } => {
@@ -168,40 +218,39 @@ fn execute(args: Args) -> Result<(), String> {
             grace,
             expires_in,
         } => {
+            // Every argument first: a command that fails writes nothing.
+            let grace = grace.as_deref().map(parse_duration).transpose()?;
+            let lifetime = expires_in.as_deref().map(parse_duration).transpose()?;
+            let old = key_to_rotate(store.as_ref(), &id_or_name)?;
             let now = unix_now();
-            let old = store
-                .list_keys()
-                .map_err(|e| e.to_string())?
-                .into_iter()
-                .filter(|k| k.revoked_at.is_none())
-                .filter(|k| k.id == id_or_name || k.name == id_or_name)
-                .collect::<Vec<_>>();
-            let old = match old.as_slice() {
-                [one] => one.clone(),
-                [] => {
-                    return Err(format!(
-                        "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
-                    ));
-                }
-                _ => {
-                    return Err(format!(
-                        "several active keys are named `{id_or_name}`; rotate one by id"
-                    ));
-                }
-            };
-            let (key, record) = create(store.as_ref(), &old.name, &old.owner, expires_in.as_deref())?;
-            match grace.map(|g| parse_duration(&g)).transpose()? {
+            // The old key's lifetime, unless --expires-in says otherwise.
+            let lifetime = lifetime.or(old.expires_at.map(|e| e - old.created_at));
+            let (key, record) = insert_new(store.as_ref(), &old.name, &old.owner, lifetime.map(|d| now + d))?;
+            let retired = match grace {
                 Some(g) if g > 0 => {
                     let until = old.expires_at.map(|e| e.min(now + g)).unwrap_or(now + g);
-                    store.set_key_expiry(&old.id, until).map_err(|e| e.to_string())?;
-                    eprintln!("The old key {} keeps working until {}.", old.id, format_time(until));
+                    store
+                        .set_key_expiry(&old.id, until)
+                        .map(|()| format!("The old key {} keeps working until {}.", old.id, format_time(until)))
                 }
-                _ => {
-                    store.revoke_key(&old.id, now).map_err(|e| e.to_string())?;
-                    eprintln!("Revoked the old key {}.", old.id);
+                _ => store
+                    .revoke_key(&old.id, now)
+                    .map(|_| format!("Revoked the old key {}.", old.id)),
+            };
+            // The new key works whatever happens to the old one: it is shown in any case.
+            match retired {
+                Ok(line) => {
+                    eprintln!("{line}");
+                    print_new(&key, &record, "Rotated");
+                }
+                Err(e) => {
+                    print_new(&key, &record, "Rotated");
+                    return Err(format!(
+                        "the old key {} could not be retired ({e}); it still works: revoke it with `svc keys revoke {}`",
+                        old.id, old.id
+                    ));
                 }
             }
-            print_new(&key, &record, "Rotated");
         }
     }
     Ok(())

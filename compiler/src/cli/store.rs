@@ -33,7 +33,11 @@ impl StoreArgs {
     }
 
     pub fn open(&self) -> Result<Arc<dyn WorkspaceStore>, String> {
-        self.location().open().map_err(|e| e.to_string())
+        let store = self.location().open().map_err(|e| e.to_string())?;
+        for warning in store.warnings() {
+            eprintln!("warning: {warning}");
+        }
+        Ok(store)
     }
 
     /// The secrets key. With `create`, an SQLite store without one gets a new key file
@@ -152,9 +156,18 @@ pub fn format_time(ts: i64) -> String {
 
 /// `30d`, `12h`, `90m`, `45s`.
 pub fn parse_duration(text: &str) -> Result<i64, String> {
-    svc_frontend::flow::parse_window(text)
-        .map(|s| s as i64)
-        .ok_or_else(|| format!("`{text}` is not a duration; write for example `30d`, `12h`, `90m`"))
+    if let Some(secs) = svc_frontend::flow::parse_window(text) {
+        return i64::try_from(secs).map_err(|_| format!("`{text}` is too long a duration"));
+    }
+    let digits = text.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if !digits.is_empty() && digits.bytes().all(|b| b == b'0') {
+        return Err(format!(
+            "`{text}` is zero: write a duration of at least one second, for example `30d`, `12h`, `90m`"
+        ));
+    }
+    Err(format!(
+        "`{text}` is not a duration: write a number and a unit (`s`, `m`, `h`, `d`), for example `30d`, `12h`, `90m`"
+    ))
 }
 
 #[cfg(test)]
@@ -168,6 +181,8 @@ mod tests {
         // A leap day.
         assert_eq!(format_time(951_782_400), "2000-02-29 00:00 UTC");
         assert_eq!(parse_duration("30d").unwrap(), 30 * 86_400);
-        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
+        assert!(parse_duration("1").unwrap_err().contains("a number and a unit"));
+        assert!(parse_duration("0d").unwrap_err().contains("is zero"));
     }
 }

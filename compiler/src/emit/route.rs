@@ -387,6 +387,21 @@ impl<'a> RouteEmitter<'a> {
 
     fn handle(&self) -> TokenStream {
         let body = self.node(&self.route.entry);
+        // Keys in a custom header or the query are hidden from `ctx.request` before any
+        // node runs, not only once their check has (the server always hides `X-API-Key`
+        // and `Authorization`).
+        let custom: Vec<Ident> = self
+            .route
+            .key_locations
+            .iter()
+            .filter(|(_, loc)| matches!(loc, KeyLocation::Header(_) | KeyLocation::Query(_)))
+            .map(|(id, _)| self.key_location_ident(id))
+            .collect();
+        let hidden = if custom.is_empty() {
+            quote!()
+        } else {
+            quote!(ex.hide_credentials(&[#(&#custom),*]);)
+        };
         let (request, keep) = if self.has_request() {
             (quote!(let request = Lazy::<Req>::new(body, params);), quote!())
         } else {
@@ -408,6 +423,7 @@ impl<'a> RouteEmitter<'a> {
                 let Call { rt, peer, params, request } = call;
                 let (parts, body) = request.into_parts();
                 let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+                #hidden
                 #request
                 async move {
                     #keep

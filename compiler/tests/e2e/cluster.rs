@@ -32,7 +32,7 @@ impl Drop for Instance {
 impl Instance {
     fn start(args: &[&str]) -> Instance {
         let mut child = Command::new(binary("shop"))
-            .args(["serve", "--port", "0"])
+            .args(["serve", "--port", "0", "--health-details"])
             .args(args)
             .env("SVC_LOG", "warn")
             .env_remove("SVC_SECRETS_KEY")

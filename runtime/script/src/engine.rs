@@ -33,6 +33,31 @@ use svc_sdk::__private::NodeAbort;
 use svc_sdk::__private::js;
 use svc_sdk::{Host, NodeFailure, RunContext};
 
+/// What a reader's error says without the value it quotes: serde writes
+/// `invalid type: string "…", expected f64`; the answer keeps `invalid type: string,
+/// expected f64`. Field names (pins, structure fields) are kept: they are the node's
+/// declaration, not its data. Anything else is summarised.
+fn without_values(message: &str) -> String {
+    if message.starts_with("missing field `") || message.starts_with("unknown field `") {
+        return message.to_string();
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        let first = got.split_whitespace().next().unwrap_or("");
+        let kind = match first {
+            "floating" => "number",
+            "integer" | "string" | "boolean" | "map" | "sequence" | "unit" | "char" | "bytes" => first,
+            _ => "value",
+        };
+        return format!("invalid type: {kind}, expected {expected}");
+    }
+    if message.contains("nested too deeply") {
+        return message.to_string();
+    }
+    "a value that does not fit the pin's type (the server's log has the detail)".into()
+}
+
 /// The limits of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -222,12 +247,18 @@ impl Engine {
                     path.truncate(cut);
                     path.push('…');
                 }
-                let message = if path == "." || path.is_empty() {
-                    format!("node `{node_key}` returned outputs that do not fit its pins: {message}")
-                } else {
-                    format!("node `{node_key}` returned an invalid output `{path}`: {message}")
+                // The answer names the pin and what was expected, never the value (a
+                // secret returned in a number pin would reach the client): the reader's
+                // own text, which may quote it, goes to the log only, redacted there.
+                let pin = path.split(['.', '[']).find(|s| !s.is_empty());
+                let shape = without_values(&message);
+                let answer = match pin {
+                    None => format!("node `{node_key}` returned outputs that do not fit its pins: {shape}"),
+                    Some(pin) => format!("node `{node_key}` returned an invalid output `{pin}`: {shape}"),
                 };
-                Err(abort("node_output_invalid", message))
+                let mut aborted = NodeAbort::new("node_output_invalid", answer);
+                aborted.detail = Some(format!("at `{path}`: {message}"));
+                Err(Stop::Abort(aborted))
             }
             Ok(Settled::Failure { message, code }) => Err(Stop::Failed(NodeFailure { message, code })),
             Ok(Settled::Threw(detail)) => Err(Stop::Abort(NodeAbort::exception(detail))),

@@ -29,6 +29,7 @@ export default defineCodeFunctionNode({
       case "throw": throw new TypeError("boom");
       case "extra": return { total: 1, label: "x", extra: true };
       case "wrong": return { total: "one", label: "x" };
+      case "leak": return { total: ctx.secret("API_TOKEN"), label: "x" };
       case "missing": return { total: 1 };
       case "loop": for (;;) {}
       case "hog": { const a = []; for (;;) a.push(new Array(100000).fill(1)); }
@@ -144,6 +145,30 @@ fn outputs_that_do_not_fit_the_pins_are_named() {
     }
 }
 
+/// The outside review: a node returning a secret in a number pin sent it to the client in
+/// the 500's message. The answer names the pin and the types, the log's detail the rest.
+#[test]
+fn invalid_outputs_never_carry_the_value_into_the_answer() {
+    for mode in ["wrong", "leak"] {
+        let abort = run(mode).0.unwrap_err();
+        assert_eq!(abort.code, "node_output_invalid", "{mode}: {abort:?}");
+        assert!(
+            abort.message.contains("`total`: invalid type: string, expected"),
+            "{abort:?}"
+        );
+        for value in ["one", "secret-value"] {
+            assert!(
+                !abort.message.contains(value),
+                "{mode}: the answer carries the value: {abort:?}"
+            );
+        }
+        assert!(
+            abort.detail.as_deref().unwrap_or("").contains("at `total`"),
+            "{abort:?}"
+        );
+    }
+}
+
 #[test]
 fn no_code_is_generated_at_run_time() {
     for mode in ["eval", "function"] {
@@ -244,7 +269,12 @@ fn outputs_are_read_as_json_stringify_writes_them() {
     );
     let abort = run("getter").0.unwrap_err();
     assert_eq!(abort.code, "node_output_invalid", "{abort:?}");
-    assert!(abort.message.contains("getter boom"), "{abort:?}");
+    // The getter's exception text is the node's data: in the log's detail, not the answer.
+    assert!(!abort.message.contains("getter boom"), "{abort:?}");
+    assert!(
+        abort.detail.as_deref().unwrap_or("").contains("getter boom"),
+        "{abort:?}"
+    );
 }
 
 #[test]

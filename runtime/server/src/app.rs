@@ -5,7 +5,8 @@
 //!                 [--store .svc/workspace.db | postgres://…] [--secrets-key-file PATH]
 //!                 [--rate-limit-store memory | redis://… | rediss://…]
 //!                 [--rate-limit-failure local|open|closed] [--rate-limit-timeout-ms 50]
-//!                 [--trusted-proxies 10.0.0.0/8,…] [--body-limit 1048576] [--timeout 30]
+//!                 [--trusted-proxies 10.0.0.0/8,…] [--client-ip-header x-forwarded-for]
+//!                 [--body-limit 1048576] [--timeout 30]
 //!                 [--rate-limit-max-keys 1000000] [--log-format text|json] [--dev]
 //! <project> routes
 //! <project> --version
@@ -14,11 +15,11 @@
 //! Every flag has an environment variable (`SVC_ADDR`, `SVC_PORT`, `SVC_STORE`,
 //! `SVC_SECRETS_KEY_FILE` (or the key itself in `SVC_SECRETS_KEY`), `SVC_RATE_LIMIT_STORE`,
 //! `SVC_RATE_LIMIT_FAILURE`, `SVC_RATE_LIMIT_TIMEOUT_MS`, `SVC_TRUSTED_PROXIES`,
-//! `SVC_BODY_LIMIT`, `SVC_TIMEOUT`, `SVC_RATE_LIMIT_MAX_KEYS`, `SVC_LOG_FORMAT`,
+//! `SVC_CLIENT_IP_HEADER`, `SVC_BODY_LIMIT`, `SVC_TIMEOUT`, `SVC_RATE_LIMIT_MAX_KEYS`, `SVC_LOG_FORMAT`,
 //! `SVC_DEV`); `SVC_LOG` sets the log filter (default [`DEFAULT_LOG`]: no line per request).
 
 use crate::apikey::KeyIndex;
-use crate::client_ip::TrustedProxies;
+use crate::client_ip::{ClientIpHeader, TrustedProxies};
 use crate::exchange::Trace;
 use crate::ratelimit::{FailurePolicy, MemoryStore, Quota, RateLimiter, RedisLimiter, RedisOptions};
 use crate::runtime::{Limits, Runtime};
@@ -113,7 +114,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the routes.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// List the routes: method, path, and the chain of nodes of each.
     Routes,
 }
@@ -158,6 +159,20 @@ pub struct ServeArgs {
     /// Proxies whose forwarded headers are believed: comma-separated IPs or CIDR blocks.
     #[arg(long, env = "SVC_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: String,
+    /// The one header trusted proxies write the client's address in (`X-Forwarded-For`,
+    /// `Forwarded`, `X-Real-IP`, …); every other forwarding header is ignored.
+    #[arg(
+        long,
+        env = "SVC_CLIENT_IP_HEADER",
+        default_value = "x-forwarded-for",
+        value_name = "HEADER"
+    )]
+    pub client_ip_header: String,
+    /// `/healthz` also shows each shared store's state (reachable, keys loaded, the Redis
+    /// breaker) and answers `degraded` when one fails. Off by default: `/healthz` is
+    /// public, and those are an attacker's facts too.
+    #[arg(long, env = "SVC_HEALTH_DETAILS")]
+    pub health_details: bool,
     /// The largest request body, in bytes.
     #[arg(long, env = "SVC_BODY_LIMIT", default_value_t = 1024 * 1024)]
     pub body_limit: usize,
@@ -186,6 +201,10 @@ pub struct ServeArgs {
     /// process environment, and one line per request on stderr.
     #[arg(long, env = "SVC_DEV")]
     pub dev: bool,
+    /// Confirms `--dev` on an address beyond loopback, where every client can reach nodes
+    /// that see the whole process environment.
+    #[arg(long, env = "SVC_DEV_BEYOND_LOOPBACK", requires = "dev")]
+    pub dev_beyond_loopback: bool,
     /// For `svc test` only, never in production: every response carries `x-svc-trace`
     /// (which way each check and node went), the rate limiters' clock stands still, and
     /// `x-svc-test-advance-ms` on a request moves it forward. No environment variable
@@ -225,7 +244,7 @@ pub fn main(app: App) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Some(Command::Serve(args)) => serve(&app, args),
+        Some(Command::Serve(args)) => serve(&app, *args),
     }
 }
 
@@ -278,11 +297,18 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(format!("--trusted-proxies: {e}")),
     };
+    let trusted = match ClientIpHeader::parse(&args.client_ip_header) {
+        Ok(header) => trusted.with_header(header),
+        Err(e) => return fail(format!("--client-ip-header: {e}")),
+    };
     let location = Location::parse(&args.store);
     let store: Arc<dyn WorkspaceStore> = match location.open() {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    for warning in store.warnings() {
+        tracing::warn!("{warning}");
+    }
     let secrets_key = match load_secrets_key(&args, &location, store.as_ref()) {
         Ok(k) => k,
         Err(e) => return fail(e),
@@ -319,6 +345,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         keys.clone(),
     );
     rt.trusted_proxies = trusted;
+    rt.health_details = args.health_details;
     rt.limits = Limits {
         body_bytes: args.body_limit,
         timeout: Duration::from_secs(args.timeout),
@@ -385,6 +412,16 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         // A key created after the last reload is looked up (bounded) before a 401.
         keys.look_up_misses_in(crate::apikey::lookup::MissLookup::new(store.clone(), rt.metrics.stores.clone()));
         let _reloader = crate::server::spawn_key_reloader(store, keys, rt);
+        if args.dev {
+            let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+            if let Err(e) = dev_mode_allowed(loopback, args.dev_beyond_loopback) {
+                return fail(e);
+            }
+            // `svc dev` and `svc run` start servers in this mode on purpose, on loopback.
+            if !loopback || std::env::var_os("SVC_EXIT_ON_STDIN_EOF").is_none() {
+                tracing::warn!("{DEV_MODE_WARNING}");
+            }
+        }
         let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
         tracing::info!(
             project = app.project,
@@ -447,7 +484,7 @@ fn shared_limiter(
     if !schemes.iter().any(|s| url.starts_with(s)) {
         return Err(format!(
             "--rate-limit-store: `{}` is neither `memory` nor a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL",
-            crate::ratelimit::redis::redact_url(url)
+            crate::url_redaction::redact_url(url)
         ));
     }
     if key.is_none() {
@@ -461,6 +498,19 @@ fn shared_limiter(
         mac_key: key.map(|k| k.derive("rate-limit keys")),
     };
     RedisLimiter::connect(&options, &rt.realm, rt.metrics.stores.clone()).map(Some)
+}
+
+const DEV_MODE_WARNING: &str = "DEVELOPMENT MODE (--dev / SVC_DEV): ctx.env shows nodes the whole process environment (SVC_SECRETS_KEY and store URLs included) and secrets come from environment variables; never run a production server this way";
+
+/// `--dev` beyond loopback only when confirmed: every client could then reach nodes that
+/// see the process environment.
+fn dev_mode_allowed(loopback: bool, confirmed: bool) -> Result<(), String> {
+    if loopback || confirmed {
+        return Ok(());
+    }
+    Err(format!(
+        "--dev (SVC_DEV) on an address beyond loopback: {DEV_MODE_WARNING}. Serve without it, or confirm with --dev-beyond-loopback"
+    ))
 }
 
 /// The development trace: one line per request, then each node's logs.
@@ -504,5 +554,19 @@ mod tests {
             .expect("--log-format yaml was accepted");
         assert!(error.to_string().contains("[possible values: text, json]"), "{error}");
         assert!(parse(&["--log-format", "json"]).is_ok());
+    }
+
+    #[test]
+    fn dev_mode_beyond_loopback_needs_a_second_flag() {
+        assert!(dev_mode_allowed(true, false).is_ok());
+        let refused = dev_mode_allowed(false, false).unwrap_err();
+        assert!(
+            refused.contains("--dev-beyond-loopback") && refused.contains("SVC_SECRETS_KEY"),
+            "{refused}"
+        );
+        assert!(dev_mode_allowed(false, true).is_ok());
+        // The confirmation means nothing without --dev.
+        assert!(parse(&["--dev-beyond-loopback"]).is_err());
+        assert!(parse(&["--dev", "--dev-beyond-loopback"]).is_ok());
     }
 }

@@ -1,10 +1,19 @@
-//! The client's IP address. Forwarded headers (`Forwarded`, `X-Forwarded-For`) are
-//! believed only when the socket peer is a configured trusted proxy; otherwise any
-//! client could claim any address and escape per-IP rate limits.
+//! The client's IP address. A forwarding header is believed only when the socket peer is
+//! a configured trusted proxy; otherwise any client could claim any address and escape
+//! per-IP rate limits.
 //!
-//! Behind a chain of trusted proxies, the client is the right-most address in the
-//! forwarded list that is not itself a trusted proxy (each proxy appends the address it
-//! received from, so entries to the left of an untrusted hop may be forged).
+//! The operator names the **one** header their proxy writes (`--client-ip-header`,
+//! default `X-Forwarded-For`, which nginx's `$proxy_add_x_forwarded_for` appends to); every
+//! other forwarding header is ignored, as nginx's `real_ip_header` does. A proxy passes
+//! headers it does not write through unchanged, so believing a second kind would let a
+//! client forge it.
+//!
+//! Behind a chain of trusted proxies, the client is the right-most address in the header
+//! that is not itself a trusted proxy: each proxy appends the address it received from,
+//! so entries to the left of an untrusted hop may be forged. An entry that cannot be read
+//! (`unknown`, an obfuscated `Forwarded` identifier, garbage) ends the walk: the client is
+//! then the last trusted hop, never an entry further left, which the client could have
+//! written.
 
 use std::net::IpAddr;
 
@@ -70,13 +79,75 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The trusted proxies of a server.
+/// The one header a trusted proxy reports the client's address in.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ClientIpHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2` (the default).
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for="[2001:db8::1]:443"`.
+    Forwarded,
+    /// Any other header holding an address, or a comma-separated list of them
+    /// (`X-Real-IP`, `CF-Connecting-IP`, `True-Client-IP`, `Fly-Client-IP`).
+    Other(http::HeaderName),
+}
+
+impl ClientIpHeader {
+    /// A header name as an operator writes it (any case).
+    pub fn parse(name: &str) -> Result<Self, String> {
+        let header = http::HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| format!("`{name}` is not a header name"))?;
+        Ok(match header.as_str() {
+            "x-forwarded-for" => ClientIpHeader::XForwardedFor,
+            "forwarded" => ClientIpHeader::Forwarded,
+            _ => ClientIpHeader::Other(header),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            ClientIpHeader::XForwardedFor => "x-forwarded-for",
+            ClientIpHeader::Forwarded => "forwarded",
+            ClientIpHeader::Other(h) => h.as_str(),
+        }
+    }
+
+    /// The entries of every line of this header, in order: `None` for an entry that is
+    /// not an address.
+    fn entries(&self, headers: &http::HeaderMap) -> Vec<Option<IpAddr>> {
+        let lines = headers.get_all(self.name());
+        let mut entries = Vec::new();
+        for line in lines {
+            let Ok(line) = line.to_str() else {
+                // Not even text: nothing in it, nor to its left, can be trusted.
+                entries.clear();
+                entries.push(None);
+                continue;
+            };
+            for element in line.split(',') {
+                entries.push(match self {
+                    ClientIpHeader::Forwarded => forwarded_for(element),
+                    _ => parse_addr(element.trim()),
+                });
+            }
+        }
+        entries
+    }
+}
+
+/// The trusted proxies of a server, and the header they write.
 #[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<Cidr>);
+pub struct TrustedProxies {
+    blocks: Vec<Cidr>,
+    header: ClientIpHeader,
+}
 
 impl TrustedProxies {
     pub fn new(blocks: Vec<Cidr>) -> Self {
-        TrustedProxies(blocks)
+        TrustedProxies {
+            blocks,
+            header: ClientIpHeader::default(),
+        }
     }
 
     /// Parses a comma-separated list (`10.0.0.0/8, 127.0.0.1`).
@@ -86,15 +157,25 @@ impl TrustedProxies {
             .filter(|s| !s.is_empty())
             .map(Cidr::parse)
             .collect::<Result<Vec<_>, _>>()
-            .map(TrustedProxies)
+            .map(TrustedProxies::new)
+    }
+
+    /// Believes `header` (and no other) from these proxies.
+    pub fn with_header(mut self, header: ClientIpHeader) -> Self {
+        self.header = header;
+        self
+    }
+
+    pub fn header(&self) -> &ClientIpHeader {
+        &self.header
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.blocks.is_empty()
     }
 
     pub fn trusts(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|c| c.contains(ip))
+        self.blocks.iter().any(|c| c.contains(ip))
     }
 
     /// The client address for a request from `peer` with these headers.
@@ -103,48 +184,34 @@ impl TrustedProxies {
         if !self.trusts(peer) {
             return peer;
         }
-        // RFC 7239 `Forwarded` wins over the de facto `X-Forwarded-For`.
-        let chain: Vec<IpAddr> = if headers.contains_key(http::header::FORWARDED) {
-            headers
-                .get_all(http::header::FORWARDED)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(forwarded_for)
-                .collect()
-        } else {
-            headers
-                .get_all(http::HeaderName::from_static("x-forwarded-for"))
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
-                .filter_map(|s| parse_addr(s.trim()))
-                .collect()
-        };
-        // Walk from the right: the first hop that is not a trusted proxy is the client.
-        for ip in chain.iter().rev() {
-            let ip = canonical(*ip);
+        // Walk from the right. Each trusted hop vouches for the entry to its left; the
+        // first hop that is not trusted is the client, and an entry no trusted hop could
+        // have written readably ends the walk at the last trusted one.
+        let mut last_trusted = peer;
+        for entry in self.header.entries(headers).into_iter().rev() {
+            let Some(ip) = entry else {
+                return last_trusted;
+            };
+            let ip = canonical(ip);
             if !self.trusts(ip) {
                 return ip;
             }
+            last_trusted = ip;
         }
-        chain.first().map(|ip| canonical(*ip)).unwrap_or(peer)
+        last_trusted
     }
 }
 
-/// The `for=` addresses of one `Forwarded` header value, in order.
-fn forwarded_for(value: &str) -> Vec<IpAddr> {
-    value
-        .split(',')
-        .filter_map(|element| {
-            element.split(';').find_map(|pair| {
-                let (k, v) = pair.split_once('=')?;
-                if !k.trim().eq_ignore_ascii_case("for") {
-                    return None;
-                }
-                parse_addr(v.trim().trim_matches('"'))
-            })
-        })
-        .collect()
+/// The `for=` address of one element of a `Forwarded` header (`for=1.2.3.4;proto=https`),
+/// or `None` when it has none or it is not an address (`unknown`, `_hidden`).
+fn forwarded_for(element: &str) -> Option<IpAddr> {
+    element.split(';').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        if !k.trim().eq_ignore_ascii_case("for") {
+            return None;
+        }
+        parse_addr(v.trim().trim_matches('"'))
+    })
 }
 
 /// `1.2.3.4`, `1.2.3.4:5678`, `[2001:db8::1]`, `[2001:db8::1]:443`, `2001:db8::1`.
@@ -199,17 +266,87 @@ mod tests {
         let h = headers(&[("x-forwarded-for", "6.6.6.6, 1.2.3.4, 10.0.0.7")]);
         // 10.0.0.7 is a trusted hop; 1.2.3.4 is the first untrusted one from the right.
         assert_eq!(p.client_ip(ip("10.0.0.1"), &h), ip("1.2.3.4"));
-        let h = headers(&[
-            ("forwarded", "for=\"[2001:db8::7]:443\";proto=https, for=10.1.1.1"),
-            ("x-forwarded-for", "5.5.5.5"),
-        ]);
-        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("2001:db8::7"));
         let h = headers(&[("x-forwarded-for", "1.1.1.1"), ("x-forwarded-for", "2.2.2.2")]);
         assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("2.2.2.2"));
         // No header: the proxy itself.
         assert_eq!(p.client_ip(ip("127.0.0.1"), &http::HeaderMap::new()), ip("127.0.0.1"));
-        // Garbage is skipped.
-        let h = headers(&[("x-forwarded-for", "not-an-ip, 3.3.3.3:8080")]);
+        // Every hop trusted: the left-most, the first proxy.
+        let h = headers(&[("x-forwarded-for", "10.0.0.3, 10.0.0.2")]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("10.0.0.3"));
+        // Ports and IPv4-mapped addresses.
+        let h = headers(&[("x-forwarded-for", "[::ffff:3.3.3.3]:8080")]);
         assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("3.3.3.3"));
+    }
+
+    /// One proxy (nginx appends the address it received from), two, three: the client is
+    /// the address the outermost trusted proxy saw, whatever the client wrote to its left.
+    #[test]
+    fn each_proxy_depth_finds_the_address_the_outermost_proxy_saw() {
+        let p = TrustedProxies::parse("10.0.0.0/8").unwrap();
+        for depth in 1..=3 {
+            // What the client forged, then what each proxy appended.
+            let mut chain = vec!["6.6.6.6".to_string(), "203.0.113.9".to_string()];
+            chain.extend((1..depth).map(|i| format!("10.0.0.{i}")));
+            let h = headers(&[("x-forwarded-for", &chain.join(", "))]);
+            assert_eq!(p.client_ip(ip("10.9.9.9"), &h), ip("203.0.113.9"), "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn only_the_named_header_is_believed() {
+        let p = TrustedProxies::parse("127.0.0.1").unwrap();
+        // The default believes X-Forwarded-For only: a client's own `Forwarded`,
+        // `X-Real-IP` or `True-Client-IP`, which nginx passes through, is ignored.
+        let h = headers(&[
+            ("x-forwarded-for", "203.0.113.9"),
+            ("forwarded", "for=198.51.100.1"),
+            ("x-real-ip", "198.51.100.2"),
+            ("true-client-ip", "198.51.100.3"),
+        ]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("203.0.113.9"));
+        let h = headers(&[("forwarded", "for=198.51.100.1")]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+
+        let forwarded = p.clone().with_header(ClientIpHeader::parse("Forwarded").unwrap());
+        let h = headers(&[
+            ("forwarded", "for=\"[2001:db8::7]:443\";proto=https, for=127.0.0.1"),
+            ("x-forwarded-for", "198.51.100.1"),
+        ]);
+        assert_eq!(forwarded.client_ip(ip("127.0.0.1"), &h), ip("2001:db8::7"));
+
+        let real_ip = p.with_header(ClientIpHeader::parse("X-Real-IP").unwrap());
+        assert_eq!(real_ip.header().name(), "x-real-ip");
+        let h = headers(&[("x-real-ip", "203.0.113.9"), ("x-forwarded-for", "198.51.100.1")]);
+        assert_eq!(real_ip.client_ip(ip("127.0.0.1"), &h), ip("203.0.113.9"));
+    }
+
+    /// An entry that is not an address ends the walk: the client is the last trusted hop,
+    /// never a forged entry to its left.
+    #[test]
+    fn an_unreadable_entry_ends_the_walk() {
+        let p = TrustedProxies::parse("10.0.0.0/8, 127.0.0.1").unwrap();
+        let h = headers(&[("x-forwarded-for", "198.51.100.1, not-an-ip")]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+        let h = headers(&[("x-forwarded-for", "198.51.100.1, unknown, 10.0.0.4")]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("10.0.0.4"));
+        let h = headers(&[("x-forwarded-for", "198.51.100.1,")]);
+        assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"));
+
+        let p = p.with_header(ClientIpHeader::Forwarded);
+        for hidden in ["for=unknown", "for=_hidden", "by=10.0.0.1", "for=\"[bad]\""] {
+            let h = headers(&[("forwarded", &format!("for=198.51.100.1, {hidden}"))]);
+            assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"), "{hidden}");
+        }
+    }
+
+    #[test]
+    fn header_names_are_checked() {
+        assert_eq!(
+            ClientIpHeader::parse("X-Forwarded-For").unwrap(),
+            ClientIpHeader::XForwardedFor
+        );
+        assert_eq!(ClientIpHeader::parse("forwarded").unwrap(), ClientIpHeader::Forwarded);
+        assert!(ClientIpHeader::parse("not a header").is_err());
+        assert!(ClientIpHeader::parse("").is_err());
     }
 }

@@ -128,7 +128,7 @@ pub struct Exchange<'r> {
     response_headers: HeaderMap,
     challenge: Option<HeaderValue>,
     credential_headers: Vec<&'static str>,
-    credential_query: Option<&'static str>,
+    credential_query: Vec<&'static str>,
     steps: Vec<Step>,
     logs: Vec<NodeLog>,
     meta: Option<Arc<RequestMeta>>,
@@ -184,7 +184,7 @@ impl<'r> Exchange<'r> {
             response_headers: HeaderMap::with_capacity(12),
             challenge: None,
             credential_headers: Vec::new(),
-            credential_query: None,
+            credential_query: Vec::new(),
             steps: Vec::new(),
             logs: Vec::new(),
             meta: None,
@@ -277,14 +277,7 @@ impl<'r> Exchange<'r> {
     /// Check API Key: the identity for `valid`, or `None` for `invalid` (a later 401 then
     /// carries a `WWW-Authenticate` challenge for this location).
     pub async fn check_api_key(&mut self, node: &NodeCounters, location: &KeyLocation) -> Option<Identity> {
-        if let Some(h) = location.header_name()
-            && !ALWAYS_HIDDEN.contains(&h)
-        {
-            self.credential_headers.push(h);
-        }
-        if let KeyLocation::Query(q) = location {
-            self.credential_query = Some(q);
-        }
+        self.hide_credential(location);
         let presented = location.extract(&self.headers, self.uri.query());
         match self.rt.keys.verify_or_look_up(presented.as_deref()).await {
             Ok(identity) => {
@@ -297,6 +290,30 @@ impl<'r> Exchange<'r> {
                 self.step(node, false, "invalid");
                 None
             }
+        }
+    }
+
+    /// Hides, from the start, where the route's Check API Key nodes read keys (a custom
+    /// header, a query parameter): a code node that runs before the key check, or on a
+    /// path that skips it, must not see the key either. Generated routes call this right
+    /// after [`Exchange::new`] when a location is not one [`ALWAYS_HIDDEN`] covers.
+    pub fn hide_credentials(&mut self, locations: &[&'static KeyLocation]) {
+        for location in locations {
+            self.hide_credential(location);
+        }
+    }
+
+    fn hide_credential(&mut self, location: &KeyLocation) {
+        if let Some(h) = location.header_name()
+            && !ALWAYS_HIDDEN.contains(&h)
+            && !self.credential_headers.contains(&h)
+        {
+            self.credential_headers.push(h);
+        }
+        if let KeyLocation::Query(q) = location
+            && !self.credential_query.contains(q)
+        {
+            self.credential_query.push(*q);
         }
     }
 
@@ -321,10 +338,10 @@ impl<'r> Exchange<'r> {
                     .or_insert_with(|| v.to_string());
             }
         }
-        let url = match (self.uri.query(), self.credential_query) {
-            (Some(q), Some(secret_param)) => {
+        let url = match self.uri.query() {
+            Some(q) if !self.credential_query.is_empty() => {
                 let kept: Vec<(String, String)> = url::form_urlencoded::parse(q.as_bytes())
-                    .filter(|(k, _)| k != secret_param)
+                    .filter(|(k, _)| !self.credential_query.contains(&k.as_ref()))
                     .map(|(k, v)| (k.into_owned(), v.into_owned()))
                     .collect();
                 let query = url::form_urlencoded::Serializer::new(String::new())

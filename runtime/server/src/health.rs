@@ -6,6 +6,11 @@
 //! Rate Limit node answers with its failure policy, so taking the instance out of a load
 //! balancer would only turn a degraded service into an outage. The body says which
 //! (`"status": "degraded"`), for dashboards and alerts (the same facts are metrics).
+//!
+//! The details are for operators only (`serve --health-details`): `/healthz` is public,
+//! and which store a server uses, how many keys it holds, or that a Redis breaker is open
+//! (so that an `open` failure policy has stopped limiting) are an attacker's facts too.
+//! Without the flag, `/healthz` answers `{"status":"ok"}` whenever the process serves.
 
 use crate::ratelimit::RedisLimiter;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
@@ -61,8 +66,13 @@ impl Health {
         self.reachable.load(Ordering::Acquire)
     }
 
-    /// The `/healthz` body.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// The public `/healthz` body: the process serves, nothing more.
+    pub fn public_json() -> serde_json::Value {
+        serde_json::json!({ "status": "ok" })
+    }
+
+    /// The operators' `/healthz` body: each shared store, and `degraded` when one fails.
+    pub fn detailed_json(&self) -> serde_json::Value {
         let reachable = self.workspace_reachable();
         let last = self.last_reload.load(Ordering::Relaxed);
         let mut body = serde_json::json!({ "status": "ok" });

@@ -45,6 +45,7 @@ pub mod secrets;
 pub mod server;
 pub mod store;
 pub mod tls_roots;
+pub mod url_redaction;
 
 pub use error::ApiError;
 

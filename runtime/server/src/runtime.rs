@@ -112,6 +112,8 @@ pub struct Runtime {
     pub test_mode: bool,
     /// The shared stores' state, for `/healthz`.
     pub health: Arc<crate::health::Health>,
+    /// `/healthz` shows the stores' state (`serve --health-details`), not only `ok`.
+    pub health_details: bool,
 }
 
 impl Runtime {
@@ -139,6 +141,7 @@ impl Runtime {
             dev_trace: None,
             test_mode: false,
             health: Arc::default(),
+            health_details: false,
         }
     }
 }

@@ -42,7 +42,12 @@ pub fn app(rt: Arc<Runtime>, routes: Router<Arc<Runtime>>) -> App {
 }
 
 async fn healthz(State(rt): State<Arc<Runtime>>) -> Response {
-    let body = rt.health.to_json().to_string();
+    let body = if rt.health_details {
+        rt.health.detailed_json()
+    } else {
+        crate::health::Health::public_json()
+    };
+    let body = body.to_string();
     let mut r = (StatusCode::OK, body).into_response();
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

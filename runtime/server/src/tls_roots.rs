@@ -16,33 +16,29 @@ pub struct RootCert {
     pub pem: Vec<u8>,
 }
 
-/// `url` without its `sslrootcert` parameter, and the file that parameter names (read).
-/// Fails on a file that cannot be read or holds no PEM certificate.
-pub fn take_root_cert(url: &str) -> Result<(String, Option<RootCert>), String> {
+/// `url` without the query parameter `name`, and that parameter's value (decoded; the
+/// last one when it is given twice).
+pub fn take_param(url: &str, name: &str) -> (String, Option<String>) {
     let (before_fragment, fragment) = match url.split_once('#') {
         Some((b, f)) => (b, Some(f)),
         None => (url, None),
     };
     let Some((base, query)) = before_fragment.split_once('?') else {
-        return Ok((url.to_string(), None));
+        return (url.to_string(), None);
     };
     let mut kept = Vec::new();
-    let mut path = None;
+    let mut value = None;
     for pair in query.split('&') {
         match pair.split_once('=') {
-            Some(("sslrootcert", value)) => {
-                path = Some(
-                    percent_encoding::percent_decode_str(value)
-                        .decode_utf8_lossy()
-                        .into_owned(),
-                )
+            Some((key, v)) if key == name => {
+                value = Some(percent_encoding::percent_decode_str(v).decode_utf8_lossy().into_owned())
             }
             _ => kept.push(pair),
         }
     }
-    let Some(path) = path else {
-        return Ok((url.to_string(), None));
-    };
+    if value.is_none() {
+        return (url.to_string(), None);
+    }
     let mut rest = base.to_string();
     if !kept.is_empty() {
         rest.push('?');
@@ -52,6 +48,16 @@ pub fn take_root_cert(url: &str) -> Result<(String, Option<RootCert>), String> {
         rest.push('#');
         rest.push_str(f);
     }
+    (rest, value)
+}
+
+/// `url` without its `sslrootcert` parameter, and the file that parameter names (read).
+/// Fails on a file that cannot be read or holds no PEM certificate.
+pub fn take_root_cert(url: &str) -> Result<(String, Option<RootCert>), String> {
+    let (rest, path) = take_param(url, "sslrootcert");
+    let Some(path) = path else {
+        return Ok((rest, None));
+    };
     let pem = std::fs::read(&path).map_err(|e| format!("sslrootcert `{path}`: {e}"))?;
     if !String::from_utf8_lossy(&pem).contains("-----BEGIN CERTIFICATE-----") {
         return Err(format!(

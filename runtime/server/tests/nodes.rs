@@ -143,6 +143,44 @@ fn routes() -> Router<Arc<Runtime>> {
                 },
             ),
         )
+        .route(
+            // A code node placed before Check API Key, whose keys come in a custom header
+            // or the query: hidden from the start, as generated routes do.
+            "/ws/api/context-first",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    static IN_HEADER: KeyLocation = KeyLocation::Header("x-partner-key");
+                    static IN_QUERY: KeyLocation = KeyLocation::Query("key");
+                    let (parts, _) = req.into_parts();
+                    let route = rt.metrics.route("context-first", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
+                    ex.hide_credentials(&[&IN_HEADER, &IN_QUERY]);
+                    let seen = match ex
+                        .run_node::<nodes::context::Node>(
+                            &route.node("ctx", NodeKind::Code),
+                            nodes::context::Inputs {},
+                            true,
+                        )
+                        .await
+                    {
+                        Ok(out) => out,
+                        Err(e) => return ex.node_error(e),
+                    };
+                    if ex
+                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &IN_HEADER)
+                        .await
+                        .is_none()
+                        && ex
+                            .check_api_key(&route.node("auth2", NodeKind::CheckApiKey), &IN_QUERY)
+                            .await
+                            .is_none()
+                    {
+                        return ex.status(StatusCode::UNAUTHORIZED);
+                    }
+                    ex.json(StatusCode::OK, &seen)
+                },
+            ),
+        )
 }
 
 async fn start(env: Env, secrets: Secrets, keys: Vec<KeyRecord>) -> TestServer {
@@ -291,6 +329,30 @@ async fn ctx_request_never_carries_credentials() {
         assert!(request["headers"].get(h).is_none(), "{h} leaked into ctx.request");
     }
     assert!(!body.to_string().contains(&key));
+}
+
+/// The outside review: custom-header and query key locations were hidden from
+/// `ctx.request` only once their check had run, so a node placed before it saw the key.
+#[tokio::test]
+async fn a_node_before_the_key_check_never_sees_the_key() {
+    let key = format::generate();
+    let server = start(Env::deployed("1", "x"), secrets(), vec![key_record(&key)]).await;
+    for (header, query) in [(Some(key.as_str()), String::new()), (None, format!("&key={key}"))] {
+        let mut request = client()
+            .get(server.url(&format!("/ws/api/context-first?a=1{query}")))
+            .header("x-trace", "t1");
+        if let Some(k) = header {
+            request = request.header("x-partner-key", k);
+        }
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let body: serde_json::Value = r.json().await.unwrap();
+        let request = &body["request"];
+        assert_eq!(request["url"], "/ws/api/context-first?a=1", "{body}");
+        assert_eq!(request["headers"]["x-trace"], "t1");
+        assert!(request["headers"].get("x-partner-key").is_none(), "{body}");
+        assert!(!body.to_string().contains(&key), "{body}");
+    }
 }
 
 #[test]

@@ -460,3 +460,91 @@ async fn ipv6_clients_rotating_inside_their_64_share_one_limit() {
     // Another /64 is another client.
     assert_eq!(send("2001:db8:77:2::1".into()).await.unwrap().status(), StatusCode::OK);
 }
+
+/// The outside review's bypass: behind nginx (which appends to `X-Forwarded-For` and passes
+/// a client's own `Forwarded` through), 80 requests that each forged another
+/// `Forwarded: for=…` all passed a limit of 5 by IP. Only the one named header counts.
+#[tokio::test]
+async fn forged_forwarding_headers_of_other_kinds_do_not_escape_a_limit_by_ip() {
+    use svc_runtime::client_ip::{ClientIpHeader, TrustedProxies};
+    let start = |header: &str| {
+        let mut rt = Runtime::for_tests("ws/api");
+        rt.trusted_proxies = TrustedProxies::parse("127.0.0.1/32")
+            .unwrap()
+            .with_header(ClientIpHeader::parse(header).unwrap());
+        let limiter = Arc::new(RateLimiter::in_memory(
+            "limit",
+            Quota::per(5, Duration::from_secs(3600)),
+        ));
+        TestServer::start(Arc::new(rt), limited_routes(limiter))
+    };
+    let c = client();
+    /// A header and its value.
+    type Header = (&'static str, &'static str);
+    // (the header the operator names, what its proxy wrote, forged headers of other kinds)
+    let cases: [(&str, Header, [Header; 3]); 3] = [
+        (
+            "x-forwarded-for",
+            ("x-forwarded-for", "203.0.113.9"),
+            [
+                ("forwarded", "for=198.51.100.{n}"),
+                ("x-real-ip", "198.51.100.{n}"),
+                ("true-client-ip", "198.51.100.{n}"),
+            ],
+        ),
+        (
+            "forwarded",
+            ("forwarded", "for=203.0.113.9;proto=https"),
+            [
+                ("x-forwarded-for", "198.51.100.{n}"),
+                ("x-real-ip", "198.51.100.{n}"),
+                ("cf-connecting-ip", "198.51.100.{n}"),
+            ],
+        ),
+        (
+            "x-real-ip",
+            ("x-real-ip", "203.0.113.9"),
+            [
+                ("x-forwarded-for", "198.51.100.{n}"),
+                ("forwarded", "for=198.51.100.{n}"),
+                ("true-client-ip", "198.51.100.{n}"),
+            ],
+        ),
+    ];
+    for (header, (proxy_header, proxy_value), forged) in cases {
+        let server = start(header).await;
+        let mut passed = 0;
+        for n in 0..20 {
+            let mut request = c.post(server.url("/ws/api/limited")).header(proxy_header, proxy_value);
+            for (name, value) in forged {
+                request = request.header(name, value.replace("{n}", &n.to_string()));
+            }
+            if request.send().await.unwrap().status() == StatusCode::OK {
+                passed += 1;
+            }
+        }
+        assert_eq!(
+            passed, 5,
+            "believing {header}: forged headers of other kinds were believed"
+        );
+        // Entries to the left of what the proxy wrote are the client's own, as is an
+        // entry the walk cannot read.
+        if header != "x-real-ip" {
+            let (forged_left, unreadable) = if header == "forwarded" {
+                ("for=198.51.100.77, for=203.0.113.9", "for=198.51.100.78, for=unknown")
+            } else {
+                ("198.51.100.77, 203.0.113.9", "198.51.100.78, unknown")
+            };
+            let r = c.post(server.url("/ws/api/limited")).header(proxy_header, forged_left);
+            assert_eq!(
+                r.send().await.unwrap().status(),
+                StatusCode::TOO_MANY_REQUESTS,
+                "{header}"
+            );
+            // The unreadable entry ends the walk at the proxy: a client of its own (the
+            // loopback peer), not 198.51.100.78.
+            let r = c.post(server.url("/ws/api/limited")).header(proxy_header, unreadable);
+            assert_eq!(r.send().await.unwrap().status(), StatusCode::OK, "{header}");
+        }
+    }
+}

@@ -295,6 +295,8 @@ async fn client_ips_come_from_forwarded_headers_only_behind_trusted_proxies() {
         .await
         .unwrap();
     assert_eq!(body["ip"], "1.2.3.4");
+    // `Forwarded` is not the header this server believes (X-Forwarded-For, the default):
+    // ignored, as a client's own `Forwarded` passed through nginx must be.
     let body: serde_json::Value = c
         .get(trusted.url("/ws/api/ip"))
         .header("forwarded", "for=\"[2001:db8::1]:4711\"")
@@ -304,7 +306,7 @@ async fn client_ips_come_from_forwarded_headers_only_behind_trusted_proxies() {
         .json()
         .await
         .unwrap();
-    assert_eq!(body["ip"], "2001:db8::1");
+    assert_eq!(body["ip"], "127.0.0.1");
 }
 
 #[tokio::test]
@@ -647,4 +649,34 @@ fn the_app_is_always_ready_so_the_accept_loop_may_call_it_at_once() {
     let mut app = svc_runtime::server::app(rt, routes());
     let mut cx = Context::from_waker(Waker::noop());
     assert!(matches!(app.poll_ready(&mut cx), Poll::Ready(Ok(()))));
+}
+
+/// `/healthz` is public: the stores a server uses, its key count and whether its workspace
+/// store answers are shown only with `--health-details`, and never a credential.
+#[tokio::test]
+async fn healthz_shows_store_details_only_when_asked() {
+    let start = |details: bool| {
+        let mut rt = Runtime::for_tests("ws/api");
+        rt.health
+            .set_workspace("PostgreSQL postgres://***@db.internal:5432/shop".into());
+        rt.health.reloaded(42);
+        rt.health.unreachable();
+        rt.health_details = details;
+        TestServer::start(Arc::new(rt), routes())
+    };
+    let public = start(false).await;
+    let r = client().get(public.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), r#"{"status":"ok"}"#, "nothing but the status");
+    let operators = start(true).await;
+    let body: serde_json::Value = client()
+        .get(operators.url("/healthz"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["status"], "degraded", "{body}");
+    assert_eq!(body["workspace_store"]["keys_loaded"], 42, "{body}");
 }

@@ -112,7 +112,11 @@ fn sqlite_and_postgres_behave_alike() {
     let pg = Postgres::start();
     let store = PostgresStore::connect(&pg.url()).unwrap();
     behaves_like_a_workspace_store(&store);
-    assert!(store.describe().starts_with("PostgreSQL postgres://svc@127.0.0.1:"));
+    assert!(
+        store.describe().starts_with("PostgreSQL postgres://***@127.0.0.1:"),
+        "{}",
+        store.describe()
+    );
 }
 
 #[test]
@@ -144,6 +148,65 @@ fn postgres_over_tls_trusts_the_ca_of_sslrootcert_and_no_other() {
     .err()
     .expect("sslrootcert with sslmode=disable");
     assert!(contradiction.0.contains("sslmode=disable"), "{}", contradiction.0);
+}
+
+/// Beyond loopback, TLS is required and verified unless the URL asks otherwise by name:
+/// libpq's default (`prefer`) would drop to plaintext when a man in the middle declines
+/// TLS. The host is a name that is not loopback (`db.svc.test`, in the test CA's
+/// certificate), reached on 127.0.0.1 through `hostaddr`.
+#[test]
+fn postgres_beyond_loopback_requires_verified_tls_unless_the_url_says_otherwise() {
+    let ca = TestCa::new();
+    let remote =
+        |pg: &Postgres, query: &str| format!("postgres://svc@db.svc.test:{}/svc?hostaddr=127.0.0.1{query}", pg.port());
+
+    let plain = Postgres::start();
+    // The server declines TLS: no connection, where the default used to be plaintext.
+    let refused = PostgresStore::connect(&remote(&plain, ""))
+        .err()
+        .expect("plaintext refused");
+    assert!(refused.0.to_lowercase().contains("tls"), "{}", refused.0);
+    // Plaintext asked for by name: it connects, and says so at start-up.
+    for mode in ["disable", "prefer", "allow"] {
+        let store = PostgresStore::connect(&remote(&plain, &format!("&sslmode={mode}"))).unwrap();
+        let warnings = store.warnings();
+        assert_eq!(warnings.len(), 1, "{mode}: {warnings:?}");
+        assert!(
+            warnings[0].contains("plaintext") && warnings[0].contains("sslmode="),
+            "{warnings:?}"
+        );
+        assert!(
+            !warnings[0].contains("hostaddr"),
+            "the URL's query is not shown: {warnings:?}"
+        );
+    }
+    // On loopback, the default stays libpq's and nothing is said.
+    assert!(PostgresStore::connect(&plain.url()).unwrap().warnings().is_empty());
+    let unknown = PostgresStore::connect(&remote(&plain, "&sslmode=maybe"))
+        .err()
+        .expect("unknown mode");
+    assert!(unknown.0.contains("verify-full"), "{}", unknown.0);
+
+    let tls = Postgres::start_tls(&ca);
+    // TLS by default, and verified: the test CA is not a Mozilla root.
+    let unverified = PostgresStore::connect(&remote(&tls, "")).err().expect("an unknown CA");
+    assert!(unverified.0.to_lowercase().contains("certificate"), "{}", unverified.0);
+    // With the CA, verified (chain and name), and nothing to warn about.
+    let ca_param = format!("&sslrootcert={}", ca.ca_pem().display());
+    for mode in ["", "&sslmode=require", "&sslmode=verify-full", "&sslmode=prefer"] {
+        let store = PostgresStore::connect(&remote(&tls, &format!("{mode}{ca_param}"))).unwrap();
+        assert!(store.warnings().is_empty(), "{mode}");
+        store.list_keys().unwrap();
+    }
+    // The certificate names db.svc.test and localhost, not another host.
+    let wrong_name = format!(
+        "postgres://svc@other.svc.test:{}/svc?hostaddr=127.0.0.1{ca_param}",
+        tls.port()
+    );
+    let wrong = PostgresStore::connect(&wrong_name)
+        .err()
+        .expect("a name the certificate does not hold");
+    assert!(wrong.0.to_lowercase().contains("certificate"), "{}", wrong.0);
 }
 
 #[test]
@@ -198,7 +261,7 @@ fn postgres_pushes_key_changes_to_every_listener_and_reloads_after_a_restart() {
     // listeners reconnect and ask for a full reload.
     pg.stop();
     let err = readers[0].list_keys().unwrap_err().to_string();
-    assert!(err.starts_with("PostgreSQL postgres://svc@127.0.0.1"), "{err}");
+    assert!(err.starts_with("PostgreSQL postgres://***@127.0.0.1"), "{err}");
     pg.restart();
     let deadline = Instant::now() + Duration::from_secs(15);
     for c in &changes {

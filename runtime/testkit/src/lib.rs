@@ -122,7 +122,7 @@ impl TestCa {
         .concat());
         std::fs::write(
             dir.path().join("server.ext"),
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:db.svc.test\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
         )
         .expect("write server.ext");
         run(&[

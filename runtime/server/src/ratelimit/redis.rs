@@ -29,6 +29,7 @@
 use super::batch::Batcher;
 use super::{Decision, LimitKey, Quota, StoreError};
 use crate::metrics::StoreMetrics;
+use crate::url_redaction::redact_url;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterConfig};
 use redis::cluster_async::ClusterConnection;
@@ -313,6 +314,7 @@ impl Connection {
     fn open(url: &str, script: &redis::Script) -> Result<Connection, String> {
         let bad =
             |e: &dyn std::fmt::Display| format!("--rate-limit-store: `{}` is not a Redis URL: {e}", redact_url(url));
+        refuse_insecure(url)?;
         let (url, root_cert) = crate::tls_roots::take_root_cert(url).map_err(|e| format!("--rate-limit-store: {e}"))?;
         if root_cert.is_some() && !url.starts_with("rediss") {
             return Err("--rate-limit-store: sslrootcert applies to TLS connections (rediss://) only".into());
@@ -404,21 +406,25 @@ pub fn cluster_seeds(url: &str) -> Option<Result<Vec<String>, String>> {
     })())
 }
 
-/// `redis://user:secret@host` → `redis://user:***@host`, for any `scheme://` URL
-/// (cluster URLs with several hosts included); what does not look like one is not shown.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "<unparsable URL>".into();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, hosts)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{scheme}://{user}:***@{hosts}{tail}"),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
+/// The redis client turns certificate checks off for `#insecure` (and, in cluster URLs,
+/// `?insecure`): a man in the middle could then answer every check "allowed". svc's TLS
+/// is always verified, so such a URL is refused, with what to write instead.
+fn refuse_insecure(url: &str) -> Result<(), String> {
+    let fragment = url.split_once('#').map(|(_, f)| f);
+    let query = url
+        .split('#')
+        .next()
+        .unwrap_or_default()
+        .split_once('?')
+        .map(|(_, q)| q);
+    let in_query = query.is_some_and(|q| q.split('&').any(|p| p == "insecure" || p.starts_with("insecure=")));
+    if fragment == Some("insecure") || in_query {
+        return Err(format!(
+            "--rate-limit-store: `{}` turns certificate checks off (`insecure`), which svc refuses: trust a private CA with `?sslrootcert=PATH` instead",
+            redact_url(url)
+        ));
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -426,21 +432,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_lose_their_passwords() {
-        assert_eq!(redact_url("redis://:hunter2@cache:6379/0"), "redis://:***@cache:6379/0");
-        assert_eq!(redact_url("rediss://u:p@h"), "rediss://u:***@h");
-        assert_eq!(redact_url("redis://h:1"), "redis://h:1");
-        assert!(!redact_url("::hunter2::").contains("hunter2"));
-        assert_eq!(
-            redact_url("redis+cluster://u:s3cret@a:1,b:2/?x=1"),
-            "redis+cluster://u:***@a:1,b:2/?x=1"
-        );
-        assert_eq!(
-            redact_url("postgres://svc:pw@db/svc?sslmode=require"),
-            "postgres://svc:***@db/svc?sslmode=require"
-        );
-        // A password holding `@` or `:` is still hidden whole.
-        assert!(!redact_url("redis://u:a@b:c@host:1").contains("a@b"));
+    fn urls_that_turn_certificate_checks_off_are_refused() {
+        for url in [
+            "rediss://h:6380/#insecure",
+            "rediss+cluster://a:1,b:2/?insecure",
+            "rediss://h/?insecure=true&x=1",
+        ] {
+            let e = refuse_insecure(url).unwrap_err();
+            assert!(e.contains("sslrootcert"), "{e}");
+        }
+        for url in [
+            "rediss://h:6380/0",
+            "rediss://h/?sslrootcert=/ca.pem",
+            "redis://insecure-host:1/",
+        ] {
+            refuse_insecure(url).unwrap();
+        }
     }
 
     #[test]

@@ -78,6 +78,12 @@ pub trait WorkspaceStore: Send + Sync {
     /// without its password).
     fn describe(&self) -> String;
 
+    /// What start-up should warn about (a connection that may cross the network in
+    /// plaintext): servers log each line, the CLI prints it.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     fn insert_key(&self, record: &KeyRecord) -> Result<()>;
     /// Every key, oldest first (for people: `svc keys list`).
     fn list_keys(&self) -> Result<Vec<KeyRecord>>;
@@ -202,7 +208,7 @@ impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Location::Sqlite(path) => write!(f, "{}", path.display()),
-            Location::Postgres(url) => f.write_str(&crate::ratelimit::redis::redact_url(url)),
+            Location::Postgres(url) => f.write_str(&crate::url_redaction::redact_url(url)),
         }
     }
 }
@@ -225,7 +231,7 @@ mod tests {
         assert!(matches!(Location::parse("postgresql://h/db"), Location::Postgres(_)));
         assert_eq!(
             Location::parse("postgres://u:pw@h/db").to_string(),
-            "postgres://u:***@h/db"
+            "postgres://***@h/db"
         );
         assert_eq!(
             Location::parse(".svc/workspace.db").default_key_file(),

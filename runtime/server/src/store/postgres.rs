@@ -14,9 +14,12 @@
 //! - **A synchronous face**: [`WorkspaceStore`] is synchronous (the CLI and SQLite are),
 //!   so this store runs its own small tokio runtime (one thread) and each call waits for
 //!   its query there, with a deadline. Servers call it off the request path only.
-//! - **TLS**: `sslmode=require` (or `prefer`, the default) in the URL negotiates TLS with
-//!   rustls, verifying the server's certificate and name against the Mozilla roots, or
-//!   against the CAs of `sslrootcert=PATH` ([`crate::tls_roots`]).
+//! - **TLS, verified, by default beyond loopback** ([`TlsPolicy`]): TLS with rustls,
+//!   verifying the server's certificate and name against the Mozilla roots, or against
+//!   the CAs of `sslrootcert=PATH` ([`crate::tls_roots`]). libpq's default, `prefer`,
+//!   falls back to plaintext when the server (or a man in the middle) declines TLS, which
+//!   gives away the password and lets the attacker write key rows; svc takes it only
+//!   when the URL says so, with a start-up warning.
 
 use super::{KeyChanges, Result, SecretInfo, StoreError, StoredAsset, WorkspaceStore};
 use crate::apikey::KeyRecord;
@@ -89,24 +92,28 @@ pub struct PostgresStore {
     pool: Pool,
     display: String,
     changes: Arc<KeyChanges>,
+    /// What start-up should say about this connection (a TLS mode that allows plaintext).
+    warnings: Vec<String>,
 }
 
 impl PostgresStore {
     /// Connects, applies pending migrations, and starts listening for key changes.
     pub fn connect(url: &str) -> Result<PostgresStore> {
-        let display = format!("PostgreSQL {}", crate::ratelimit::redis::redact_url(url));
+        let display = format!("PostgreSQL {}", crate::url_redaction::redact_url(url));
         let (url, root_cert) =
             crate::tls_roots::take_root_cert(url).map_err(|e| StoreError(format!("{display}: {e}")))?;
+        // tokio-postgres knows three of libpq's six modes: svc reads the parameter itself.
+        let (url, sslmode) = crate::tls_roots::take_param(&url, "sslmode");
         let mut config = tokio_postgres::Config::from_str(&url)
             .map_err(|e| StoreError(format!("{display}: not a PostgreSQL URL: {e}")))?;
-        if root_cert.is_some() {
-            // A CA to verify against means TLS: never fall back to a plain connection.
-            use tokio_postgres::config::SslMode;
-            if config.get_ssl_mode() == SslMode::Disable {
-                return Err(StoreError(format!("{display}: sslrootcert with sslmode=disable")));
-            }
-            config.ssl_mode(SslMode::Require);
-        }
+        let policy = TlsPolicy::choose(sslmode.as_deref(), root_cert.is_some(), only_loopback(&config))
+            .map_err(|e| StoreError(format!("{display}: {e}")))?;
+        config.ssl_mode(policy.ssl_mode());
+        let warnings: Vec<String> = policy
+            .warning()
+            .map(|w| format!("{display}: {w}"))
+            .into_iter()
+            .collect();
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -139,6 +146,7 @@ impl PostgresStore {
             pool,
             display,
             changes: Arc::new(KeyChanges::default()),
+            warnings,
         };
         store.run(|pool| async move { migrate(&pool).await })?;
         let changes = store.changes.clone();
@@ -221,6 +229,80 @@ impl From<deadpool_postgres::PoolError> for PgError {
 }
 
 /// TLS with the Mozilla roots, or with only the CAs of `sslrootcert` (as libpq does).
+/// What a connection does about TLS, from the URL's `sslmode` (libpq's names) and where it
+/// goes. Whenever TLS is used it is verified: certificate chain and host name, always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsPolicy {
+    /// TLS, verified, or no connection: `require`, `verify-ca`, `verify-full`, a
+    /// `sslrootcert`, and the default beyond loopback.
+    Verified,
+    /// TLS when the server offers it, else plaintext: the default on loopback (where no
+    /// one is in the middle), or `prefer` / `allow` asked for by name elsewhere.
+    Opportunistic { asked: bool },
+    /// Plaintext: `sslmode=disable`.
+    Plaintext,
+}
+
+impl TlsPolicy {
+    pub fn choose(sslmode: Option<&str>, root_cert: bool, loopback: bool) -> std::result::Result<TlsPolicy, String> {
+        Ok(match sslmode {
+            None if root_cert || !loopback => TlsPolicy::Verified,
+            None => TlsPolicy::Opportunistic { asked: false },
+            Some("require" | "verify-ca" | "verify-full") => TlsPolicy::Verified,
+            // A CA to verify against means TLS: never fall back to a plain connection.
+            Some("prefer" | "allow") if root_cert => TlsPolicy::Verified,
+            // On loopback nobody is in the middle: nothing to warn about.
+            Some("prefer" | "allow") => TlsPolicy::Opportunistic { asked: !loopback },
+            Some("disable") if root_cert => return Err("sslmode=disable with sslrootcert: choose one".into()),
+            Some("disable") => TlsPolicy::Plaintext,
+            Some(other) => {
+                return Err(format!(
+                    "sslmode=`{other}` is not one of disable, allow, prefer, require, verify-ca, verify-full"
+                ));
+            }
+        })
+    }
+
+    fn ssl_mode(self) -> tokio_postgres::config::SslMode {
+        use tokio_postgres::config::SslMode;
+        match self {
+            TlsPolicy::Verified => SslMode::Require,
+            TlsPolicy::Opportunistic { .. } => SslMode::Prefer,
+            TlsPolicy::Plaintext => SslMode::Disable,
+        }
+    }
+
+    /// The start-up warning for a mode that lets the password cross the network in clear.
+    pub fn warning(self) -> Option<&'static str> {
+        match self {
+            TlsPolicy::Opportunistic { asked: true } => Some(
+                "sslmode=prefer falls back to plaintext when the server (or a man in the middle) declines TLS; remove it to require verified TLS",
+            ),
+            TlsPolicy::Plaintext => {
+                Some("sslmode=disable sends the password and every key in plaintext; remove it to require verified TLS")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether every host of the URL is this machine: a Unix socket, `localhost`, or a
+/// loopback address. A `hostaddr` does not count: TLS verifies the host's name.
+fn only_loopback(config: &tokio_postgres::Config) -> bool {
+    use tokio_postgres::config::Host;
+    let hosts = config.get_hosts();
+    !hosts.is_empty()
+        && hosts.iter().all(|host| match host {
+            Host::Tcp(name) => {
+                let name = name.trim_start_matches('[').trim_end_matches(']');
+                name.eq_ignore_ascii_case("localhost")
+                    || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            }
+            #[cfg(unix)]
+            Host::Unix(_) => true,
+        })
+}
+
 fn tls_connector(root_cert: Option<&crate::tls_roots::RootCert>) -> Result<Tls> {
     use rustls::pki_types::{CertificateDer, pem::PemObject};
     let mut roots = rustls::RootCertStore::empty();
@@ -350,6 +432,10 @@ impl PostgresStore {
 impl WorkspaceStore for PostgresStore {
     fn describe(&self) -> String {
         self.display.clone()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn insert_key(&self, k: &KeyRecord) -> Result<()> {

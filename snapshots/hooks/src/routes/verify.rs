@@ -81,6 +81,7 @@ pub fn handle(
     let Call { rt, peer, params, request } = call;
     let (parts, body) = request.into_parts();
     let mut ex = Exchange::new(rt, &state.metrics, parts, peer);
+    ex.hide_credentials(&[&KEY_AUTH]);
     let request = Lazy::<Req>::new(body, params);
     async move {
         // Check API Key `auth`
