@@ -404,6 +404,20 @@ fn pins<'a>(
             );
             continue;
         }
+        if let Some((earlier, _)) =
+            names::pin_fields_collide(out.0.iter().map(|(i, _)| i.as_str()).chain([id.as_str()]))
+        {
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidNodeDefinition,
+                    id_span,
+                    format!("pins `{earlier}` and `{id}` differ only in case, `_` or `$`"),
+                )
+                .label("too close to another pin")
+                .help("rename one of them: svc names each pin's value in generated Rust by its snake_case form, so pin ids of one node must differ by more than that"),
+            );
+            continue;
+        }
         let Some(def) = pin::read(module, &p.value, diags) else {
             continue;
         };

@@ -47,7 +47,8 @@ pub struct ScriptNodes {
     pub secrets: Vec<SecretUse>,
     /// Every module the nodes need, by name, nodes first.
     pub modules: Vec<ScriptModule>,
-    /// A module could not be read or parsed (already reported): its nodes are unknown.
+    /// A module could not be read or parsed, or a node definition was refused (already
+    /// reported): its nodes are unknown.
     pub unreadable: bool,
 }
 
@@ -195,14 +196,16 @@ impl Reader<'_, '_, '_, '_> {
         if is_entry {
             match node::default_export(&module) {
                 DefaultExport::Node(definition, place) => {
-                    if let Some((manifest, spans)) = node::read(&module, definition, place, self.diags) {
-                        self.out.nodes.push(NodeInfo {
+                    match node::read(&module, definition, place, self.diags) {
+                        Some((manifest, spans)) => self.out.nodes.push(NodeInfo {
                             manifest,
                             spans,
                             file,
                             uses_request: false, // settled once every module is read
                             code: NodeCode::TypeScript { module: name.clone() },
-                        });
+                        }),
+                        // Refused and reported: flows that call it get no second error.
+                        None => self.out.unreadable = true,
                     }
                 }
                 DefaultExport::None => {}

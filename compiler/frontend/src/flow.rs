@@ -431,7 +431,7 @@ fn read_route(node: &Node, diags: &mut Diagnostics) -> Option<Spanned<String>> {
             return None;
         }
         if let Some(param) = segment.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-            if svc_types::names::check_pin_id(param).is_err() {
+            if svc_types::names::check_path_param(param).is_err() {
                 return bad(format!("path parameter `{{{param}}}` is not a snake_case name"), diags);
             }
             if seen_params.contains(&param) {

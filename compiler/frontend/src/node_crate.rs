@@ -88,8 +88,9 @@ pub struct NodeCrate {
     /// Where the crate root calls `include_assets!` (which makes `crate::assets`), if it does.
     pub include_assets: Option<Span>,
     pub files: Vec<FileId>,
-    /// Whether a file of the crate could not be read or parsed (already reported): its
-    /// nodes are unknown, so flows that use them get no second, misleading error.
+    /// Whether a file of the crate could not be read or parsed, or a node definition in
+    /// it was refused (already reported): its nodes are unknown, so flows that use them
+    /// get no second, misleading error.
     pub unreadable: bool,
 }
 
@@ -612,6 +613,9 @@ impl Walker<'_> {
                 });
             }
             Err(errors) => {
+                // Reported here, once: the flows that call this node get no second
+                // "unknown node key" error for it.
+                self.krate.unreadable = true;
                 for e in errors {
                     let code = match e.kind {
                         DefErrorKind::InvalidNodeKey => Code::InvalidNodeKey,

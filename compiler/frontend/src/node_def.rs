@@ -87,8 +87,22 @@ impl DefError {
 /// One `id: <pin builder>` entry.
 #[derive(Clone)]
 pub struct PinSyntax {
-    pub id: Ident,
+    pub id: PinId,
     pub expr: Expr,
+}
+
+/// A pin id as written: an identifier (`maxTags`, `r#type`), or a string for an id that is
+/// not a Rust identifier (`"$ref"`).
+#[derive(Clone)]
+pub struct PinId {
+    pub text: String,
+    pub span: Span,
+}
+
+impl PinId {
+    pub fn span(&self) -> Span {
+        self.span
+    }
 }
 
 /// The `run:` value: a closure (`|ctx| …`, `async |ctx| …`, `|ctx| async move { … }`)
@@ -186,13 +200,26 @@ impl Parse for NodeDefSyntax {
 }
 
 struct PinEntry {
-    id: Ident,
+    id: PinId,
     expr: Expr,
 }
 
 impl Parse for PinEntry {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let id: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+        let id = if input.peek(syn::LitStr) {
+            let lit: syn::LitStr = input.parse()?;
+            PinId {
+                text: lit.value(),
+                span: lit.span(),
+            }
+        } else {
+            let ident: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+            let text = ident.to_string();
+            PinId {
+                text: text.strip_prefix("r#").unwrap_or(&text).to_string(),
+                span: ident.span(),
+            }
+        };
         input.parse::<Token![:]>()?;
         let expr: Expr = input.parse()?;
         Ok(PinEntry { id, expr })
@@ -380,8 +407,7 @@ fn evaluate_pins(pins: &[PinSyntax], direction: Direction, errors: &mut Vec<DefE
     let mut spans = Vec::new();
     let mut sequence_pin: Option<String> = None;
     for pin in pins {
-        let id = pin.id.to_string();
-        let id = id.strip_prefix("r#").unwrap_or(&id).to_string();
+        let id = pin.id.text.clone();
         if let Err(e) = names::check_pin_id(&id) {
             errors.push(DefError::new(pin.id.span(), e.message, e.hint));
             continue;
@@ -391,6 +417,19 @@ fn evaluate_pins(pins: &[PinSyntax], direction: Direction, errors: &mut Vec<DefE
                 pin.id.span(),
                 format!("pin `{id}` is declared more than once"),
                 "pin ids must be unique among the inputs, and among the outputs",
+            ));
+            continue;
+        }
+        if let Some((earlier, _)) =
+            names::pin_fields_collide(out.0.iter().map(|(i, _)| i.as_str()).chain([id.as_str()]))
+        {
+            errors.push(DefError::new(
+                pin.id.span(),
+                format!(
+                    "pins `{earlier}` and `{id}` would be one field, `{}`, of the node's Rust struct",
+                    names::pin_field(&id)
+                ),
+                "rename one of them: pin ids of one node must differ by more than case, `_` and `$`",
             ));
             continue;
         }
@@ -1038,7 +1077,7 @@ mod tests {
             r#"
             node_key: "price-order",
             nmae: "x",
-            inputs: { a: t::string(), a: t::number(), BadId: t::string(), s: seq::output() },
+            inputs: { a: t::string(), a: t::number(), "bad-id": t::string(), aB: t::string(), a_b: t::number(), s: seq::output() },
             outputs: { o: seq::output(), p: seq::output() },
         "#,
         )
@@ -1052,6 +1091,7 @@ mod tests {
             "has no `run`",
             "more than once",
             "not a valid pin id",
+            "would be one field, `a_b`",
             "must be `seq::input()`",
             "at most one sequence output",
         ] {

@@ -19,6 +19,7 @@ use quote::{format_ident, quote};
 use svc_types::TypeRef;
 use svc_types::case;
 use svc_types::manifest::{NodeManifest, PinDefinition, PinMap};
+use svc_types::names;
 
 /// Where generated code finds the SDK and the asset types.
 #[derive(Clone)]
@@ -135,14 +136,18 @@ fn pin_fields(
         let Some(ty) = pin_rust_type(pin, paths) else {
             continue;
         };
-        let field = ident(id);
+        let field_name = names::pin_field(id);
+        let field = ident(&field_name);
         let doc = pin.description.as_ref().map(|d| {
             let d = format!(" {d}");
             quote!(#[doc = #d])
         });
+        // JSON, flows and manifests use the id as written (`maxTags`); Rust, its
+        // snake_case field. A raw identifier (`r#type`) is already its id to serde.
+        let rename = (field.to_string().trim_start_matches("r#") != id).then(|| quote!(#[serde(rename = #id)]));
         let serde_attr = match (&pin.default, pin.optional) {
             (Some(default), _) => {
-                let fn_name = format_ident!("__svc_default_{}_{}", direction, id);
+                let fn_name = format_ident!("__svc_default_{}_{}", direction, field_name);
                 let fn_path = fn_name.to_string();
                 let json = default.to_string();
                 defaults.push(quote! {
@@ -156,7 +161,7 @@ fn pin_fields(
             (None, true) => quote!(#[serde(default)]),
             (None, false) => quote!(),
         };
-        fields.push(quote! { #doc #serde_attr pub #field: #ty, });
+        fields.push(quote! { #doc #rename #serde_attr pub #field: #ty, });
     }
     (fields, defaults)
 }

@@ -384,7 +384,7 @@ fn rust_node(ir: &ProjectIr, n: &crate::lower::UsedNode, module_path: &[String])
         pins.iter()
             .filter_map(|(id, pin)| {
                 let ty = pin_rust_type(pin, &paths)?;
-                let f = ident(id);
+                let f = ident(&svc_types::names::pin_field(id));
                 Some(quote!(let _: &#ty = &x.#f;))
             })
             .collect()

@@ -630,7 +630,7 @@ impl<'a> RouteEmitter<'a> {
                     quote!(let #name = #copy;)
                 });
                 let fields = inputs.iter().map(|(pin, input)| {
-                    let f = ident(pin);
+                    let f = ident(&svc_types::names::pin_field(pin));
                     let value = match input {
                         InputIr::Wire {
                             value,

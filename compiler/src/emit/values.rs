@@ -162,7 +162,7 @@ fn root_place(v: &ValueIr, names: &dyn Names) -> Option<(TokenStream, bool)> {
         }
         RootIr::Output { node, pin, optional } => {
             let local = names.output(*node);
-            let f = ident(pin);
+            let f = ident(&svc_types::names::pin_field(pin));
             (quote!(#local.#f), *optional)
         }
         RootIr::Held { name } => {

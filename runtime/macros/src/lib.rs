@@ -85,8 +85,7 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 fn pin_list(pins: &[svc_frontend::node_def::PinSyntax]) -> Vec<TokenStream2> {
     pins.iter()
         .map(|p| {
-            let id = p.id.to_string();
-            let id = id.trim_start_matches("r#");
+            let id = &p.id.text;
             let expr = &p.expr;
             quote!((::std::string::String::from(#id), ::svc_sdk::PinBuilder::build(#expr)))
         })

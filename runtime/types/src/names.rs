@@ -7,7 +7,8 @@
 //! | structure field          | a JSON-friendly identifier             | `unitPrice`        |
 //! | enum key                 | a JSON-friendly identifier             | `eur`              |
 //! | secret                   | an environment-variable name           | `STRIPE_API_KEY`   |
-//! | pin id                   | a Rust identifier in snake_case        | `unit_price`       |
+//! | pin id                   | a JavaScript identifier                | `unitPrice`        |
+//! | path parameter           | snake_case                             | `order_id`         |
 //! | flow node id             | lower kebab or snake case              | `check-key`        |
 //!
 //! Secrets follow environment-variable rules because in development `ctx.secret(name)`
@@ -129,19 +130,100 @@ pub fn check_secret_name(name: &str) -> Result<(), NameError> {
     }
 }
 
-/// A pin id: a snake_case Rust identifier (it becomes a field of the generated
-/// `Inputs` / `Outputs` structs).
+/// A pin id: any identifier a JavaScript object literal takes without quotes
+/// (`unitPrice`, `unit_price`, `UnitPrice`, `$ref`, `_private`, `größe`), as the spec's
+/// users write them. Generated Rust names its fields with [`pin_field`] and renames them
+/// to the id, so the id is what manifests, JSON and diagnostics show.
 pub fn check_pin_id(id: &str) -> Result<(), NameError> {
     let mut chars = id.chars();
-    let ok = matches!(chars.next(), Some('a'..='z' | '_'))
-        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
-        && id != "_";
-    if ok {
+    let start =
+        |c: char| c == '$' || c == '_' || c.is_ascii_alphabetic() || (!c.is_ascii() && unicode_ident::is_xid_start(c));
+    let part = |c: char| {
+        c == '$' || c == '_' || c.is_ascii_alphanumeric() || (!c.is_ascii() && unicode_ident::is_xid_continue(c))
+    };
+    if chars.next().is_some_and(start) && chars.all(part) {
         Ok(())
     } else {
         err(
             format!("`{id}` is not a valid pin id"),
-            "pin ids are snake_case identifiers, for example `unit_price`",
+            "pin ids are identifiers: letters, digits, `_` and `$`, not starting with a digit, for example `unitPrice` or `unit_price`",
+        )
+    }
+}
+
+/// The Rust field a pin becomes in generated `Inputs` / `Outputs` structs: its snake_case
+/// form (`maxTags` → `max_tags`, `$ref` → `ref`, which is written `r#ref`), as structure
+/// fields are. Rust node code reads `ctx.inputs.max_tags`; everything else (JSON, flows,
+/// manifests, TypeScript) uses the id as written. Two ids of one node that give one field
+/// are refused by [`pin_fields_collide`].
+pub fn pin_field(id: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = id.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' || c == '$' {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let boundary = c.is_uppercase()
+            && !current.is_empty()
+            && (chars[i - 1].is_lowercase()
+                || chars[i - 1].is_numeric()
+                || chars.get(i + 1).is_some_and(|n| n.is_lowercase()) && chars[i - 1].is_uppercase());
+        if boundary {
+            words.push(std::mem::take(&mut current));
+        }
+        // A letter whose lower case is not one character, or not an identifier character,
+        // stays as written.
+        let mut lower = c.to_lowercase();
+        match (lower.next(), lower.next()) {
+            (Some(l), None) if l.is_ascii() || unicode_ident::is_xid_continue(l) => current.push(l),
+            _ => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    let field = words.join("_");
+    if field.is_empty() {
+        // `$`, `_`, `$$`: no letters at all.
+        return "pin".to_string();
+    }
+    if field.starts_with(|c: char| c.is_ascii_digit() || (!c.is_ascii() && !unicode_ident::is_xid_start(c))) {
+        return format!("_{field}");
+    }
+    field
+}
+
+/// The first pin of `ids` whose Rust field ([`pin_field`]) an earlier one already has,
+/// with that earlier id: `maxTags` and `max_tags` on one node would be one field.
+pub fn pin_fields_collide<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for id in ids {
+        let field = pin_field(id);
+        if let Some((_, earlier)) = seen.iter().find(|(f, _)| *f == field) {
+            return Some((earlier, id));
+        }
+        seen.push((field, id));
+    }
+    None
+}
+
+/// A path parameter (`/orders/{order_id}`): snake_case, as it becomes a Rust name and the
+/// key of `request.params`.
+pub fn check_path_param(name: &str) -> Result<(), NameError> {
+    let mut chars = name.chars();
+    let ok = matches!(chars.next(), Some('a'..='z' | '_'))
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+        && name != "_";
+    if ok {
+        Ok(())
+    } else {
+        err(
+            format!("`{name}` is not a snake_case name"),
+            "path parameters are snake_case, for example `order_id`",
         )
     }
 }
@@ -207,11 +289,54 @@ mod tests {
 
     #[test]
     fn pin_and_node_ids() {
-        assert!(check_pin_id("unit_price").is_ok());
-        assert!(check_pin_id("UnitPrice").is_err());
-        assert!(check_pin_id("_").is_err());
+        for id in [
+            "unit_price",
+            "unitPrice",
+            "UnitPrice",
+            "$ref",
+            "_private",
+            "_",
+            "größe",
+            "x1",
+            "ÆtherId",
+            "$",
+        ] {
+            assert!(check_pin_id(id).is_ok(), "{id}");
+        }
+        for id in ["1st", "a-b", "a b", "", "a.b", "é-x"] {
+            assert!(check_pin_id(id).is_err(), "{id}");
+        }
+        assert!(check_path_param("order_id").is_ok());
+        assert!(check_path_param("orderId").is_err());
         assert!(check_flow_node_id("check-key").is_ok());
         assert!(check_flow_node_id("request").is_err());
         assert!(check_flow_node_id("Check").is_err());
+    }
+
+    #[test]
+    fn pin_fields_are_snake_case_rust_names() {
+        for (id, field) in [
+            ("unit_price", "unit_price"),
+            ("maxTags", "max_tags"),
+            ("MaxTags", "max_tags"),
+            ("urgentEnough", "urgent_enough"),
+            ("HTTPServer", "http_server"),
+            ("sku2Code", "sku2_code"),
+            ("$ref", "ref"),
+            ("_private", "private"),
+            ("$", "pin"),
+            ("_", "pin"),
+            ("größe", "größe"),
+            ("ÆtherId", "æther_id"),
+            ("type", "type"),
+        ] {
+            assert_eq!(pin_field(id), field, "{id}");
+        }
+        assert_eq!(
+            pin_fields_collide(["maxTags", "other", "max_tags"]),
+            Some(("maxTags", "max_tags"))
+        );
+        assert_eq!(pin_fields_collide(["$ref", "ref"]), Some(("$ref", "ref")));
+        assert_eq!(pin_fields_collide(["a", "b", "aB"]), None);
     }
 }

@@ -188,7 +188,7 @@ impl<'a> Translator<'a> {
                     true => Ty::Opt(Box::new(t), Absent::Null),
                     false => t,
                 };
-                (t, svc_frontend::rust_types::ident(name))
+                (t, svc_frontend::rust_types::ident(&svc_types::names::pin_field(name)))
             }
             Ty::Struct(s) => {
                 let Some(f) = self.assets.structure_named(s).and_then(|d| d.find_field(name)) else {

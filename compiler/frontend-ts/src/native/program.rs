@@ -461,7 +461,7 @@ impl<'a> Translator<'a> {
                     wire: id.to_string(),
                     ty: pin.type_ref()?.clone(),
                     optional: pin.optional && pin.default.is_none(),
-                    rust: svc_frontend::rust_types::ident(id),
+                    rust: svc_frontend::rust_types::ident(&svc_types::names::pin_field(id)),
                 })
             })
             .collect();
