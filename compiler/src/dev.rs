@@ -194,8 +194,28 @@ fn start(dir: &Path, binary: &Path, opts: &DevOptions) -> Result<Server, String>
     })
 }
 
+/// Whether the dev server will be able to listen on `addr:port` (port 0 always can).
+fn port_is_free(addr: &str, port: u16) -> Result<(), String> {
+    if port == 0 {
+        return Ok(());
+    }
+    match std::net::TcpListener::bind((addr, port)) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(format!(
+            "{addr}:{port} is in use by another program (another `svc dev`?); stop it, or choose another port with `--port`"
+        )),
+        Err(e) => Err(format!("cannot listen on {addr}:{port}: {e}")),
+    }
+}
+
 /// Runs the development loop until interrupted.
 pub fn run(dir: &Path, opts: DevOptions) -> i32 {
+    // A port another program holds stays held whatever the project's files say: say so
+    // and stop, rather than wait for a change that cannot help.
+    if let Err(e) = port_is_free(&opts.addr, opts.port) {
+        eprintln!("error: {e}");
+        return 1;
+    }
     let mut server: Option<Server> = None;
     let mut seen = fingerprint(dir);
     let rebuild = |server: &mut Option<Server>, typescript_only: bool| -> bool {

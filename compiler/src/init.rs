@@ -100,8 +100,8 @@ pub enum Lang {
 #[derive(Template)]
 #[template(path = "init/greeting.test.yaml.askama", escape = "none")]
 struct GreetingTests<'a> {
+    name: &'a str,
     workspace: &'a str,
-    namespace: &'a str,
 }
 
 #[derive(Template)]
@@ -112,27 +112,53 @@ struct Readme<'a> {
     namespace: &'a str,
 }
 
-/// A project name from a directory name: lowercase letters, digits and `-`, starting
-/// with a letter (`My API` → `my-api`).
+/// A project name from a directory name, as `svc check` takes it (lowercase letters,
+/// digits, `-` and `_`, starting with a letter): a name that already is one is kept as it
+/// is (`under_score`); others are lowercased with other characters as `-` (`My API` →
+/// `my-api`), and `api-` goes before a leading digit (`9lives` → `api-9lives`).
 pub fn project_name(dir: &Path) -> String {
-    let raw = absolute(dir)
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
+    let raw = dir_name(dir);
     let mut name = String::new();
     for c in raw.chars() {
         let c = c.to_ascii_lowercase();
-        if c.is_ascii_alphanumeric() {
+        if c.is_ascii_alphanumeric() || c == '_' {
             name.push(c);
         } else if !name.is_empty() && !name.ends_with('-') {
             name.push('-');
         }
     }
-    let name = name.trim_end_matches('-').to_string();
+    let name = name.trim_matches(['-', '_']).to_string();
     match name.chars().next() {
-        Some(c) if c.is_ascii_lowercase() => name,
-        Some(_) => format!("api-{name}"),
         None => "my-api".into(),
+        Some(c) if c.is_ascii_digit() => format!("api-{name}"),
+        Some(_) => name,
+    }
+}
+
+/// The last component of `dir`, as written.
+pub fn dir_name(dir: &Path) -> String {
+    absolute(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// The namespace of the project's node keys (`<namespace>.greet`): the name in lower kebab
+/// case, which node keys require (`billing_api` → `billing-api`).
+pub fn node_namespace(name: &str) -> String {
+    let mut kebab = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            kebab.push(c);
+        } else if !kebab.is_empty() && !kebab.ends_with('-') {
+            kebab.push('-');
+        }
+    }
+    let kebab = kebab.trim_end_matches('-');
+    match kebab.chars().next() {
+        Some(c) if c.is_ascii_lowercase() => kebab.to_string(),
+        Some(_) => format!("api-{kebab}"),
+        None => "api".into(),
     }
 }
 
@@ -140,7 +166,7 @@ pub fn project_name(dir: &Path) -> String {
 /// text). The flow and its tests are the same in both languages.
 pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
     let workspace = "local";
-    let namespace = name;
+    let namespace = &node_namespace(name);
     let sdk_path = crate::sources::SDK_PATH;
     let r = |t: Result<String, askama::Error>| t.map_err(|e| format!("a template of svc init failed: {e}"));
     let mut out = vec![
@@ -155,7 +181,7 @@ pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
         ),
         (
             PathBuf::from("tests/greeting.yaml"),
-            r(GreetingTests { workspace, namespace }.render())?,
+            r(GreetingTests { name, workspace }.render())?,
         ),
         (
             PathBuf::from("schemas").join(crate::schema::FLOW_FILE),
@@ -269,7 +295,11 @@ mod tests {
     #[test]
     fn names_come_from_directories() {
         assert_eq!(project_name(Path::new("/tmp/My API")), "my-api");
-        assert_eq!(project_name(Path::new("/tmp/shop_v2")), "shop-v2");
+        // What `svc check` takes is kept as it is.
+        assert_eq!(project_name(Path::new("/tmp/shop_v2")), "shop_v2");
         assert_eq!(project_name(Path::new("/tmp/2fa")), "api-2fa");
+        assert_eq!(project_name(Path::new("/tmp/-x-")), "x");
+        assert_eq!(node_namespace("billing_api"), "billing-api");
+        assert_eq!(node_namespace("my-api"), "my-api");
     }
 }

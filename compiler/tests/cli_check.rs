@@ -21,7 +21,7 @@ fn svc(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn every_example_checks_cleanly() {
-    for example in ["hello", "shop", "hooks", "shop-ts"] {
+    for example in ["hello", "shop", "hooks", "shop-ts", "helpdesk"] {
         let dir = repo().join("examples").join(example);
         let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
         assert_eq!(code, 0, "{example}: {stderr}");

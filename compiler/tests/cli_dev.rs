@@ -366,3 +366,23 @@ fn run_one_node(dir: &Path, name: &str) {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("did you mean `{key}`?")));
 }
+
+/// A newcomer's report: `svc dev` on a port another program holds printed the error, then
+/// "waiting for a change", as if an edit could free the port. It stops, and says why.
+#[test]
+fn dev_on_a_busy_port_stops_with_the_reason() {
+    let dir = init("busy-port");
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["dev", "--port", &port])
+        .arg(&dir)
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("in use") && stderr.contains("--port"), "{stderr}");
+    assert!(!stderr.contains("waiting for a change"), "{stderr}");
+}

@@ -483,3 +483,46 @@ fn every_command_has_help_with_an_example() {
         );
     }
 }
+
+/// `svc manifest | head` panicked ("failed printing to stdout: Broken pipe", exit 101) in
+/// 7 runs of 20: a command whose reader goes away ends quietly, as Unix tools do.
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    for args in [&["schema", "flow"][..], &["manifest", "examples/shop"][..]] {
+        for _ in 0..5 {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+                .args(args)
+                .current_dir(repo())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // The reader goes away before svc writes.
+            drop(child.stdout.take());
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "svc {args:?}: {stderr}");
+            assert_ne!(out.status.code(), Some(101), "svc {args:?}: {stderr}");
+        }
+    }
+}
+
+/// `svc init` takes the names `svc check` takes, and says when it derived another one.
+#[test]
+fn init_takes_the_project_names_check_takes() {
+    let dir = scratch("init-names");
+    let (code, _, stderr) = svc(&["init", dir.join("x").to_str().unwrap(), "--name", "billing_api"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = svc(&["check", dir.join("x").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = svc(&["init", dir.join("9lives").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("named `api-9lives` after its directory `9lives`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = svc(&["init", dir.join("y").to_str().unwrap(), "--name", "9lives"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("starting with a letter"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -135,6 +135,67 @@ fn every_code_has_a_case() {
     assert!(names.len() >= 30);
 }
 
+/// The other way round: a code the docs name (W0310 where svc says W0705, say) is one svc
+/// reports, and docs/diagnostics.md files each code under the heading of its kind.
+#[test]
+fn every_code_the_docs_name_exists() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
+    let known: Vec<&str> = svc_frontend::Code::ALL.iter().map(|c| c.as_str()).collect();
+    let mut unknown = Vec::new();
+    for entry in std::fs::read_dir(&docs).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            let code = &bytes[i..(i + 5).min(bytes.len())];
+            let boundary = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+            if boundary
+                && matches!(b, b'E' | b'W')
+                && code.len() == 5
+                && code[1..].iter().all(u8::is_ascii_digit)
+                && bytes.get(i + 5).is_none_or(|n| !n.is_ascii_alphanumeric())
+            {
+                let code = std::str::from_utf8(code).unwrap();
+                // `E0xxx`/`W07xx` style ranges and rustc's own codes (E0599, …) aside.
+                if !known.contains(&code)
+                    && !text[i.saturating_sub(12)..i].contains("rustc")
+                    && code.starts_with(['E', 'W'])
+                {
+                    unknown.push(format!("{}: {code}", path.file_name().unwrap().to_string_lossy()));
+                }
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(
+        unknown.is_empty(),
+        "codes named in docs/ that svc does not have: {unknown:?}"
+    );
+    // Each code sits under the heading of its kind: warnings under Warnings, the test
+    // file codes (E11xx) under theirs.
+    let diagnostics = std::fs::read_to_string(docs.join("diagnostics.md")).unwrap();
+    let warnings = diagnostics
+        .split("## Warnings")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    for line in warnings
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Code"))
+    {
+        assert!(
+            line.starts_with("| W"),
+            "an error among the warnings of docs/diagnostics.md: {line}"
+        );
+    }
+}
+
 #[test]
 fn every_code_is_documented() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/diagnostics.md")).unwrap();

@@ -234,16 +234,37 @@ fn read_id(top: &mut MapReader, key: &str, help: &str, diags: &mut Diagnostics) 
     check_id(s, node.span, key, help, diags)
 }
 
-/// Checks a project id (`project_name`, `workspace_id`, `api_id`): lowercase letters,
-/// digits, `-` and `_`, starting with a letter or digit. Reports and returns `None` when not.
-pub fn check_id(s: &str, span: Span, key: &str, help: &str, diags: &mut Diagnostics) -> Option<String> {
-    let ok = s
-        .chars()
+/// Whether `s` is a project id: lowercase letters, digits, `-` and `_`, starting with a
+/// letter or digit.
+pub fn is_project_id(s: &str) -> bool {
+    s.chars()
         .next()
         .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if !ok {
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// Whether `s` is a project name: a project id that starts with a letter, since it names
+/// the binary and Rust packages (`<name>-server`), which cannot start with a digit.
+/// `svc init` takes the same.
+pub fn is_project_name(s: &str) -> bool {
+    is_project_id(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// Checks a project id (`project_name`, `workspace_id`, `api_id`): lowercase letters,
+/// digits, `-` and `_`, starting with a letter or digit. Reports and returns `None` when not.
+pub fn check_id(s: &str, span: Span, key: &str, help: &str, diags: &mut Diagnostics) -> Option<String> {
+    if matches!(key, "project_name" | "projectName") && is_project_id(s) && !is_project_name(s) {
+        diags.push(
+            Diagnostic::new(Code::InvalidProjectId, span, format!("`{s}` is not a valid `{key}`"))
+                .label("starts with a digit")
+                .help(format!(
+                    "the project name names the built binary and its Rust packages, which cannot start with a digit; write for example `api-{s}`"
+                )),
+        );
+        return None;
+    }
+    if !is_project_id(s) {
         diags.push(
             Diagnostic::new(Code::InvalidProjectId, span, format!("`{s}` is not a valid `{key}`"))
                 .label("not a lowercase identifier")

@@ -622,6 +622,8 @@ fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<Strin
                     .label("invalid node id")
                     .help(e.hint),
             );
+            // Reported once, here: wires to it are not "no node `Origin`" as well.
+            broken.push(id.to_string());
             continue;
         }
         let id = Spanned::new(id.to_string(), k.span);
@@ -643,6 +645,74 @@ fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
         .map(|s| Spanned::new(s.to_string(), n.span))
 }
 
+const CHECK_ORIGIN_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "allowed_origins",
+    "missing_origin",
+    "allowed_headers",
+    "expose_headers",
+    "allow_credentials",
+    "max_age",
+    "allowed",
+    "blocked",
+];
+const RATE_LIMIT_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "limit",
+    "window",
+    "by",
+    "on_store_error",
+    "sequence-ok",
+    "sequence-limited",
+];
+const CHECK_API_KEY_KEYS: &[&str] = &["type", "description", "location", "valid", "invalid"];
+const CODE_KEYS: &[&str] = &["type", "description", "node", "inputs", "next", "on_fail"];
+const RETURN_JSON_KEYS: &[&str] = &["type", "description", "status", "body", "headers"];
+
+/// The keys a node of `type_name` takes.
+fn node_keys(type_name: &str) -> Option<&'static [&'static str]> {
+    Some(match type_name {
+        "check-origin" => CHECK_ORIGIN_KEYS,
+        "rate-limit" => RATE_LIMIT_KEYS,
+        "check-api-key" => CHECK_API_KEY_KEYS,
+        "code" => CODE_KEYS,
+        "return-json" => RETURN_JSON_KEYS,
+        _ => return None,
+    })
+}
+
+/// Reports each key of `node` that is not in `known` but close to a known key the node
+/// lacks (`windows` for `window`); returns whether there was one. Other unknown keys are
+/// reported by `MapReader::finish` once the node is read.
+fn misspelled_keys(node: &Node, known: &[&str], what: &str, diags: &mut Diagnostics) -> bool {
+    let Value::Map(entries) = &node.value else {
+        return false;
+    };
+    let present: Vec<&str> = entries.iter().filter_map(|(k, _)| k.as_str()).collect();
+    let mut found = false;
+    for (k, _) in entries {
+        let Some(name) = k.as_str() else { continue };
+        if known.contains(&name) {
+            continue;
+        }
+        let Some(best) = svc_types::assets::closest(name, known.iter().copied()) else {
+            continue;
+        };
+        if present.contains(&best) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(Code::UnknownField, k.span, format!("unknown key `{name}` in {what}"))
+                .label("not recognized")
+                .help(format!("did you mean `{best}`?")),
+        );
+        found = true;
+    }
+    found
+}
+
 fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Option<FlowNode> {
     let what = format!("node `{}`", id.value);
     let mut r = MapReader::new(node, what.clone(), diags)?;
@@ -656,47 +726,25 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
         .get("description")
         .and_then(|n| yaml::expect_str(n, "text", diags))
         .map(str::to_string);
+    // A misspelled key (`windows:`, `allowed_origin:`) is the cause of the "missing key"
+    // error that reading would give: report it, with the key meant, and only it.
+    if let Some(known) = node_keys(type_name)
+        && misspelled_keys(node, known, &what, diags)
+    {
+        return None;
+    }
     let (kind, known): (NodeKind, &[&str]) = match type_name {
         "check-origin" => (
             NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
-            &[
-                "type",
-                "description",
-                "allowed_origins",
-                "missing_origin",
-                "allowed_headers",
-                "expose_headers",
-                "allow_credentials",
-                "max_age",
-                "allowed",
-                "blocked",
-            ],
+            CHECK_ORIGIN_KEYS,
         ),
-        "rate-limit" => (
-            NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
-            &[
-                "type",
-                "description",
-                "limit",
-                "window",
-                "by",
-                "on_store_error",
-                "sequence-ok",
-                "sequence-limited",
-            ],
-        ),
+        "rate-limit" => (NodeKind::RateLimit(read_rate_limit(&mut r, diags)?), RATE_LIMIT_KEYS),
         "check-api-key" => (
             NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
-            &["type", "description", "location", "valid", "invalid"],
+            CHECK_API_KEY_KEYS,
         ),
-        "code" => (
-            NodeKind::Code(read_code(&mut r, diags)?),
-            &["type", "description", "node", "inputs", "next", "on_fail"],
-        ),
-        "return-json" => (
-            NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
-            &["type", "description", "status", "body", "headers"],
-        ),
+        "code" => (NodeKind::Code(read_code(&mut r, diags)?), CODE_KEYS),
+        "return-json" => (NodeKind::ReturnJson(read_return_json(&mut r, diags)?), RETURN_JSON_KEYS),
         other => {
             let hint = match svc_types::assets::closest(other, NODE_TYPES.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),

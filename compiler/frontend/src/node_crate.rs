@@ -88,6 +88,9 @@ pub struct NodeCrate {
     /// Where the crate root calls `include_assets!` (which makes `crate::assets`), if it does.
     pub include_assets: Option<Span>,
     pub files: Vec<FileId>,
+    /// `.rs` files under `src/` that no `mod` reaches, with the node key each defines:
+    /// a node written there is not part of the crate (a newcomer forgets `pub mod`).
+    pub outside_crate: Vec<OutsideFile>,
     /// Whether a file of the crate could not be read or parsed, or a node definition in
     /// it was refused (already reported): its nodes are unknown, so flows that use them
     /// get no second, misleading error.
@@ -162,6 +165,74 @@ const FORBIDDEN_MACROS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A source file of the node crate's directory that is not one of its modules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutsideFile {
+    /// As users see it: `src/nodes/hello.rs`.
+    pub path: String,
+    /// Where its `mod` line belongs: `src/nodes/mod.rs`.
+    pub parent: String,
+    /// The module name to declare: `hello`.
+    pub module: String,
+    /// The `node_key: "…"` the file defines, if it defines one.
+    pub node_key: Option<String>,
+}
+
+/// The `.rs` files under `src/` that are not among `read` (the crate's modules).
+fn files_outside_crate(vfs: &dyn Vfs, root: &Path, src: &Path, read: &[PathBuf]) -> Vec<OutsideFile> {
+    let mut out = Vec::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for path in vfs.list(&dir) {
+            if vfs.is_dir(&path) {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") || read.contains(&path) {
+                continue;
+            }
+            let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            let text = vfs.read(&path).unwrap_or_default();
+            let node_key = text.find("node_key").and_then(|at| {
+                let rest = &text[at..];
+                let open = rest.find('"')?;
+                let close = rest[open + 1..].find('"')?;
+                Some(rest[open + 1..open + 1 + close].to_string())
+            });
+            let (parent, module) = if stem == "mod" {
+                let dir_name = dir
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let up = dir.parent().unwrap_or(src);
+                (parent_module(up, src), dir_name)
+            } else {
+                (parent_module(&dir, src), stem)
+            };
+            out.push(OutsideFile {
+                path: display_path(root, &path),
+                parent: display_path(root, &PathBuf::from(parent)),
+                module,
+                node_key,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The file that declares the modules of `dir`: `src/lib.rs` for `src`, else
+/// `dir/mod.rs`.
+fn parent_module(dir: &Path, src: &Path) -> String {
+    if dir == src {
+        src.join("lib.rs").to_string_lossy().into_owned()
+    } else {
+        dir.join("mod.rs").to_string_lossy().into_owned()
+    }
+}
+
 /// Reads the node crate at `dir` (the directory of its `Cargo.toml`).
 pub fn load(
     vfs: &dyn Vfs,
@@ -217,6 +288,12 @@ pub fn load(
         krate: &mut krate,
     };
     walker.file(&lib, text, Vec::new(), true);
+    let read: Vec<PathBuf> = krate
+        .files
+        .iter()
+        .filter_map(|f| sources.get(*f).disk_path.clone())
+        .collect();
+    krate.outside_crate = files_outside_crate(vfs, root, &dir.join("src"), &read);
     // Every span has been converted to a `Span`. proc-macro2 keeps the text of each
     // parsed file in a thread-local map that only grows; clear it, or a long-running
     // `svc dev` that re-checks on every change would keep every version of every file.

@@ -14,6 +14,8 @@ pub struct Catalog<'a> {
     /// A file of the node crate or a TypeScript module could not be read or parsed: the
     /// nodes are not all known.
     pub incomplete: bool,
+    /// Files of the node crate's `src/` that no `mod` reaches.
+    pub outside_crate: &'a [svc_frontend::node_crate::OutsideFile],
 }
 
 impl<'a> Catalog<'a> {
@@ -25,6 +27,7 @@ impl<'a> Catalog<'a> {
     ) -> Catalog<'a> {
         let mut catalog = Catalog {
             incomplete: krate.is_some_and(|k| k.unreadable) || scripts.is_some_and(|s| s.unreadable),
+            outside_crate: krate.map(|k| k.outside_crate.as_slice()).unwrap_or_default(),
             ..Catalog::default()
         };
         let rust = krate.into_iter().flat_map(|k| &k.nodes);

@@ -124,7 +124,19 @@ impl FlowContext<'_> {
                 return;
             }
             let keys: Vec<&str> = self.catalog.nodes.keys().copied().collect();
+            let outside = self
+                .catalog
+                .outside_crate
+                .iter()
+                .find(|f| f.node_key.as_deref() == Some(c.node_key.value.as_str()));
             let hint = match svc_types::assets::closest(&c.node_key.value, keys.iter().copied()) {
+                _ if outside.is_some() => {
+                    let f = outside.expect("matched");
+                    format!(
+                        "`{}` defines it, but no `mod` makes that file part of the node crate: add `pub mod {};` to `{}`",
+                        f.path, f.module, f.parent
+                    )
+                }
                 Some(best) => format!("did you mean `{best}`?"),
                 None if keys.is_empty() => "the project defines no code nodes; define one with `define_code_function_node!` in the node crate (`src/`), or in TypeScript as the default export `defineCodeFunctionNode({…})` of a module in `src/nodes/`".into(),
                 None => format!("the defined nodes are: {}", keys.iter().take(8).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
@@ -271,14 +283,20 @@ impl FlowContext<'_> {
                 name.value.as_str(),
                 "content-length" | "content-type" | "transfer-encoding" | "connection" | "set-cookie"
             ) {
+                let help = if name.value == "set-cookie" {
+                    "routes answer JSON to API clients and set no cookies (a cookie set here would be sent to every origin Check Origin allows); remove this header"
+                } else {
+                    "Return JSON sets the headers of the body and the connection itself; remove this header"
+                };
+                let message = if name.value == "set-cookie" {
+                    "a route does not set `set-cookie`".to_string()
+                } else {
+                    format!("the `{}` header is set by the server", name.value)
+                };
                 diags.push(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        name.span,
-                        format!("the `{}` header is set by the server", name.value),
-                    )
-                    .label("reserved header")
-                    .help("Return JSON sets content headers itself; remove this header"),
+                    Diagnostic::new(Code::InvalidValue, name.span, message)
+                        .label("reserved header")
+                        .help(help),
                 );
                 continue;
             }

@@ -186,7 +186,7 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
         }
         (ty, _) => problem(
             format!("{} does not fit a `{ty}` pin", describe_literal(node)),
-            literal_hint(ty),
+            literal_hint(ty, assets),
         ),
     }
 }
@@ -199,12 +199,22 @@ fn describe_literal(node: &Node) -> String {
     }
 }
 
-fn literal_hint(ty: &TypeRef) -> String {
+fn literal_hint(ty: &TypeRef, assets: &Assets) -> String {
     match ty {
         TypeRef::String => "write a string".into(),
         TypeRef::Number => "write a number, such as `10` or `2.5`".into(),
         TypeRef::Boolean => "write `true` or `false`".into(),
-        TypeRef::Enum(name) => format!("write one of the values of `{name}`"),
+        TypeRef::Enum(name) => match assets.enum_named(name) {
+            Some(e) => format!(
+                "write one of the values of `{name}`: {}",
+                e.values
+                    .iter()
+                    .map(|v| format!("`{}`", v.value()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => format!("write one of the values of `{name}`"),
+        },
         TypeRef::Object | TypeRef::Structure(_) => "write an object literal as `{ value: { … } }`".into(),
         TypeRef::Array(_) => "write a list, such as `[a, b]`".into(),
         TypeRef::Any => String::new(),

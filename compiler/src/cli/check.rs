@@ -52,11 +52,13 @@ pub fn run(args: Args) -> i32 {
             for d in &sorted {
                 let _ = writeln!(err, "{}", render(d, &project.sources, color));
             }
+            // Quoted when it is the config's name; plain words when there is none.
             let name = project
                 .config
                 .as_ref()
-                .map(|c| c.project_name.as_str())
-                .unwrap_or("the project");
+                .map(|c| format!("`{}`", c.project_name))
+                .unwrap_or_else(|| "the project".to_string());
+            let name = name.as_str();
             let summary = summary(name, errors, warnings, project.flows.len(), checked.catalog.nodes.len());
             let _ = writeln!(err, "{summary}");
         }
@@ -71,22 +73,18 @@ fn plural(n: usize, word: &str) -> String {
 fn summary(name: &str, errors: usize, warnings: usize, routes: usize, nodes: usize) -> String {
     match (errors, warnings) {
         (0, 0) => format!(
-            "checked `{name}`: {}, {}, no problems",
+            "checked {name}: {}, {}, no problems",
             plural(routes, "route"),
             plural(nodes, "code node")
         ),
         (0, w) => format!(
-            "checked `{name}`: {}, {}, {}",
+            "checked {name}: {}, {}, {}",
             plural(routes, "route"),
             plural(nodes, "code node"),
             plural(w, "warning")
         ),
-        (e, 0) => format!("error: `{name}` has {}", plural(e, "error")),
-        (e, w) => format!(
-            "error: `{name}` has {} and {}",
-            plural(e, "error"),
-            plural(w, "warning")
-        ),
+        (e, 0) => format!("error: {name} has {}", plural(e, "error")),
+        (e, w) => format!("error: {name} has {} and {}", plural(e, "error"), plural(w, "warning")),
     }
 }
 

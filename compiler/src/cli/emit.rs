@@ -92,9 +92,10 @@ pub fn write_checked(
     report.project = ir.name.clone();
     if !quiet {
         eprintln!(
-            "emitted `{}` ({} routes) to {}: {} written, {} unchanged{}",
+            "emitted `{}` ({} route{}) to {}: {} written, {} unchanged{}",
             ir.name,
             ir.routes.len(),
+            if ir.routes.len() == 1 { "" } else { "s" },
             out.display(),
             report.written.len(),
             report.unchanged,

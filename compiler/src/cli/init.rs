@@ -17,18 +17,20 @@ pub struct Args {
 
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
+    let from_dir = args.name.is_none();
     let name = args.name.unwrap_or_else(|| crate::init::project_name(&dir));
-    let valid = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !name.ends_with('-')
-        && !name.contains("--");
-    if !valid {
+    // The rule of `project_name` in svc.config.yaml, which `svc check` applies.
+    if !svc_frontend::config::is_project_name(&name) {
         eprintln!(
-            "error: `{name}` is not a valid project name\n  = help: use lowercase letters, digits and `-`, starting with a letter, for example `my-api`"
+            "error: `{name}` is not a valid project name\n  = help: use lowercase letters, digits, `-` and `_`, starting with a letter, for example `my-api`"
         );
         return 2;
+    }
+    let dir_name = crate::init::dir_name(&dir);
+    if from_dir && name != dir_name {
+        eprintln!(
+            "note: the project is named `{name}` after its directory `{dir_name}` (a project name is lowercase letters, digits, `-` and `_`, starting with a letter); choose another with --name"
+        );
     }
     match crate::init::init(&dir, &name, args.lang) {
         Ok(files) => {

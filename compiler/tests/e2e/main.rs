@@ -7,6 +7,7 @@ mod cluster;
 mod deploy;
 mod harness;
 mod hello;
+mod helpdesk;
 mod hooks;
 mod native;
 mod shop;

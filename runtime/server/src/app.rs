@@ -321,7 +321,11 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     let secrets = match Secrets::load(app.secrets, source) {
         Ok(s) => s,
         Err(e) => {
-            let how = if args.dev {
+            let how = if args.test_mode {
+                // `svc test` gives each test file a store of its own: `svc secrets set`
+                // would change another store.
+                "give them values in the test file's `secrets:` block (`secrets: { NAME: value }`)"
+            } else if args.dev {
                 "export them as environment variables"
             } else {
                 "set them with `svc secrets set NAME`"

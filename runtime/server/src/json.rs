@@ -5,9 +5,11 @@
 use serde::Serialize;
 use std::io;
 
-/// JSON formatting for responses: like serde_json's compact output, except that a number
-/// with no fractional part is written as an integer (`2`, not `2.0`). svc numbers are
-/// `f64`; clients that sent `2` get `2` back.
+/// JSON formatting for responses: like serde_json's compact output, except that numbers
+/// are written as JavaScript's `JSON.stringify` writes them (`2`, not `2.0`;
+/// `9007199254740992`, not `9007199254740992.0`; `83333333333333330000`, not
+/// `8.333333333333333e19`; `1e+21`; `0.000001`; `-0` as `0`). svc numbers are `f64`, the
+/// spec's nodes are TypeScript, and clients and snapshot tests compare the text.
 #[derive(Clone, Copy, Default)]
 pub struct Format;
 
@@ -21,7 +23,10 @@ impl serde_json::ser::Formatter for Format {
             // `core::fmt`, several times slower.
             serde_json::ser::CompactFormatter.write_i64(w, value as i64)
         } else {
-            serde_json::ser::CompactFormatter.write_f64(w, value)
+            // serde_json writes no NaN or infinity here: it writes `null` for them first.
+            let mut text = String::with_capacity(24);
+            svc_sdk::__private::js::push_number(&mut text, value);
+            w.write_all(text.as_bytes())
         }
     }
 
@@ -166,6 +171,30 @@ mod tests {
             br#"{"a":2,"b":2.5,"c":-3,"d":1e+300}"#
         );
         assert_eq!(to_vec(&vec![0.1 + 0.2]).unwrap(), b"[0.30000000000000004]");
+    }
+
+    /// What `JSON.stringify` writes for each (Node.js 20), byte for byte.
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        for (value, js) in [
+            (9007199254740992.0, "9007199254740992"),
+            (83333333333333330000.0, "83333333333333330000"),
+            (1e21, "1e+21"),
+            (1.5e21, "1.5e+21"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (0.000001, "0.000001"),
+            (0.0000001, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (-0.0, "0"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-2.5e-10, "-2.5e-10"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::NAN, "null"),
+            (f64::INFINITY, "null"),
+        ] {
+            assert_eq!(String::from_utf8(to_vec(&value).unwrap()).unwrap(), js, "{value:e}");
+        }
     }
 
     #[test]

@@ -183,9 +183,15 @@ pub fn main(nodes: &[NodeEntry], secrets: &[Requirement], version: &str) -> Exit
             println!("{}", serde_json::to_string_pretty(&failure).unwrap_or_default());
             eprintln!(
                 "error: node `{key}` failed{}: {}",
-                code.map(|c| format!(" ({c})")).unwrap_or_default(),
+                code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),
                 redactor.redact(&message)
             );
+            if code.as_deref() == Some("SECRET_MISSING") {
+                // A node run alone reads secrets as `svc dev` does: from the environment.
+                eprintln!(
+                    "  = help: a node run alone reads each secret from the environment variable of the same name: export it first (`export NAME=…`)"
+                );
+            }
             ExitCode::FAILURE
         }
     }

@@ -237,13 +237,16 @@ pub fn check_flow_node_id(id: &str) -> Result<(), NameError> {
         );
     }
     if is_lower_kebab_segment(id) {
-        Ok(())
-    } else {
-        err(
-            format!("`{id}` is not a valid node id"),
-            "node ids use lowercase letters, digits, `-` and `_`, starting with a letter, for example `check-key`",
-        )
+        return Ok(());
     }
+    let lower = id.to_ascii_lowercase();
+    let hint = if lower != id && is_lower_kebab_segment(&lower) {
+        format!("node ids use lowercase letters, digits, `-` and `_`, starting with a letter: write `{lower}`")
+    } else {
+        "node ids use lowercase letters, digits, `-` and `_`, starting with a letter, for example `check-key`"
+            .to_string()
+    };
+    err(format!("`{id}` is not a valid node id"), hint)
 }
 
 #[cfg(test)]
