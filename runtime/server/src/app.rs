@@ -187,6 +187,9 @@ pub struct ServeArgs {
     /// it closes the remaining connections and exits.
     #[arg(long, env = "SVC_SHUTDOWN_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_DRAIN_TIMEOUT.as_millis() as u64, value_name = "MS")]
     pub shutdown_timeout_ms: u64,
+    /// Most connections open at once; a connection past it is answered 503 and closed.
+    #[arg(long, env = "SVC_MAX_CONNECTIONS", default_value_t = crate::runtime::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: usize,
     /// Leading bits of an IPv6 client address that Rate Limit nodes count by (`by: ip`):
     /// addresses inside one /64 are one client by default. 128 counts each address.
     #[arg(long, env = "SVC_RATE_LIMIT_IPV6_PREFIX", default_value_t = crate::runtime::DEFAULT_IPV6_PREFIX, value_parser = clap::value_parser!(u8).range(16..=128))]
@@ -356,6 +359,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         ipv6_prefix: args.rate_limit_ipv6_prefix,
         header_read_timeout: Duration::from_millis(args.header_read_timeout_ms),
         drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
+        max_connections: args.max_connections,
     };
     rt.test_mode = args.test_mode;
     if args.test_mode {

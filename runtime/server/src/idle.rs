@@ -14,9 +14,11 @@
 //! longer. A connection is closed between the deadline and the deadline plus two ticks
 //! (an eighth of the deadline each).
 //!
-//! HTTP/2 connections are watched until their first request (the client preface and the
-//! first headers are due in time too); after that they multiplex, and hyper's own HTTP/2
-//! keep-alive applies, as it did before.
+//! HTTP/2 connections are watched the same way: the client preface and first headers are
+//! due in time, and a connection with no stream in flight for as long is closed (with a
+//! GOAWAY, by the caller: see [`Connection::is_multiplexed`]). An idle HTTP/2 connection
+//! was once left to hyper, whose keep-alive only pings: a client could hold thousands of
+//! them, and their file descriptors, for ever.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -38,7 +40,7 @@ pub struct Connection {
     in_flight: AtomicU32,
     /// When its last request ended (or when it was accepted), on the watchdog's clock.
     idle_since_ms: AtomicU64,
-    /// An HTTP/2 connection that has made a request: no longer watched.
+    /// An HTTP/2 connection that has made a request: closed with a GOAWAY when idle.
     multiplexed: AtomicBool,
     /// Told when the connection is to be closed.
     close: tokio::sync::Notify,
@@ -102,7 +104,7 @@ impl Watchdog {
             let Some(c) = weak.upgrade() else {
                 return false;
             };
-            let idle = c.in_flight.load(Ordering::Acquire) == 0 && !c.multiplexed.load(Ordering::Relaxed);
+            let idle = c.in_flight.load(Ordering::Acquire) == 0;
             if idle && now.saturating_sub(c.idle_since_ms.load(Ordering::Relaxed)) >= limit {
                 c.close.notify_one();
             }
@@ -124,6 +126,12 @@ impl Connection {
     /// Resolves when the watchdog closes the connection.
     pub async fn closed(&self) {
         self.close.notified().await
+    }
+
+    /// Whether this is an HTTP/2 connection that has made a request: it is to be closed
+    /// with a GOAWAY (which a client racing a new stream understands), not dropped.
+    pub fn is_multiplexed(&self) -> bool {
+        self.multiplexed.load(Ordering::Relaxed)
     }
 }
 
@@ -161,9 +169,11 @@ mod tests {
         assert!(!closing(&idle), "closed before its deadline (and the tick's allowance)");
         watchdog.sweep_at(900);
         assert!(closing(&idle), "closed at its deadline");
-        // A connection with a request in flight, or multiplexing, stays.
+        // An idle HTTP/2 connection is closed as an idle HTTP/1 one is.
+        assert!(closing(&h2) && h2.is_multiplexed());
+        // A connection with a request in flight stays.
         watchdog.sweep_at(5_000);
-        assert!(!closing(&busy) && !closing(&h2));
+        assert!(!closing(&busy));
         // Once its request ends, its deadline runs from then.
         drop(request);
         watchdog.sweep_at(5_850);

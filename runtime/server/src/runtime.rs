@@ -29,7 +29,13 @@ pub struct Limits {
     /// Longest a shutdown waits for open connections to finish their requests before it
     /// closes them and the server exits.
     pub drain_timeout: Duration,
+    /// Most connections open at once; a connection past it is answered 503 and closed.
+    pub max_connections: usize,
 }
+
+/// The default of [`Limits::max_connections`]: far more than one instance serves well,
+/// and far fewer than the file descriptors a server may hold.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 
 /// The default of [`Limits::header_read_timeout`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -62,6 +68,7 @@ impl Default for Limits {
             ipv6_prefix: DEFAULT_IPV6_PREFIX,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }

@@ -236,7 +236,14 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(None)
         .writev(false);
-    builder.http2().timer(TokioTimer::new());
+    // A peer that stops answering is pinged, then dropped; an idle HTTP/2 connection is
+    // closed by the watchdog, as an idle HTTP/1 one is.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(limits.header_read_timeout))
+        .keep_alive_timeout(limits.header_read_timeout);
+    let max_connections = limits.max_connections;
     let watchdog = crate::idle::Watchdog::new(limits.header_read_timeout);
     let watching = tokio::spawn(watchdog.clone().run());
     let builder = Arc::new(builder);
@@ -257,6 +264,12 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
+        if connections.len() >= max_connections {
+            // Answered rather than left in the kernel's queue, where the client would wait
+            // without knowing why.
+            tokio::spawn(refuse_connection(stream));
+            continue;
+        }
         let app = app.clone();
         let watch = watchdog.watch();
         let requests = watch.clone();
@@ -282,8 +295,15 @@ pub async fn serve(
             let mut closed = std::pin::pin!(watch.closed());
             tokio::select! {
                 _ = conn.as_mut() => return,
-                // Idle past the request-head deadline: dropped, which closes it.
-                _ = closed.as_mut() => return,
+                // Idle past the request-head deadline: an HTTP/2 connection gets a GOAWAY
+                // and a moment to send it; any other is dropped, which closes it.
+                _ = closed.as_mut() => {
+                    if watch.is_multiplexed() {
+                        conn.as_mut().graceful_shutdown();
+                        let _ = tokio::time::timeout(Duration::from_secs(1), conn).await;
+                    }
+                    return;
+                }
                 _ = closing.changed() => conn.as_mut().graceful_shutdown(),
             }
             tokio::select! {
@@ -312,6 +332,24 @@ pub async fn serve(
     }
     watching.abort();
     Ok(())
+}
+
+/// A connection past `--max-connections`: a JSON 503 with `Retry-After`, then closed.
+/// Written as HTTP/1.1 whatever the client speaks (an HTTP/2 client sees the connection
+/// close); bounded in time, so a client that does not read cannot hold it.
+async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = ApiError::for_status(StatusCode::SERVICE_UNAVAILABLE).to_json();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(&body).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// What to do when `accept` fails: a connection that was reset before we took it is

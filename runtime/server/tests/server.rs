@@ -680,3 +680,79 @@ async fn healthz_shows_store_details_only_when_asked() {
     assert_eq!(body["status"], "degraded", "{body}");
     assert_eq!(body["workspace_store"]["keys_loaded"], 42, "{body}");
 }
+
+/// The outside review: an HTTP/2 connection that had made a request was never closed
+/// when idle (hyper's keep-alive only pings), so a client could hold thousands. A real
+/// HTTP/2 client (hyper's, prior knowledge) holds 50, each after one request: every one is
+/// closed, with a GOAWAY, once idle past the deadline.
+#[tokio::test]
+async fn idle_http2_connections_are_closed_like_http1_ones() {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let server = TestServer::start(
+        runtime_with_connection_limits(Duration::from_millis(400), Duration::from_secs(1)),
+        routes(),
+    )
+    .await;
+    let mut drivers = Vec::new();
+    for _ in 0..50 {
+        let io = TokioIo::new(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+        let (mut sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(conn);
+        let request = http::Request::get(server.url("/healthz"))
+            .body(http_body_util::Empty::<bytes::Bytes>::new())
+            .unwrap();
+        let response = sender.send_request(request).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.version(), http::Version::HTTP_2);
+        drivers.push((sender, driver));
+    }
+    // The deadline is 400 ms (closed between it and two ticks more): all are gone in 3 s.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    for (sender, driver) in drivers {
+        let ended = tokio::time::timeout_at(deadline, driver).await;
+        assert!(ended.is_ok(), "an idle HTTP/2 connection was still open after 3 s");
+        assert!(sender.is_closed());
+    }
+}
+
+/// Past `--max-connections`, a new connection gets a JSON 503 with `Retry-After` and is
+/// closed; the connections already open are served as before.
+#[tokio::test]
+async fn connections_past_the_cap_get_a_503_and_are_closed() {
+    use tokio::io::AsyncReadExt;
+    let mut rt = Runtime::for_tests("ws/api");
+    rt.limits.max_connections = 5;
+    let server = TestServer::start(Arc::new(rt), routes()).await;
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        held.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+    }
+    // The accept loop takes them in order: give it a moment to count the five.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut extra = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(5), extra.read_to_string(&mut answer))
+        .await
+        .expect("answered and closed")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(
+        answer.contains("retry-after: 1") && answer.contains(r#""status":503"#),
+        "{answer}"
+    );
+    drop(held);
+    // Room again once they are gone.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match client().get(server.url("/healthz")).send().await {
+            Ok(r) if r.status() == 200 => break,
+            _ => assert!(
+                tokio::time::Instant::now() < deadline,
+                "no room after the held connections closed"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
