@@ -187,6 +187,11 @@ pub struct ServeArgs {
     /// it closes the remaining connections and exits.
     #[arg(long, env = "SVC_SHUTDOWN_TIMEOUT_MS", default_value_t = crate::runtime::DEFAULT_DRAIN_TIMEOUT.as_millis() as u64, value_name = "MS")]
     pub shutdown_timeout_ms: u64,
+    /// Milliseconds after a shutdown signal during which requests arriving on open
+    /// connections are still answered (with `Connection: close`), within the shutdown
+    /// timeout.
+    #[arg(long, env = "SVC_SHUTDOWN_DRAIN_MS", default_value_t = crate::runtime::DEFAULT_DRAIN_WINDOW.as_millis() as u64, value_name = "MS")]
+    pub shutdown_drain_ms: u64,
     /// Most connections open at once; a connection past it is answered 503 and closed.
     #[arg(long, env = "SVC_MAX_CONNECTIONS", default_value_t = crate::runtime::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_connections: usize,
@@ -360,6 +365,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         header_read_timeout: Duration::from_millis(args.header_read_timeout_ms),
         drain_timeout: Duration::from_millis(args.shutdown_timeout_ms),
         max_connections: args.max_connections,
+        drain_window: Duration::from_millis(args.shutdown_drain_ms),
     };
     rt.test_mode = args.test_mode;
     if args.test_mode {

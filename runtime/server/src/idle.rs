@@ -128,6 +128,11 @@ impl Connection {
         self.close.notified().await
     }
 
+    /// Whether a request of this connection is in flight (its head has arrived).
+    pub fn is_busy(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) > 0
+    }
+
     /// Whether this is an HTTP/2 connection that has made a request: it is to be closed
     /// with a GOAWAY (which a client racing a new stream understands), not dropped.
     pub fn is_multiplexed(&self) -> bool {

@@ -31,7 +31,14 @@ pub struct Limits {
     pub drain_timeout: Duration,
     /// Most connections open at once; a connection past it is answered 503 and closed.
     pub max_connections: usize,
+    /// After a shutdown signal, how long requests that arrive on open connections are
+    /// still answered (with `Connection: close`), as Envoy drains: a keep-alive client
+    /// that sent a request just as the signal came gets its answer, not a closed socket.
+    pub drain_window: Duration,
 }
+
+/// The default of [`Limits::drain_window`].
+pub const DEFAULT_DRAIN_WINDOW: Duration = Duration::from_millis(500);
 
 /// The default of [`Limits::max_connections`]: far more than one instance serves well,
 /// and far fewer than the file descriptors a server may hold.
@@ -69,6 +76,7 @@ impl Default for Limits {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            drain_window: DEFAULT_DRAIN_WINDOW,
         }
     }
 }

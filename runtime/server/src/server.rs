@@ -19,6 +19,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -203,11 +204,15 @@ pub fn install_panic_hook(redactor: crate::secrets::Redactor) {
     }));
 }
 
-/// Runs `app` on `listener` until `shutdown` resolves, then drains: no new connection is
-/// accepted, idle connections and connections still sending a request head are closed at
-/// once, requests in flight may finish, and whatever is still open after
-/// [`Limits::drain_timeout`](crate::runtime::Limits::drain_timeout) is closed. Returns when
-/// every connection is gone.
+/// Runs `app` on `listener` until `shutdown` resolves, then drains in two steps, as Envoy
+/// does. First no new connection is accepted, and for
+/// [`Limits::drain_window`](crate::runtime::Limits::drain_window) requests arriving on
+/// open connections are still answered, with `Connection: close` (HTTP/2 connections get
+/// a GOAWAY): a keep-alive client that sent a request as the signal came gets its answer.
+/// Then connections with no request in flight (idle, or still sending a head) are closed
+/// at once, requests in flight may finish, and whatever is still open after
+/// [`Limits::drain_timeout`](crate::runtime::Limits::drain_timeout) (counted from the
+/// signal) is closed. Returns when every connection is gone.
 ///
 /// Our own accept loop on hyper-util rather than `axum::serve`, for the limits a server
 /// facing the internet needs and `axum::serve` does not set: a deadline for reading each
@@ -244,10 +249,13 @@ pub async fn serve(
         .keep_alive_interval(Some(limits.header_read_timeout))
         .keep_alive_timeout(limits.header_read_timeout);
     let max_connections = limits.max_connections;
+    let drain_window = limits.drain_window.min(drain_timeout);
+    // Set when the drain begins: every answer from then on closes its connection.
+    let draining = Arc::new(AtomicBool::new(false));
     let watchdog = crate::idle::Watchdog::new(limits.header_read_timeout);
     let watching = tokio::spawn(watchdog.clone().run());
     let builder = Arc::new(builder);
-    let (closing, closing_seen) = tokio::sync::watch::channel(false);
+    let (closing, closing_seen) = tokio::sync::watch::channel(Shutdown::Serve);
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -273,8 +281,10 @@ pub async fn serve(
         let app = app.clone();
         let watch = watchdog.watch();
         let requests = watch.clone();
+        let draining_now = draining.clone();
         let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-            let in_flight = requests.request(req.version());
+            let version = req.version();
+            let in_flight = requests.request(version);
             let mut req = req.map(axum::body::Body::new);
             req.extensions_mut().insert(axum::extract::ConnectInfo(remote));
             // Called at once rather than through `ServiceExt::oneshot`: the app is always
@@ -282,9 +292,18 @@ pub async fn serve(
             // would carry the request inside this future until its first poll, one more
             // copy of it for every request. (tests/server.rs keeps the app always ready.)
             let call = tower::Service::call(&mut app.clone(), req);
+            let draining = draining_now.clone();
             async move {
                 let _in_flight = in_flight;
-                call.await
+                let mut response = call.await;
+                if draining.load(Ordering::Relaxed)
+                    && version <= http::Version::HTTP_11
+                    && let Ok(r) = &mut response
+                {
+                    r.headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                response
             }
         });
         let builder = builder.clone();
@@ -293,18 +312,46 @@ pub async fn serve(
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             let mut closed = std::pin::pin!(watch.closed());
-            tokio::select! {
-                _ = conn.as_mut() => return,
-                // Idle past the request-head deadline: an HTTP/2 connection gets a GOAWAY
-                // and a moment to send it; any other is dropped, which closes it.
-                _ = closed.as_mut() => {
-                    if watch.is_multiplexed() {
-                        conn.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(Duration::from_secs(1), conn).await;
+            // Each step of the shutdown: `Drain`, then `Close`.
+            let mut announced = false;
+            loop {
+                tokio::select! {
+                    _ = conn.as_mut() => return,
+                    // Idle past the request-head deadline: an HTTP/2 connection gets a
+                    // GOAWAY and a moment to send it; any other is dropped, which closes it.
+                    _ = closed.as_mut() => {
+                        if watch.is_multiplexed() {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = tokio::time::timeout(Duration::from_secs(1), conn).await;
+                        }
+                        return;
                     }
-                    return;
+                    changed = closing.changed() => {
+                        let step = if changed.is_ok() { *closing.borrow_and_update() } else { Shutdown::Close };
+                        match step {
+                            Shutdown::Serve => {}
+                            // HTTP/1: answers now carry `Connection: close`. HTTP/2: a GOAWAY
+                            // now; the streams it already has finish.
+                            Shutdown::Drain => {
+                                if watch.is_multiplexed() && !announced {
+                                    announced = true;
+                                    conn.as_mut().graceful_shutdown();
+                                }
+                            }
+                            // Nothing in flight (idle, or a head still arriving): nothing to
+                            // answer, closed at once. Otherwise the request finishes.
+                            Shutdown::Close => {
+                                if !watch.is_busy() {
+                                    return;
+                                }
+                                if !announced {
+                                    conn.as_mut().graceful_shutdown();
+                                }
+                                break;
+                            }
+                        }
+                    }
                 }
-                _ = closing.changed() => conn.as_mut().graceful_shutdown(),
             }
             tokio::select! {
                 _ = conn => {}
@@ -313,12 +360,16 @@ pub async fn serve(
         });
     }
     drop(listener);
-    let _ = closing.send(true);
+    let signalled = tokio::time::Instant::now();
     let open = connections.len();
     if open > 0 {
         tracing::info!(connections = open, "draining open connections");
+        draining.store(true, Ordering::Relaxed);
+        let _ = closing.send(Shutdown::Drain);
+        let _ = tokio::time::timeout(drain_window, async { while connections.join_next().await.is_some() {} }).await;
     }
-    let drained = tokio::time::timeout(drain_timeout, async {
+    let _ = closing.send(Shutdown::Close);
+    let drained = tokio::time::timeout_at(signalled + drain_timeout, async {
         while connections.join_next().await.is_some() {}
     })
     .await;
@@ -332,6 +383,16 @@ pub async fn serve(
     }
     watching.abort();
     Ok(())
+}
+
+/// The steps of a shutdown, as each connection sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shutdown {
+    Serve,
+    /// Answers close their connections; HTTP/2 connections are sent a GOAWAY.
+    Drain,
+    /// Connections with nothing in flight are closed; the rest finish their requests.
+    Close,
 }
 
 /// A connection past `--max-connections`: a JSON 503 with `Retry-After`, then closed.

@@ -756,3 +756,99 @@ async fn connections_past_the_cap_get_a_503_and_are_closed() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// The reliability run: SIGTERM under 32 busy keep-alive connections left 30 requests sent
+/// around the signal without an answer (the connection just closed). Now each request
+/// whose head arrived gets an answer; the drain's answers say `Connection: close`, and a
+/// client that reads it sends nothing more on that connection.
+#[tokio::test]
+async fn a_shutdown_under_load_leaves_no_request_unanswered() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut server = TestServer::start(
+        runtime_with_connection_limits(Duration::from_secs(10), Duration::from_secs(5)),
+        routes(),
+    )
+    .await;
+    let addr = server.addr;
+    let mut clients = Vec::new();
+    for _ in 0..32 {
+        clients.push(tokio::spawn(async move {
+            // (answered, unanswered, answers that closed the connection)
+            let (mut answered, mut unanswered, mut closing) = (0u32, 0u32, 0u32);
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            // Until the server closes the connection, one way or another.
+            loop {
+                if s.write_all(b"GET /ws/api/ip HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+                // One whole answer: its head, then `content-length` bytes.
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let complete = loop {
+                    let text = String::from_utf8_lossy(&buf).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length = text[..end]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length: ")
+                                    .map(|v| v.trim().parse::<usize>().unwrap())
+                            })
+                            .unwrap_or(0);
+                        if buf.len() >= end + 4 + length {
+                            break Some(text[..end].to_ascii_lowercase());
+                        }
+                    }
+                    match s.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break None,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                };
+                match complete {
+                    None => {
+                        unanswered += 1;
+                        break;
+                    }
+                    Some(head) => {
+                        answered += 1;
+                        if head.contains("connection: close") {
+                            closing += 1;
+                            break;
+                        }
+                    }
+                }
+                // A client thinks between requests: its connection is idle, kept alive,
+                // when the signal comes.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            (answered, unanswered, closing)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let asked = std::time::Instant::now();
+    server.shutdown();
+    let done = server.done.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(7), done)
+        .await
+        .expect("the server exits within the shutdown timeout")
+        .unwrap()
+        .unwrap();
+    let took = asked.elapsed();
+    let (mut answered, mut unanswered, mut closing) = (0, 0, 0);
+    for c in clients {
+        let (a, u, c) = c.await.unwrap();
+        answered += a;
+        unanswered += u;
+        closing += c;
+    }
+    assert!(answered > 32, "the clients were busy: {answered} answers");
+    assert_eq!(
+        unanswered, 0,
+        "requests sent around the signal got no answer ({closing} answers closed their connection)"
+    );
+    assert_eq!(closing, 32, "every connection ended with an answer that closed it");
+    assert!(took < Duration::from_secs(3), "the drain took {took:?}");
+}
