@@ -1,8 +1,9 @@
 //! Flow coverage: which branches of each route the cases reached.
 //!
 //! A branch is one output of a check (`valid`/`invalid`, `sequence-ok`/`sequence-limited`,
-//! `allowed`/`blocked`), a code node's `next` and (when wired) its `on_fail`, and each
-//! Return JSON node being the response. svc compiled the flow, so it knows every branch;
+//! `allowed`/`blocked`), a code node's `next` and its `on_fail` (when wired, or when the
+//! node can fail and its failure then answers 500: a flow whose failures were never tried
+//! is not covered), and each Return JSON node being the response. svc compiled the flow, so it knows every branch;
 //! the server's trace (`serve --test-mode`) says which one each request took, and the
 //! Return JSON reached is the target of the last step taken.
 
@@ -62,6 +63,9 @@ pub fn branches(project: &Project) -> Vec<RouteCoverage> {
                         add("next");
                         if code.on_fail.is_some() {
                             add("on_fail");
+                        } else if can_fail(project, &code.node_key.value) {
+                            // Not wired: the failure is the route's 500.
+                            add(UNWIRED_FAILURE);
                         }
                     }
                     kind => {
@@ -82,6 +86,19 @@ pub fn branches(project: &Project) -> Vec<RouteCoverage> {
             }
         })
         .collect()
+}
+
+/// The branch of a code node that can fail but has no `on_fail`.
+const UNWIRED_FAILURE: &str = "failed";
+
+/// Whether the code node `key` calls `ctx.fail` (read from its source file: a node's own
+/// failures are the ones a flow answers; a panic or an exception is a defect, not a branch).
+fn can_fail(project: &Project, key: &str) -> bool {
+    let rust = project.node_crate.iter().flat_map(|k| &k.nodes);
+    let typescript = project.script_nodes.iter().flat_map(|s| &s.nodes);
+    rust.chain(typescript)
+        .find(|n| n.manifest.node_key == key)
+        .is_some_and(|n| project.sources.get(n.file).text.contains(".fail("))
 }
 
 /// Marks what one response's trace reached in `route`.
@@ -110,7 +127,13 @@ pub fn mark(route: &mut RouteCoverage, flow: &Flow, trace: &[Step]) {
 }
 
 fn reach(route: &mut RouteCoverage, node: &str, output: &str) {
-    if let Some(b) = route.branches.iter_mut().find(|b| b.node == node && b.output == output) {
+    // The trace says `on_fail` for any failure; unwired, that is the `failed` branch.
+    let unwired = (output == "on_fail").then_some(UNWIRED_FAILURE);
+    if let Some(b) = route
+        .branches
+        .iter_mut()
+        .find(|b| b.node == node && (b.output == output || Some(b.output.as_str()) == unwired))
+    {
         b.reached = true;
     }
 }
@@ -145,6 +168,11 @@ pub fn render(coverage: &Coverage) -> String {
         for b in r.branches.iter().filter(|b| !b.reached) {
             let what = if b.output == "returned" {
                 format!("`{}` never returned", b.node)
+            } else if b.output == UNWIRED_FAILURE {
+                format!(
+                    "`{}` never failed (its `on_fail` is not wired: a failure answers 500; wire it to a 4xx Return JSON, or add a case that fails)",
+                    b.node
+                )
             } else {
                 format!("`{}` never took `{}`", b.node, b.output)
             };

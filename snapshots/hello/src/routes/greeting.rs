@@ -21,7 +21,7 @@ pub struct State {
 }
 impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
-        let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 429, 500]);
+        let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 422, 429, 500]);
         State {
             node_greet: metrics.node("greet", ::svc_runtime::metrics::NodeKind::Code),
             node_limit: metrics
@@ -100,7 +100,23 @@ pub fn handle(
             .await
         {
             Ok(outputs) => outputs,
-            Err(failure) => return ex.node_error(failure),
+            Err(defect) if !defect.is_failure() => return ex.node_error(defect),
+            Err(fail_greet) => {
+                return {
+                    // Return JSON `too-long`: 422
+                    let mut w = JsonWriter::with_capacity(256);
+                    w.begin_object();
+                    w.key("\"error\"");
+                    w.begin_object();
+                    w.key("\"code\"");
+                    w.value(&fail_greet.code());
+                    w.key("\"message\"");
+                    w.value(fail_greet.message());
+                    w.end_object();
+                    w.end_object();
+                    ex.json_bytes(StatusCode::UNPROCESSABLE_ENTITY, w.finish(), [])
+                };
+            }
         };
         // Return JSON `ok`: 200
         let mut w = JsonWriter::with_capacity(256);

@@ -88,7 +88,23 @@ pub fn handle(
             .await
         {
             Ok(outputs) => outputs,
-            Err(failure) => return ex.node_error(failure),
+            Err(defect) if !defect.is_failure() => return ex.node_error(defect),
+            Err(fail_build) => {
+                return {
+                    // Return JSON `bad-event`: 400
+                    let mut w = JsonWriter::with_capacity(256);
+                    w.begin_object();
+                    w.key("\"error\"");
+                    w.begin_object();
+                    w.key("\"code\"");
+                    w.value(&fail_build.code());
+                    w.key("\"message\"");
+                    w.value(fail_build.message());
+                    w.end_object();
+                    w.end_object();
+                    ex.json_bytes(StatusCode::BAD_REQUEST, w.finish(), [])
+                };
+            }
         };
         // Code node `sign`: hooks.sign
         let inputs = crate::nodes::hooks_sign::Inputs {
