@@ -358,3 +358,91 @@ fn rotation_keeps_the_lifetime_and_names_stay_unique_among_active_keys() {
         0
     );
 }
+
+/// `svc` in `dir`, with no store named: the default `.svc/workspace.db` there.
+fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SVC_STORE")
+        .env_remove("SVC_SECRETS_KEY")
+        .env_remove("SVC_SECRETS_KEY_FILE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A newcomer's reports: `svc keys list` in the wrong directory made an empty
+/// `.svc/workspace.db` there; `svc secrets list --project my-api` from the parent read the
+/// parent's store and called a set secret MISSING.
+#[test]
+fn read_only_commands_create_no_store_and_project_lists_read_the_projects_store() {
+    let parent = temp_store("project-dir").parent().unwrap().to_path_buf();
+    let project = parent.join("my-api");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("svc.config.yaml"),
+        "project_name: my-api\nworkspace_id: ws\napi_id: api\nsecrets:\n  - { name: GREETING_TOKEN, required: true }\n",
+    )
+    .unwrap();
+    for args in [&["keys", "list"][..], &["secrets", "list"][..]] {
+        let (code, _, stderr) = svc_in(&parent, args, None);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert!(stderr.contains("there is no workspace store"), "{args:?}: {stderr}");
+        assert!(
+            !parent.join(".svc").exists(),
+            "{args:?} created a store in the wrong directory"
+        );
+    }
+    let (code, _, stderr) = svc_in(&parent, &["keys", "revoke", "ci"], None);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("there is no workspace store"), "{stderr}");
+    assert!(!parent.join(".svc").exists());
+
+    let (code, _, stderr) = svc_in(&project, &["secrets", "set", "GREETING_TOKEN"], Some("hello"));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = svc_in(&parent, &["secrets", "list", "--project", "my-api"], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("GREETING_TOKEN") && !stdout.contains("MISSING"),
+        "{stdout}"
+    );
+    assert!(!parent.join(".svc").exists());
+}
+
+/// `svc secrets rotate-key --new-key-file new.key` with the default key file left
+/// `.svc/secrets.key` as it was, after which `svc secrets set` and the servers refused the
+/// store. The new key now takes the default file's place.
+#[test]
+fn rotating_the_default_key_replaces_the_default_key_file() {
+    let dir = temp_store("rotate-default").parent().unwrap().to_path_buf();
+    let (code, _, stderr) = svc_in(&dir, &["secrets", "set", "TOKEN"], Some("v-1"));
+    assert_eq!(code, 0, "{stderr}");
+    let default_file = dir.join(".svc/secrets.key");
+    assert!(default_file.exists());
+    let (_, new_key, _) = svc_in(&dir, &["secrets", "keygen"], None);
+    std::fs::write(dir.join("new.key"), &new_key).unwrap();
+    let (code, _, stderr) = svc_in(&dir, &["secrets", "rotate-key", "--new-key-file", "new.key"], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("in place of the old one"), "{stderr}");
+    let written = svc_runtime::seal::read_key_file(&default_file).unwrap();
+    assert_eq!(written.to_base64(), new_key.trim());
+    // The store goes on working with the default key.
+    let (code, _, stderr) = svc_in(&dir, &["secrets", "set", "MORE"], Some("v-2"));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = svc_in(&dir, &["secrets", "list"], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("TOKEN") && stdout.contains("MORE"), "{stdout}");
+}

@@ -102,27 +102,25 @@ fn active_keys(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<Vec<KeyRe
 
 /// The key `svc keys rotate` replaces: the one key with that id or name. While an earlier
 /// rotation's grace period runs, the old key shares the name with its replacement; the
-/// replacement (the newest, the one without a grace expiry) is meant.
+/// replacement, which outlives the keys being retired, is meant. Two keys that would live
+/// as long are ambiguous: rotate one by id.
 fn key_to_rotate(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<KeyRecord, String> {
-    let mut found = active_keys(store, id_or_name)?;
-    match found.len() {
-        0 => Err(format!(
+    let found = active_keys(store, id_or_name)?;
+    let lives = |k: &KeyRecord| k.expires_at.unwrap_or(i64::MAX);
+    let Some(longest) = found.iter().map(lives).max() else {
+        return Err(format!(
             "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
-        )),
-        1 => Ok(found.remove(0)),
-        _ => {
-            let newest = found.pop().expect("several");
-            if found.iter().all(|k| k.expires_at.is_some()) {
-                return Ok(newest);
-            }
-            found.push(newest);
-            let ids: Vec<&str> = found.iter().map(|k| k.id.as_str()).collect();
-            Err(format!(
-                "several active keys are named `{id_or_name}` ({}); rotate one by id",
-                ids.join(", ")
-            ))
-        }
+        ));
+    };
+    let mut outliving: Vec<&KeyRecord> = found.iter().filter(|k| lives(k) == longest).collect();
+    if outliving.len() == 1 {
+        return Ok(outliving.remove(0).clone());
     }
+    let ids: Vec<&str> = found.iter().map(|k| k.id.as_str()).collect();
+    Err(format!(
+        "several active keys are named `{id_or_name}` ({}); rotate one by id",
+        ids.join(", ")
+    ))
 }
 
 fn print_new(key: &str, record: &KeyRecord, verb: &str) {
@@ -141,7 +139,18 @@ fn print_new(key: &str, record: &KeyRecord, verb: &str) {
 }
 
 fn execute(args: Args) -> Result<(), String> {
-    let store = args.store.open()?;
+    // Only `create` makes a store; the others read or change keys that must exist.
+    let store = match &args.command {
+        Command::Create { .. } => args.store.open()?,
+        Command::List { .. } => match args.store.open_existing()? {
+            Ok(store) => store,
+            Err(why) => {
+                eprintln!("No API keys: {why}.");
+                return Ok(());
+            }
+        },
+        Command::Revoke { .. } | Command::Rotate { .. } => args.store.open_existing()??,
+    };
     match args.command {
         Command::Create {
             name,

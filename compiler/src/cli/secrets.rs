@@ -121,7 +121,20 @@ fn execute(args: Args) -> Result<(), String> {
         Command::RotateKey { new_key_file } => return rotate_key(&args.store, &new_key_file),
         _ => {}
     }
-    let store = args.store.open()?;
+    let args = match &args.command {
+        Command::List { project: Some(dir) } => Args {
+            store: args.store.clone().for_project(dir),
+            ..args
+        },
+        _ => args,
+    };
+    if let Command::List { project } = &args.command {
+        return list(&args.store, project.clone());
+    }
+    let store = match &args.command {
+        Command::Set { .. } => args.store.open()?,
+        _ => args.store.open_existing()??,
+    };
     match args.command {
         Command::Set { name, from_file } => {
             svc_types::names::check_secret_name(&name).map_err(|e| format!("{}: {}", e.message, e.hint))?;
@@ -138,48 +151,7 @@ fn execute(args: Args) -> Result<(), String> {
                 args.store.describe()
             );
         }
-        Command::List { project } => {
-            // An older store's clear values are sealed the first time a key is at hand.
-            if !store.plaintext_secrets().map_err(|e| e.to_string())?.is_empty() {
-                let (key, _) = args.store.require_secrets_key(true)?;
-                prepare(store.as_ref(), &key)?;
-            }
-            let set = store.list_secrets().map_err(|e| e.to_string())?;
-            let dir = project.unwrap_or_else(|| PathBuf::from("."));
-            let declared = declared(&dir).unwrap_or_default();
-            let mut rows: Vec<[String; 3]> = set
-                .iter()
-                .map(|s| {
-                    let note = match declared.iter().find(|(n, _)| *n == s.name) {
-                        Some(_) => "set".to_string(),
-                        None if declared.is_empty() => "set".to_string(),
-                        None => "set, not declared by the project".to_string(),
-                    };
-                    [s.name.clone(), format_time(s.updated_at), note]
-                })
-                .collect();
-            for (name, required) in &declared {
-                if !set.iter().any(|s| &s.name == name) {
-                    rows.push([
-                        name.clone(),
-                        "-".into(),
-                        if *required {
-                            "MISSING (required)".into()
-                        } else {
-                            "not set (optional)".into()
-                        },
-                    ]);
-                }
-            }
-            if rows.is_empty() {
-                eprintln!(
-                    "No secrets in {}. Set one with `svc secrets set NAME`.",
-                    args.store.describe()
-                );
-                return Ok(());
-            }
-            print_table(&["NAME", "UPDATED", "STATUS"], &rows);
-        }
+        Command::List { .. } => unreachable!("listed above"),
         Command::Unset { name } => {
             if store.unset_secret(&name).map_err(|e| e.to_string())? {
                 eprintln!("Removed secret `{name}`.");
@@ -189,6 +161,64 @@ fn execute(args: Args) -> Result<(), String> {
         }
         Command::Keygen | Command::RotateKey { .. } => unreachable!("handled above"),
     }
+    Ok(())
+}
+
+/// `svc secrets list`: the store's secrets (never values), beside what the project in
+/// `project` (default: the current directory, if it is one) declares.
+fn list(store_args: &StoreArgs, project: Option<PathBuf>) -> Result<(), String> {
+    // A store that does not exist holds nothing: not created by a command that only reads.
+    let (set, missing_store) = match store_args.open_existing()? {
+        Ok(store) => {
+            // An older store's clear values are sealed the first time a key is at hand.
+            if !store.plaintext_secrets().map_err(|e| e.to_string())?.is_empty() {
+                let (key, _) = store_args.require_secrets_key(true)?;
+                prepare(store.as_ref(), &key)?;
+            }
+            (store.list_secrets().map_err(|e| e.to_string())?, None)
+        }
+        Err(why) => (Vec::new(), Some(why)),
+    };
+    let dir = project.unwrap_or_else(|| PathBuf::from("."));
+    let declared = declared(&dir).unwrap_or_default();
+    let mut rows: Vec<[String; 3]> = set
+        .iter()
+        .map(|s| {
+            let note = match declared.iter().find(|(n, _)| *n == s.name) {
+                Some(_) => "set".to_string(),
+                None if declared.is_empty() => "set".to_string(),
+                None => "set, not declared by the project".to_string(),
+            };
+            [s.name.clone(), format_time(s.updated_at), note]
+        })
+        .collect();
+    for (name, required) in &declared {
+        if !set.iter().any(|s| &s.name == name) {
+            rows.push([
+                name.clone(),
+                "-".into(),
+                if *required {
+                    "MISSING (required)".into()
+                } else {
+                    "not set (optional)".into()
+                },
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        match missing_store {
+            Some(why) => eprintln!("No secrets are set: {why}."),
+            None => eprintln!(
+                "No secrets in {}. Set one with `svc secrets set NAME`.",
+                store_args.describe()
+            ),
+        }
+        return Ok(());
+    }
+    if let Some(why) = missing_store {
+        eprintln!("note: nothing is set: {why}.");
+    }
+    print_table(&["NAME", "UPDATED", "STATUS"], &rows);
     Ok(())
 }
 
@@ -203,8 +233,8 @@ fn prepare(store: &dyn WorkspaceStore, key: &svc_runtime::seal::SecretsKey) -> R
 }
 
 fn rotate_key(args: &StoreArgs, new_key_file: &std::path::Path) -> Result<(), String> {
-    let store = args.open()?;
-    let (old, _) = args.require_secrets_key(false)?;
+    let store = args.open_existing()??;
+    let (old, source) = args.require_secrets_key(false)?;
     let new = svc_runtime::seal::read_key_file(new_key_file)?;
     prepare(store.as_ref(), &old)?;
     let mut resealed = Vec::new();
@@ -219,11 +249,26 @@ fn rotate_key(args: &StoreArgs, new_key_file: &std::path::Path) -> Result<(), St
     }
     store.reseal_secrets(&resealed).map_err(|e| e.to_string())?;
     eprintln!(
-        "Re-sealed {} secret values in {} under the key {} (was {}). Give the servers the new key and restart them.",
+        "Re-sealed {} secret values in {} under the key {} (was {}).",
         resealed.len(),
         args.describe(),
         new.id_hex(),
         old.id_hex()
     );
+    // The old key came from the file svc finds by default beside an SQLite store: left as
+    // it was, `svc secrets set` and the servers would go on using the old key and refuse
+    // the re-sealed values. The new key takes its place.
+    if let svc_runtime::seal::KeySource::Default(path) = &source {
+        svc_runtime::seal::replace_key_file(path, &new)?;
+        eprintln!(
+            "Wrote the new key to {} (the default key file of this store), in place of the old one. Restart the servers.",
+            path.display()
+        );
+    } else {
+        eprintln!(
+            "Give the servers the new key ({}) in place of {source}, and restart them.",
+            new_key_file.display()
+        );
+    }
     Ok(())
 }

@@ -32,6 +32,30 @@ impl StoreArgs {
         self.location().to_string()
     }
 
+    /// The store of the project in `dir` when no store is named (`--store`, `SVC_STORE`):
+    /// `svc secrets list --project DIR` reads DIR's store, not the current directory's.
+    pub fn for_project(mut self, dir: &std::path::Path) -> StoreArgs {
+        if self.store.is_none() {
+            self.store = Some(dir.join(DEFAULT_PATH).to_string_lossy().into_owned());
+        }
+        self
+    }
+
+    /// The store, for a command that only reads it: an SQLite store that does not exist is
+    /// not created (a command run in the wrong directory would leave an empty
+    /// `.svc/workspace.db` there); `None` then, with the reason for the caller to say.
+    pub fn open_existing(&self) -> Result<Result<Arc<dyn WorkspaceStore>, String>, String> {
+        if let Location::Sqlite(path) = self.location()
+            && !path.exists()
+        {
+            return Ok(Err(format!(
+                "there is no workspace store at `{}`: run svc in the project's directory, or name the store with --store",
+                path.display()
+            )));
+        }
+        self.open().map(Ok)
+    }
+
     pub fn open(&self) -> Result<Arc<dyn WorkspaceStore>, String> {
         let store = self.location().open().map_err(|e| e.to_string())?;
         for warning in store.warnings() {

@@ -243,11 +243,17 @@ pub fn read_key_file(path: &Path) -> Result<SecretsKey, String> {
 
 /// Writes a new random key to `path`, readable by its owner only; refuses to overwrite.
 pub fn create_key_file(path: &Path) -> Result<SecretsKey, String> {
-    use std::io::Write;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
     let key = SecretsKey::generate();
+    write_new_key_file(path, &key)?;
+    Ok(key)
+}
+
+/// Writes `key` to a new file at `path`, readable by its owner only.
+fn write_new_key_file(path: &Path, key: &SecretsKey) -> Result<(), String> {
+    use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -259,7 +265,17 @@ pub fn create_key_file(path: &Path) -> Result<SecretsKey, String> {
         .open(path)
         .map_err(|e| format!("cannot create the secrets key file `{}`: {e}", path.display()))?;
     writeln!(file, "{}", key.to_base64()).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    Ok(key)
+    file.sync_all()
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// Replaces the key in the file at `path` with `key`, at once: written beside it and
+/// renamed over it, so that a reader sees the old key or the new one, never half a file.
+pub fn replace_key_file(path: &Path, key: &SecretsKey) -> Result<(), String> {
+    let next = path.with_extension("key.new");
+    let _ = std::fs::remove_file(&next);
+    write_new_key_file(&next, key)?;
+    std::fs::rename(&next, path).map_err(|e| format!("cannot replace `{}`: {e}", path.display()))
 }
 
 #[cfg(test)]
