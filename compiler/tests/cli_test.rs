@@ -263,3 +263,27 @@ fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
     assert!(stdout.contains("test result: ok. 9 passed; 0 failed"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A newcomer's report: a test file without the project's required secret said "set them
+/// with svc secrets set NAME", which changes nothing (each test file has a store of its
+/// own). It names the test file's `secrets:` block.
+#[test]
+fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
+    let dir = std::env::temp_dir().join(format!("svc-test-secrets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_committed(&repo().join("examples/hooks"), &dir);
+    std::fs::remove_dir_all(dir.join("tests")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/a.yaml"),
+        "cases:\n  - name: no key\n    request: { route: preview, params: { event_type: x } }\n    expect: { status: 401 }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
+    assert_ne!(code, 0, "{stdout}\n{stderr}");
+    let all = format!("{stdout}{stderr}");
+    assert!(all.contains("WEBHOOK_SIGNING_KEY"), "{all}");
+    assert!(all.contains("`secrets:` block"), "{all}");
+    assert!(!all.contains("svc secrets set"), "{all}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

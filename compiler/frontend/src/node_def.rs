@@ -928,7 +928,10 @@ fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
         (TypeRef::Boolean, J::Bool(_)) => Ok(()),
         (TypeRef::Array(inner), J::Array(items)) => items.iter().try_for_each(|i| default_fits(inner, i)),
         (TypeRef::Object | TypeRef::Structure(_), _) => Err("object pins cannot have a literal default".into()),
-        (t, v) => Err(format!("a default of `{v}` does not fit a `{t}` pin")),
+        (t, v) => Err(format!(
+            "a default of `{v}` does not fit {} `{t}` pin",
+            svc_types::type_ref::article(&t.to_string())
+        )),
     }
 }
 

@@ -185,7 +185,11 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
             Ok(())
         }
         (ty, _) => problem(
-            format!("{} does not fit a `{ty}` pin", describe_literal(node)),
+            format!(
+                "{} does not fit {} `{ty}` pin",
+                describe_literal(node),
+                svc_types::type_ref::article(&ty.to_string())
+            ),
             literal_hint(ty, assets),
         ),
     }

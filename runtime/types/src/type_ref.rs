@@ -170,6 +170,15 @@ impl fmt::Display for TypeRef {
     }
 }
 
+/// "a" or "an" before a type string as written in messages (`an enum-value:Tone pin`,
+/// `an object:Order pin`, `a number pin`).
+pub fn article(type_string: &str) -> &'static str {
+    match type_string.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
