@@ -389,6 +389,12 @@ impl Worker {
             let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             let stopped: Object = namespace.get("stopped").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             let context: Object = namespace.get("context").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
+            // What every call shares is frozen before any node module loads.
+            let lockdown: Function = namespace.get("lockdown").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
+            lockdown
+                .call::<_, ()>(())
+                .catch(&ctx)
+                .map_err(|e| format!("cannot lock the engine's shared objects down: {e}"))?;
             Ok((
                 Persistent::save(&ctx, invoke),
                 Persistent::save(&ctx, stopped),
@@ -489,7 +495,16 @@ impl Worker {
                 },
             };
             let stopped = stopped.clone().restore(&ctx)?;
-            read_settled(settled, &stopped, atoms)
+            let outputs = read_settled(settled, &stopped, atoms);
+            // Jobs the node queued and did not wait for run now, as part of this call
+            // (their logs are its logs), not at the start of the next one, which may be
+            // another user's. A chain that never ends is stopped by the deadline.
+            while ctx.execute_pending_job() {
+                if Instant::now() >= started + deadline {
+                    return Err(Trouble::Timeout);
+                }
+            }
+            outputs
         });
         self.deadline.set(None);
         // A refused allocation is the memory limit, whatever the code made of the error

@@ -104,3 +104,80 @@ export function invoke(run, ctx, keepLogs) {
   }
   return result;
 }
+
+/**
+ * Makes what every call of every node shares unchangeable, once, before any node module
+ * loads: one engine runtime serves all calls on a thread, so a call that added to
+ * `Object.prototype` (a `__proto__` merged from request JSON, or on purpose), replaced a
+ * global or set `Object.prototype.then` would change what every later call sees, for
+ * other users too (docs/security.md). Every object reachable from `globalThis` and the
+ * intrinsics only reachable through syntax (iterators, generators, async functions,
+ * typed arrays) is frozen, as SES's `lockdown()` hardens them.
+ *
+ * Freezing alone breaks ordinary code through JavaScript's "override mistake": with
+ * `Error.prototype.name` read-only, `this.name = "MyError"` in a subclass throws. As SES
+ * does, the properties that code commonly sets on its own objects (`name`, `message`,
+ * `constructor`, `toString`, `valueOf`, `toLocaleString`, `toJSON`) become accessors on
+ * the prototypes: reading gives the shared value, assigning on an object that inherits
+ * it gives that object its own property, and assigning on the prototype itself throws.
+ */
+export function lockdown() {
+  const overridable = ["name", "message", "constructor", "toString", "valueOf", "toLocaleString", "toJSON"];
+  const syntaxOnly = [
+    Object.getPrototypeOf(function* () {}),
+    Object.getPrototypeOf(async function () {}),
+    Object.getPrototypeOf(async function* () {}),
+    Object.getPrototypeOf([][Symbol.iterator]()),
+    Object.getPrototypeOf(new Map()[Symbol.iterator]()),
+    Object.getPrototypeOf(new Set()[Symbol.iterator]()),
+    Object.getPrototypeOf(""[Symbol.iterator]()),
+    Object.getPrototypeOf(/x/[Symbol.matchAll]("")),
+    Object.getPrototypeOf(Uint8Array),
+  ];
+  const prototypes = new Set();
+  const seen = new Set();
+  const stack = [globalThis, ...syntaxOnly];
+  // Every function's `prototype` first: those are the objects to make overridable.
+  const order = [];
+  while (stack.length > 0) {
+    const object = stack.pop();
+    if (object === null || (typeof object !== "object" && typeof object !== "function") || seen.has(object)) {
+      continue;
+    }
+    seen.add(object);
+    order.push(object);
+    for (const key of Reflect.ownKeys(object)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(object, key);
+      if ("value" in descriptor) {
+        stack.push(descriptor.value);
+        if (key === "prototype" && typeof object === "function" && descriptor.value !== null) {
+          prototypes.add(descriptor.value);
+        }
+      } else {
+        stack.push(descriptor.get, descriptor.set);
+      }
+    }
+    stack.push(Object.getPrototypeOf(object));
+  }
+  for (const prototype of prototypes) {
+    for (const key of overridable) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(prototype, key);
+      if (descriptor === undefined || !("value" in descriptor) || !descriptor.configurable) continue;
+      const value = descriptor.value;
+      Object.defineProperty(prototype, key, {
+        get() {
+          return value;
+        },
+        set(next) {
+          if (this === prototype) {
+            throw new TypeError(`Cannot assign to read only property '${key}' of a shared prototype`);
+          }
+          Object.defineProperty(this, key, { value: next, writable: true, enumerable: true, configurable: true });
+        },
+        enumerable: descriptor.enumerable,
+        configurable: false,
+      });
+    }
+  }
+  for (const object of order) Object.freeze(object);
+}

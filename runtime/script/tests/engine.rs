@@ -51,6 +51,28 @@ export default defineCodeFunctionNode({
         const refused = attempts.filter((attempt) => { try { attempt(); return false; } catch { return true; } });
         return { total: refused.length, label: `${typeof ctx.inputs.mode} ${Object.isFrozen(ctx)}` };
       }
+      // Each tries to leave something behind for the next call, which looks.
+      case "pollute-prototype": Object.prototype.polluted = "yes"; return { total: 0, label: "x" };
+      case "pollute-proto-json": {
+        const merged = Object.assign({}, JSON.parse('{"__proto__": {"polluted": "yes"}}'));
+        merged.__proto__.polluted = "yes";
+        return { total: 0, label: "x" };
+      }
+      case "pollute-then": Object.prototype.then = (resolve) => resolve({ total: 666, label: "hijacked" }); return { total: 0, label: "x" };
+      case "pollute-array": Array.prototype.map = () => ["hijacked"]; return { total: 0, label: "x" };
+      case "pollute-global": globalThis.leaked = "yes"; return { total: 0, label: "x" };
+      case "replace-global": JSON.stringify = () => "hijacked"; return { total: 0, label: "x" };
+      case "late-job": Promise.resolve().then(() => ctx.log("late job")); return { total: 0, label: "x" };
+      case "look": return { total: [1].map((x) => x + 1)[0], label: [
+        ({}).polluted, typeof ({}).then, typeof globalThis.leaked, JSON.stringify({ a: 1 }),
+      ].map(String).join(" ") };
+      case "subclass": {
+        class Refused extends Error { constructor(m) { super(m); this.name = "Refused"; } }
+        const e = new Refused("no");
+        const o = { toString() { return "own"; } };
+        o.valueOf = () => 7;
+        return { total: o.valueOf(), label: `${e.name}: ${e.message} ${String(o)} ${e instanceof Error}` };
+      }
       case "request": return { total: Object.keys(ctx.request.headers).length,
         label: `${ctx.request.method} ${ctx.request.url} ${ctx.request.headers["x-trace"]}` };
     }
@@ -143,6 +165,47 @@ fn outputs_that_do_not_fit_the_pins_are_named() {
             "{mode}: {abort:?}"
         );
     }
+}
+
+/// The outside review: one engine runtime serves every call on a thread, and nothing a
+/// call did to what they share (prototypes, globals, its pending jobs) may reach the next.
+#[test]
+fn nothing_one_call_does_is_visible_to_the_next() {
+    let clean = "undefined undefined undefined {\"a\":1}";
+    assert_eq!(run("look").0.unwrap().unwrap().label, clean);
+    for mode in [
+        "pollute-prototype",
+        "pollute-proto-json",
+        "pollute-then",
+        "pollute-array",
+        "pollute-global",
+        "replace-global",
+    ] {
+        // The attempt itself fails (a TypeError: shared objects are frozen), except the
+        // merge of a JSON `__proto__`, which only gives the merged object a prototype of
+        // its own ...
+        let attempt = run(mode).0;
+        if mode != "pollute-proto-json" {
+            assert!(attempt.is_err(), "{mode}: the change was allowed: {attempt:?}");
+        }
+        // ... and the next call sees what it would have seen.
+        let look = run("look").0.unwrap().unwrap();
+        assert_eq!((look.total, look.label.as_str()), (2.0, clean), "after {mode}");
+    }
+    // A job the node queued and did not wait for runs in its own call, not the next.
+    let (result, logs) = run("late-job");
+    assert!(result.unwrap().is_ok());
+    assert!(logs.iter().any(|l| l.contains("late job")), "{logs:?}");
+    let (_, logs) = run("look");
+    assert!(!logs.iter().any(|l| l.contains("late job")), "{logs:?}");
+}
+
+/// Freezing the shared prototypes must not break ordinary code: a subclass of `Error`
+/// that names itself, an object that defines its own `toString` or `valueOf`.
+#[test]
+fn ordinary_code_still_sets_its_own_names_and_methods() {
+    let out = run("subclass").0.unwrap().unwrap();
+    assert_eq!((out.total, out.label.as_str()), (7.0, "Refused: no own true"));
 }
 
 /// The outside review: a node returning a secret in a number pin sent it to the client in

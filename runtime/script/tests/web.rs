@@ -272,8 +272,9 @@ fn inputs_arrive_as_the_values_they_are() {
     assert_eq!(report["payload"], payload);
     assert_eq!(
         report["types"],
-        // In key order (b, big, list, n, nothing, s, x).
-        serde_json::json!(["boolean", "number", "object", "number", "object", "string", "number"])
+        // In the order the keys were written (n, x, big, s, b, nothing, list), as
+        // JavaScript keeps them.
+        serde_json::json!(["number", "number", "number", "string", "boolean", "object", "object"])
     );
 }
 
