@@ -510,6 +510,25 @@ struct FlowLowerer<'a> {
     held_names: BTreeSet<String>,
 }
 
+/// The response headers a Check Origin without `expose_headers` lets a browser read:
+/// those the flow's Return JSON nodes set, the rate-limit headers when the flow limits,
+/// and `x-request-id`. Without them a page on an allowed origin could not read what the
+/// flow itself answers (the shop's `x-quote-status` read as null in Chromium).
+fn default_exposed(flow: &Flow) -> Vec<String> {
+    let mut exposed: BTreeSet<String> = BTreeSet::new();
+    exposed.insert("x-request-id".into());
+    for node in &flow.nodes {
+        match &node.kind {
+            NodeKind::ReturnJson(r) => exposed.extend(r.headers.iter().map(|(name, _)| name.value.to_ascii_lowercase())),
+            NodeKind::RateLimit(_) => {
+                exposed.extend(["ratelimit", "ratelimit-policy", "retry-after"].map(String::from));
+            }
+            _ => {}
+        }
+    }
+    exposed.into_iter().collect()
+}
+
 impl<'a> FlowLowerer<'a> {
     fn lower(mut self, module: String, file: String, config: &svc_frontend::config::Config) -> RouteIr {
         let flow = self.flow;
@@ -525,7 +544,7 @@ impl<'a> FlowLowerer<'a> {
                     allowed_origins: c.allowed_origins.iter().map(|o| o.value.clone()).collect(),
                     missing_origin_allowed: c.missing_origin == svc_frontend::flow::MissingOrigin::Allow,
                     allowed_headers: c.allowed_headers.clone(),
-                    expose_headers: c.expose_headers.clone(),
+                    expose_headers: c.expose_headers.clone().unwrap_or_else(|| default_exposed(flow)),
                     allow_credentials: c.allow_credentials,
                     max_age: c.max_age,
                 }),

@@ -204,8 +204,9 @@ pub struct CheckOrigin {
     pub missing_origin: MissingOrigin,
     /// Request headers a browser may send (answered to CORS preflights).
     pub allowed_headers: Vec<String>,
-    /// Response headers a browser may read.
-    pub expose_headers: Vec<String>,
+    /// Response headers a browser may read, as written; `None` when the node does not
+    /// say (lowering then exposes what the flow itself sets: see `lower`).
+    pub expose_headers: Option<Vec<String>>,
     pub allow_credentials: bool,
     /// How long a browser may cache a preflight answer, in seconds.
     pub max_age: Option<u64>,
@@ -799,7 +800,11 @@ fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Check
             .unwrap_or_default()
     };
     let allowed_headers = list(r, "allowed_headers", diags);
-    let expose_headers = list(r, "expose_headers", diags);
+    let expose_headers = r.get("expose_headers").map(|n| {
+        yaml::expect_str_list(n, "`expose_headers` is a list of header names", diags)
+            .map(|v| v.into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect())
+            .unwrap_or_default()
+    });
     let allow_credentials = r
         .get("allow_credentials")
         .and_then(|n| yaml::expect_bool(n, "`allow_credentials` is `true` or `false`", diags))

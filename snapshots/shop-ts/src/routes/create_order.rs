@@ -46,7 +46,13 @@ impl State {
                     missing_origin_allowed: true,
                     methods: &["POST"],
                     allowed_headers: &["content-type", "x-api-key"],
-                    expose_headers: &[],
+                    expose_headers: &[
+                        "ratelimit",
+                        "ratelimit-policy",
+                        "retry-after",
+                        "x-quote-status",
+                        "x-request-id",
+                    ],
                     allow_credentials: false,
                     max_age_seconds: Some(600u64),
                 })
