@@ -121,7 +121,7 @@ export function invoke(run, ctx, keepLogs) {
  * value, assigning on an object that inherits it gives that object its own property,
  * and assigning on the prototype itself throws. Only those: an accessor costs a call
  * where the engine reads the property itself (`Array.prototype.constructor` on every
- * `map`, measured at 8,000 instructions a call with all prototypes converted).
+ * `map`: 825 instructions a call more with every prototype converted, docs/performance.md).
  */
 export function lockdown() {
   const errors = ["name", "message", "constructor", "toString"];
