@@ -519,7 +519,9 @@ fn default_exposed(flow: &Flow) -> Vec<String> {
     exposed.insert("x-request-id".into());
     for node in &flow.nodes {
         match &node.kind {
-            NodeKind::ReturnJson(r) => exposed.extend(r.headers.iter().map(|(name, _)| name.value.to_ascii_lowercase())),
+            NodeKind::ReturnJson(r) => {
+                exposed.extend(r.headers.iter().map(|(name, _)| name.value.to_ascii_lowercase()))
+            }
             NodeKind::RateLimit(_) => {
                 exposed.extend(["ratelimit", "ratelimit-policy", "retry-after"].map(String::from));
             }

@@ -283,8 +283,10 @@ pub fn project(rng: &mut Rng) -> String {
     let keys = rng.names(5, same);
 
     let values: Vec<String> = enum_values.iter().map(|v| quoted(v)).collect();
-    let p = |i: usize| rust_ident(&pins[i]);
-    let o = |i: usize| rust_ident(&outs[i]);
+    // The pins as written in the macro, and the Rust fields node code reads them by.
+    let field = |id: &str| svc_frontend::rust_types::ident(&svc_types::names::pin_field(id)).to_string();
+    let p = |i: usize| field(&pins[i]);
+    let o = |i: usize| field(&outs[i]);
     format!(
         r#"//- svc.config.yaml
 project_name: corpus
@@ -322,12 +324,12 @@ define_code_function_node! {{
     node_key: "corpus.{node_key}",
     name: "Adversarial",
     inputs: {{
-        {p0}: t::string(),
-        {p1}: t::structure("{s1}").optional(),
+        {p0_id}: t::string(),
+        {p1_id}: t::structure("{s1}").optional(),
     }},
     outputs: {{
-        {o0}: t::string(),
-        {o1}: t::number(),
+        {o0_id}: t::string(),
+        {o1_id}: t::number(),
     }},
     run: |ctx| async move {{
         let _ = ctx.secret({secret_q})?;
@@ -380,6 +382,10 @@ nodes:
         p1 = p(1),
         o0 = o(0),
         o1 = o(1),
+        p0_id = rust_ident(&pins[0]),
+        p1_id = rust_ident(&pins[1]),
+        o0_id = rust_ident(&outs[0]),
+        o1_id = rust_ident(&outs[1]),
         seg0 = segments[0],
         seg1 = segments[1],
         q0_q = quoted(&query[0]),
