@@ -97,19 +97,16 @@ async fn public_status_and_path_parameters() {
         body["event"],
         json!({"type": "order.created", "data": {"amount": 42, "id": "evt_123"}})
     );
-    // A path parameter the node refuses: no on_fail, so the default 500.
-    let (s, body) = error(
-        c.get(server.url("/acme/hooks/events/bad%20type/preview"))
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (s, body["error"]["code"].as_str(), body["error"]["node"].as_str()),
-        (500, Some("BAD_EVENT_TYPE"), Some("hooks.sample-event"))
-    );
+    // A path parameter the node refuses: the flow's `on_fail`, a 400 with the node's code.
+    let r = c
+        .get(server.url("/acme/hooks/events/bad%20type/preview"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "BAD_EVENT_TYPE", "{body}");
     let (s, body) = error(
         c.get(server.url("/acme/hooks/events/x/preview?sample=maybe"))
             .header("x-api-key", &key)
