@@ -135,7 +135,7 @@ fn every_code_has_a_case() {
     assert!(names.len() >= 30);
 }
 
-/// The other way round: a code the docs name (W0310 where svc says W0705, say) is one svc
+/// The other way round: a code the docs name (once W0310 where svc said W0705) is one svc
 /// reports, and docs/diagnostics.md files each code under the heading of its kind.
 #[test]
 fn every_code_the_docs_name_exists() {

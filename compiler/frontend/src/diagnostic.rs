@@ -74,6 +74,9 @@ codes! {
     NodeNotPublic = "E0307", "node-not-public";
     ForbiddenDependency = "E0308", "forbidden-dependency";
     RustNodesWithTypeScriptConfig = "E0309", "rust-nodes-with-typescript-config";
+    // An error since the second outside review (it was the warning W0705): cargo cannot
+    // build a server from two copies of svc's crates, and accepted means builds.
+    SdkOutsideProject = "E0310", "sdk-outside-project";
     // Names in flows (E04xx)
     UnknownNodeKey = "E0401", "unknown-node-key";
     UnknownNodeId = "E0402", "unknown-node-id";
@@ -101,7 +104,6 @@ codes! {
     RateLimitByUncheckedKey = "W0702", "rate-limit-by-unchecked-key";
     UnreachableNode = "W0703", "unreachable-node";
     UnusedSecret = "W0704", "unused-secret";
-    SdkOutsideProject = "W0705", "sdk-outside-project";
     // TypeScript sources: `svc.config.ts` and node modules (E08xx)
     TypeScriptSyntax = "E0801", "typescript-syntax";
     NotStatic = "E0802", "not-static";

@@ -439,8 +439,10 @@ pub const SOURCE_LINK: &str = ".svc/source";
 /// Where a node crate finds svc-sdk: inside [`SOURCE_LINK`].
 pub const SDK_PATH: &str = ".svc/source/runtime/sdk";
 
-/// A node crate that reaches svc-sdk any other way builds only where that path exists (a
-/// path out of the project), or against another SDK than the runtime it is linked with.
+/// A node crate that reaches svc-sdk any other way (a path out of the project: a checkout
+/// of svc, an older install; or a registry version) gets svc's crates from another copy
+/// than the generated server, which takes them from `.svc/source`: cargo refuses the two
+/// ("package collision in the lockfile"), so `svc check` refuses it first.
 fn check_sdk_dependency(text: &str, manifest: &toml::Table, file: FileId, diags: &mut Diagnostics) {
     let Some(deps) = manifest.get("dependencies").and_then(|d| d.as_table()) else {
         return;
@@ -460,7 +462,7 @@ fn check_sdk_dependency(text: &str, manifest: &toml::Table, file: FileId, diags:
         };
         diags.push(
             Diagnostic::new(Code::SdkOutsideProject, Span::new(file, line, col, key.len() as u32), what)
-                .label("the project builds only where this resolves")
+                .label("another copy of svc's crates than the server's: cargo cannot build both")
                 .help(format!(
                     "write `svc-sdk = {{ path = \"{SDK_PATH}\" }}`: svc links `.svc/source` to its own crates in every command, so the project builds wherever it is moved or cloned"
                 )),

@@ -24,6 +24,13 @@ pub struct FlowContext<'a> {
     pub catalog: &'a Catalog<'a>,
 }
 
+/// Whether `domain` is itself on the Public Suffix List (`co.uk`, `github.io`,
+/// `vercel.app`): a wildcard under it would allow sites of many owners. Single labels the
+/// list does not know (`localhost`, `internal`) are not.
+fn is_public_suffix(domain: &str) -> bool {
+    psl::suffix(domain.as_bytes()).is_some_and(|s| s.typ().is_some() && s.as_bytes() == domain.as_bytes())
+}
+
 impl FlowContext<'_> {
     pub fn check(&self, diags: &mut Diagnostics) {
         self.check_request(diags);
@@ -31,12 +38,24 @@ impl FlowContext<'_> {
             match &node.kind {
                 NodeKind::CheckOrigin(c) => {
                     for o in &c.allowed_origins {
-                        if let Err(e) = OriginPattern::parse(&o.value) {
-                            diags.push(
+                        match OriginPattern::parse(&o.value) {
+                            Err(e) => diags.push(
                                 Diagnostic::new(Code::InvalidValue, o.span, e.message)
                                     .label("not an allowed-origin pattern")
                                     .help(e.hint),
-                            );
+                            ),
+                            Ok(OriginPattern::Subdomains { suffix, .. }) if is_public_suffix(&suffix) => diags.push(
+                                Diagnostic::new(
+                                    Code::InvalidValue,
+                                    o.span,
+                                    format!("`{}` allows every site under the public suffix `{suffix}`", o.value),
+                                )
+                                .label("a public suffix")
+                                .help(format!(
+                                    "sites under `{suffix}` belong to whoever registers them; a wildcard covers the subdomains of one registered domain, such as `https://*.example.{suffix}`"
+                                )),
+                            ),
+                            Ok(_) => {}
                         }
                     }
                 }
