@@ -432,6 +432,10 @@ fn rotating_the_default_key_replaces_the_default_key_file() {
     assert_eq!(code, 0, "{stderr}");
     let default_file = dir.join(".svc/secrets.key");
     assert!(default_file.exists());
+    // A server with a shared limiter has kept its MAC key in the store.
+    let old = svc_runtime::seal::read_key_file(&default_file).unwrap();
+    let store_file = dir.join(".svc/workspace.db");
+    let mac = svc_runtime::secrets::rate_limit_mac_key(&SqliteStore::open(&store_file).unwrap(), &old).unwrap();
     let (_, new_key, _) = svc_in(&dir, &["secrets", "keygen"], None);
     std::fs::write(dir.join("new.key"), &new_key).unwrap();
     let (code, _, stderr) = svc_in(&dir, &["secrets", "rotate-key", "--new-key-file", "new.key"], None);
@@ -439,10 +443,14 @@ fn rotating_the_default_key_replaces_the_default_key_file() {
     assert!(stderr.contains("in place of the old one"), "{stderr}");
     let written = svc_runtime::seal::read_key_file(&default_file).unwrap();
     assert_eq!(written.to_base64(), new_key.trim());
+    // Re-sealed with the others: the limiter's Redis keys stay the same.
+    let store = SqliteStore::open(&store_file).unwrap();
+    assert_eq!(svc_runtime::secrets::rate_limit_mac_key(&store, &written).unwrap(), mac);
     // The store goes on working with the default key.
     let (code, _, stderr) = svc_in(&dir, &["secrets", "set", "MORE"], Some("v-2"));
     assert_eq!(code, 0, "{stderr}");
     let (code, stdout, stderr) = svc_in(&dir, &["secrets", "list"], None);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("TOKEN") && stdout.contains("MORE"), "{stdout}");
+    assert!(!stdout.contains("__SVC"), "svc's own secrets are not listed: {stdout}");
 }

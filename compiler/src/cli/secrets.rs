@@ -175,7 +175,10 @@ fn list(store_args: &StoreArgs, project: Option<PathBuf>) -> Result<(), String> 
                 let (key, _) = store_args.require_secrets_key(true)?;
                 prepare(store.as_ref(), &key)?;
             }
-            (store.list_secrets().map_err(|e| e.to_string())?, None)
+            let mut set = store.list_secrets().map_err(|e| e.to_string())?;
+            // svc's own (the shared limiter's key) are not the project's to list.
+            set.retain(|s| !svc_runtime::secrets::is_internal(&s.name));
+            (set, None)
         }
         Err(why) => (Vec::new(), Some(why)),
     };

@@ -388,7 +388,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     };
     // The shared limiter's connection is made inside the runtime that drives it.
     let _entered = runtime.enter();
-    let shared_limiter = match shared_limiter(&args, &rt, secrets_key.as_ref()) {
+    let shared_limiter = match shared_limiter(&args, &rt, store.as_ref(), secrets_key.as_ref()) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
@@ -481,6 +481,7 @@ fn load_secrets_key(
 fn shared_limiter(
     args: &ServeArgs,
     rt: &Runtime,
+    store: &dyn WorkspaceStore,
     key: Option<&SecretsKey>,
 ) -> Result<Option<Arc<RedisLimiter>>, String> {
     let url = args.rate_limit_store.trim();
@@ -509,7 +510,8 @@ fn shared_limiter(
     let options = RedisOptions {
         url: url.replacen("valkey", "redis", 1),
         timeout: Duration::from_millis(args.rate_limit_timeout_ms),
-        mac_key: key.map(|k| k.derive("rate-limit keys")),
+        // Kept in the store, so that a rotation of the secrets key keeps every count.
+        mac_key: key.map(|k| crate::secrets::rate_limit_mac_key(store, k)).transpose()?,
     };
     RedisLimiter::connect(&options, &rt.realm, rt.metrics.stores.clone()).map(Some)
 }

@@ -125,6 +125,54 @@ impl std::fmt::Display for LoadError {
 
 /// Checks that every value in `store` is sealed with `key`: a store whose values were
 /// sealed with another key is an error naming both keys' ids (never a value).
+/// The secret under which the shared limiter's MAC key is kept (sealed, as every secret
+/// value). Not a name a project can declare (secret names start with a letter), and left
+/// out of `svc secrets list`.
+pub const RATE_LIMIT_KEY_SECRET: &str = "__SVC_RATE_LIMIT_KEY";
+
+/// Whether `name` is one of svc's own secrets rather than a project's.
+pub fn is_internal(name: &str) -> bool {
+    name.starts_with("__SVC_")
+}
+
+/// The key of the MACs in the shared limiter's Redis keys (`svc:rl:…:<MAC>`). It was
+/// derived from the secrets key, so rotating that key moved every count to new Redis
+/// keys: during a rolling restart old and new instances counted apart (up to twice the
+/// limit). It is now kept in the workspace store, sealed like a secret value and re-sealed
+/// by `svc secrets rotate-key` with the others, so it outlives a rotation. The first start
+/// stores the key the limiter used until then (derived from the current secrets key), so
+/// counts carry over an upgrade too; instances starting together agree on the first one
+/// stored.
+pub fn rate_limit_mac_key(store: &dyn WorkspaceStore, key: &SecretsKey) -> Result<[u8; 32], String> {
+    use base64::Engine;
+    let open = |sealed: &[u8]| -> Result<[u8; 32], String> {
+        let text = key
+            .open(RATE_LIMIT_KEY_SECRET, sealed)
+            .map_err(|e| format!("the shared limiter's key in the workspace store: {e}"))?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes.as_slice()).ok())
+            .ok_or_else(|| "the shared limiter's key in the workspace store is damaged".to_string())
+    };
+    if let Some(sealed) = store.secret(RATE_LIMIT_KEY_SECRET).map_err(|e| e.to_string())? {
+        return open(&sealed);
+    }
+    let initial = base64::engine::general_purpose::STANDARD.encode(key.derive("rate-limit keys"));
+    store
+        .set_secret_if_absent(
+            RATE_LIMIT_KEY_SECRET,
+            &key.seal(RATE_LIMIT_KEY_SECRET, &initial),
+            crate::apikey::unix_now(),
+        )
+        .map_err(|e| e.to_string())?;
+    let sealed = store
+        .secret(RATE_LIMIT_KEY_SECRET)
+        .map_err(|e| e.to_string())?
+        .ok_or("the shared limiter's key was not kept by the workspace store")?;
+    open(&sealed)
+}
+
 pub fn check_key(store: &dyn WorkspaceStore, key: &SecretsKey) -> Result<(), String> {
     for info in store.list_secrets().map_err(|e| e.to_string())? {
         let Some(sealed) = store.secret(&info.name).map_err(|e| e.to_string())? else {

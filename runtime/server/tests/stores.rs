@@ -11,6 +11,11 @@ use svc_testkit::{Postgres, TempDir, TestCa};
 
 /// The same script of operations and answers, whatever the engine.
 fn behaves_like_a_workspace_store(store: &dyn WorkspaceStore) {
+    // The first value stored under a name stays; a second is refused, not written.
+    assert!(store.set_secret_if_absent("__SVC_FIRST", b"one", 1).unwrap());
+    assert!(!store.set_secret_if_absent("__SVC_FIRST", b"two", 2).unwrap());
+    assert_eq!(store.secret("__SVC_FIRST").unwrap().unwrap(), b"one");
+    assert!(store.unset_secret("__SVC_FIRST").unwrap());
     let (_, a) = KeyRecord::issue("ci", "alice", 100, None);
     let (_, b) = KeyRecord::issue("ci", "bob", 101, Some(5_000));
     let r0 = store.keys_revision().unwrap();
@@ -207,6 +212,46 @@ fn postgres_beyond_loopback_requires_verified_tls_unless_the_url_says_otherwise(
         .err()
         .expect("a name the certificate does not hold");
     assert!(wrong.0.to_lowercase().contains("certificate"), "{}", wrong.0);
+}
+
+/// The outside review: the shared limiter's Redis keys were MACed with a key derived from
+/// the secrets key, so rotating it moved every count (old and new instances counted apart
+/// during a rolling restart). The MAC key is kept in the store and survives a rotation.
+#[test]
+fn the_shared_limiters_key_survives_a_rotation_of_the_secrets_key() {
+    use svc_runtime::secrets::{RATE_LIMIT_KEY_SECRET, rate_limit_mac_key};
+    let store = SqliteStore::in_memory().unwrap();
+    let old = SecretsKey::generate();
+    let first = rate_limit_mac_key(&store, &old).unwrap();
+    // What it was derived from until now: counts carry over the upgrade.
+    assert_eq!(first, old.derive("rate-limit keys"));
+    assert_eq!(
+        rate_limit_mac_key(&store, &old).unwrap(),
+        first,
+        "read back, not made again"
+    );
+    // `svc secrets rotate-key`: every value re-sealed under the new key.
+    let new = SecretsKey::generate();
+    let value = old
+        .open(
+            RATE_LIMIT_KEY_SECRET,
+            &store.secret(RATE_LIMIT_KEY_SECRET).unwrap().unwrap(),
+        )
+        .unwrap();
+    store
+        .reseal_secrets(&[(
+            RATE_LIMIT_KEY_SECRET.to_string(),
+            new.seal(RATE_LIMIT_KEY_SECRET, &value),
+        )])
+        .unwrap();
+    assert_eq!(
+        rate_limit_mac_key(&store, &new).unwrap(),
+        first,
+        "the same Redis keys after the rotation"
+    );
+    assert_ne!(new.derive("rate-limit keys"), first);
+    // The old key no longer opens it: a server given the wrong key says so.
+    assert!(rate_limit_mac_key(&store, &old).is_err());
 }
 
 #[test]

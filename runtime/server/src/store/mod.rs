@@ -104,6 +104,9 @@ pub trait WorkspaceStore: Send + Sync {
 
     /// Stores a sealed value (see [`crate::seal::SecretsKey::seal`]).
     fn set_secret(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<()>;
+    /// Stores a sealed value unless one is stored under `name` already (instances that
+    /// start together agree on the first); whether it was stored.
+    fn set_secret_if_absent(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<bool>;
     /// The sealed value of a secret.
     fn secret(&self, name: &str) -> Result<Option<Vec<u8>>>;
     fn list_secrets(&self) -> Result<Vec<SecretInfo>>;

@@ -560,6 +560,20 @@ impl WorkspaceStore for PostgresStore {
         })
     }
 
+    fn set_secret_if_absent(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<bool> {
+        let (name, sealed) = (name.to_string(), sealed.to_vec());
+        self.run(|pool| async move {
+            let client = pool.get().await?;
+            let inserted = client
+                .execute(
+                    "INSERT INTO svc_secrets (name, sealed, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+                    &[&name, &sealed, &updated_at],
+                )
+                .await?;
+            Ok(inserted == 1)
+        })
+    }
+
     fn secret(&self, name: &str) -> Result<Option<Vec<u8>>> {
         let name = name.to_string();
         self.run(|pool| async move {

@@ -252,6 +252,14 @@ impl WorkspaceStore for SqliteStore {
         Ok(())
     }
 
+    fn set_secret_if_absent(&self, name: &str, sealed: &[u8], updated_at: i64) -> Result<bool> {
+        let inserted = self.conn.lock().execute(
+            "INSERT INTO secrets (name, sealed, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO NOTHING",
+            params![name, sealed, updated_at],
+        )?;
+        Ok(inserted == 1)
+    }
+
     fn secret(&self, name: &str) -> Result<Option<Vec<u8>>> {
         Ok(self
             .conn
