@@ -246,3 +246,60 @@ fn emit_check_finds_a_stale_committed_crate_and_writes_nothing() {
     assert_eq!(code, 0, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Wording a newcomer met: "error: `the project` has 1 error" (the placeholder quoted as if
+/// it were a name) and "(1 routes)".
+#[test]
+fn summaries_read_as_english() {
+    let dir = scratch("hello", "wording");
+    std::fs::remove_file(dir.join("svc.config.yaml")).unwrap();
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error: the project has "), "{stderr}");
+    assert!(!stderr.contains("`the project`"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let out = std::env::temp_dir().join(format!("svc-cli-wording-emit-{}", std::process::id()));
+    let hello = repo().join("examples/hello");
+    let (code, _, stderr) = svc(&["emit", hello.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("emitted `hello` (1 route)"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Every `svc <command>` the docs and the README name is one svc has: the docs once sent
+/// readers to `svc routes`, which does not exist.
+#[test]
+fn every_command_the_docs_name_exists() {
+    let (_, help, _) = svc(&["--help"]);
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(commands.iter().any(|c| c == "check"), "{help}");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.push(repo().join("README.md"));
+    let mut unknown = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, _) in text.match_indices("`svc ") {
+            let word: String = text[i + 5..].chars().take_while(|c| c.is_ascii_lowercase()).collect();
+            if !word.is_empty() && !commands.contains(&word) {
+                unknown.push(format!("{}: svc {word}", file.file_name().unwrap().to_string_lossy()));
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(
+        unknown.is_empty(),
+        "commands named in the docs that svc does not have: {unknown:?}"
+    );
+}

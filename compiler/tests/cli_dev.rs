@@ -386,3 +386,35 @@ fn dev_on_a_busy_port_stops_with_the_reason() {
     assert!(stderr.contains("in use") && stderr.contains("--port"), "{stderr}");
     assert!(!stderr.contains("waiting for a change"), "{stderr}");
 }
+
+/// A newcomer's report: `svc run` with a secret missing said "secret GREETING_TOKEN is
+/// not available" and no more; a node run alone reads it from the environment, as
+/// `svc dev` does, and now says so.
+#[test]
+fn run_names_the_environment_for_a_missing_secret() {
+    let dir = init("run-secret");
+    let config = dir.join("svc.config.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("secrets: []", "secrets:\n  - { name: GREETING_TOKEN }");
+    std::fs::write(&config, text).unwrap();
+    let node = dir.join("src/nodes/greet.rs");
+    let text = std::fs::read_to_string(&node).unwrap().replace(
+        "let name = ctx.inputs.name.trim();",
+        "let _token = ctx.secret(\"GREETING_TOKEN\")?;\n        let name = ctx.inputs.name.trim();",
+    );
+    std::fs::write(&node, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["run", "run-secret.greet"])
+        .arg(&dir)
+        .args(["--input", r#"{"name": "Ada"}"#])
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .env_remove("GREETING_TOKEN")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("secret `GREETING_TOKEN` is not available"), "{stderr}");
+    assert!(stderr.contains("environment variable of the same name"), "{stderr}");
+}

@@ -69,6 +69,14 @@ fn init_lang_ts_creates_a_typescript_project_whose_types_and_unit_tests_pass() {
     let (code, _, err) = svc(&["init", d, "--lang", "ts"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("npm install && npm test"), "{err}");
+    // A fresh clone has no .svc/source, where @svc/sdk comes from: the README says to run
+    // an svc command before `npm install` (which failed with TS2307 the other way round).
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let (check, install) = (readme.find("svc check").unwrap(), readme.find("npm install").unwrap());
+    assert!(
+        check < install,
+        "the README lists `npm install` before `svc check`:\n{readme}"
+    );
     for f in [
         "svc.config.ts",
         "flows/greeting.yaml",
