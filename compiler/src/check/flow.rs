@@ -303,7 +303,7 @@ impl FlowContext<'_> {
                 "content-length" | "content-type" | "transfer-encoding" | "connection" | "set-cookie"
             ) {
                 let help = if name.value == "set-cookie" {
-                    "routes answer JSON to API clients and set no cookies (a cookie set here would be sent to every origin Check Origin allows); remove this header"
+                    "routes answer API clients, which authenticate with API keys rather than cookies, so svc sets none; remove this header"
                 } else {
                     "Return JSON sets the headers of the body and the connection itself; remove this header"
                 };
