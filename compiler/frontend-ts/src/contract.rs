@@ -159,6 +159,51 @@ impl<'a> Scanner<'_, 'a, '_> {
         for (span, name, why) in found {
             self.forbidden(span, format!("`{name}`"), why);
         }
+        self.module_state(&semantic);
+    }
+
+    /// A top-level `let` or `var` that a function assigns: the engine keeps one instance
+    /// of each module for every call on its thread, so the value one call leaves is the
+    /// next call's, possibly another user's (spec §4.3: logic is deterministic). Writes at
+    /// the top level itself run once, when the module loads, and are fine.
+    fn module_state(&mut self, semantic: &oxc_semantic::Semantic) {
+        let scoping = semantic.scoping();
+        let mut found: Vec<(Span, String)> = Vec::new();
+        for (_, &symbol) in scoping.get_bindings(scoping.root_scope_id()) {
+            let flags = scoping.symbol_flags(symbol);
+            if !flags.is_variable() || flags.is_const_variable() {
+                continue;
+            }
+            for &reference in scoping.get_resolved_reference_ids(symbol) {
+                let reference = scoping.get_reference(reference);
+                if !reference.is_write() {
+                    continue;
+                }
+                let scope = semantic.nodes().get_node(reference.node_id()).scope_id();
+                if scoping
+                    .scope_ancestors(scope)
+                    .any(|s| scoping.scope_flags(s).is_function())
+                {
+                    let span = self
+                        .module
+                        .lines
+                        .span(semantic.nodes().kind(reference.node_id()).span());
+                    found.push((span, scoping.symbol_name(symbol).to_string()));
+                }
+            }
+        }
+        found.sort_by_key(|(span, _)| (span.line, span.column));
+        for (span, name) in found {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ModuleStateBetweenCalls,
+                    span,
+                    format!("`{name}` is a variable of the module, assigned here in a function"),
+                )
+                .label("kept from one call to the next")
+                .help("one instance of each module serves every call, for every user, so the value one call leaves is the next call's: keep per-call data in `run`'s own variables, or make it a `const` the module computes once"),
+            );
+        }
     }
 
     fn import_source(&mut self, specifier: &str, span: Span, kind: ImportOrExportKind) {

@@ -104,6 +104,7 @@ codes! {
     RateLimitByUncheckedKey = "W0702", "rate-limit-by-unchecked-key";
     UnreachableNode = "W0703", "unreachable-node";
     UnusedSecret = "W0704", "unused-secret";
+    ModuleStateBetweenCalls = "W0706", "module-state-between-calls";
     // TypeScript sources: `svc.config.ts` and node modules (E08xx)
     TypeScriptSyntax = "E0801", "typescript-syntax";
     NotStatic = "E0802", "not-static";
