@@ -65,12 +65,19 @@ pub struct Limits {
     pub memory_bytes: usize,
     /// The longest a call may run.
     pub deadline: Duration,
+    /// The most calls in the engine at once, in the whole server. A call holds a thread
+    /// while it runs (and while its `fetch` waits), and each thread its own engine
+    /// runtime: this bounds both. A call that finds no room waits for one as long as a
+    /// call may run, then answers 503 `node_busy`.
+    pub concurrency: usize,
 }
 
-/// 64 MiB and one second, unless `SVC_TS_MEMORY_MB` / `SVC_TS_DEADLINE_MS` say otherwise.
+/// 64 MiB, one second and 32 calls at once, unless `SVC_TS_MEMORY_MB`,
+/// `SVC_TS_DEADLINE_MS` and `SVC_TS_CONCURRENCY` say otherwise.
 pub const DEFAULT_LIMITS: Limits = Limits {
     memory_bytes: 64 << 20,
     deadline: Duration::from_secs(1),
+    concurrency: 32,
 };
 
 impl Limits {
@@ -105,6 +112,8 @@ impl Limits {
                 .map_or(DEFAULT_LIMITS.memory_bytes, |mb| (mb as usize).saturating_mul(1 << 20)),
             deadline: number("SVC_TS_DEADLINE_MS", "milliseconds")?
                 .map_or(DEFAULT_LIMITS.deadline, Duration::from_millis),
+            concurrency: number("SVC_TS_CONCURRENCY", "calls")?
+                .map_or(DEFAULT_LIMITS.concurrency, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         })
     }
 }
@@ -131,6 +140,41 @@ fn dev_bundle() -> Result<Option<&'static [u8]>, String> {
             Ok(Some(Box::leak(bytes.into_boxed_slice())))
         })
         .clone()
+}
+
+/// How long a call waits for room in the engine: short, as an overloaded proxy answers
+/// (Envoy's overload manager refuses at once): a burst is smoothed, a server saturated
+/// by slow calls says so instead of queueing requests it cannot serve.
+pub const ROOM_WAIT: Duration = Duration::from_millis(100);
+
+/// A permit of [`Limits::concurrency`], for one call; when none frees up within
+/// [`ROOM_WAIT`] (or the deadline, if shorter), the call unwinds as `node_busy`
+/// (answered 503).
+async fn room_in_the_engine() -> tokio::sync::SemaphorePermit<'static> {
+    static ROOM: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    let limits = Limits::current();
+    let room = ROOM.get_or_init(|| tokio::sync::Semaphore::new(limits.concurrency.max(1)));
+    if let Ok(permit) = room.try_acquire() {
+        return permit;
+    }
+    let waited = match tokio::runtime::Handle::try_current() {
+        Ok(_) => tokio::time::timeout(ROOM_WAIT.min(limits.deadline), room.acquire())
+            .await
+            .ok(),
+        // Outside a tokio runtime (a node's unit test): no timer to wait with.
+        Err(_) => Some(room.acquire().await),
+    };
+    match waited {
+        Some(Ok(permit)) => permit,
+        _ => std::panic::resume_unwind(Box::new(NodeAbort::new(
+            svc_sdk::__private::NODE_BUSY,
+            format!(
+                "{} TypeScript node calls are running already, and none ended within {} ms; try again shortly",
+                limits.concurrency,
+                ROOM_WAIT.min(limits.deadline).as_millis()
+            ),
+        ))),
+    }
 }
 
 /// A project's compiled TypeScript, embedded in the server.
@@ -160,6 +204,8 @@ impl Engine {
         I: Serialize,
         O: DeserializeOwned,
     {
+        // Waited for without holding a thread: the engine's own calls do hold one.
+        let _room = room_in_the_engine().await;
         match self.call(node_key, module, ctx) {
             Ok(outputs) => Ok(outputs),
             Err(Stop::Failed(failure)) => Err(failure),
@@ -384,7 +430,8 @@ impl Worker {
         )>(&runtime)
         .map_err(|e| format!("cannot start QuickJS: {e}"))?;
         let (invoke, stopped, context_prototype, atoms) = context.with(|ctx| -> Result<_, String> {
-            install_host(&ctx, deadline.clone()).map_err(|e| format!("cannot install the host functions: {e}"))?;
+            install_host(&ctx, deadline.clone(), refusals.clone())
+                .map_err(|e| format!("cannot install the host functions: {e}"))?;
             let namespace = import(&ctx, HOST_MODULE)?;
             let invoke: Function = namespace.get("invoke").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
             let stopped: Object = namespace.get("stopped").map_err(|e| format!("`{HOST_MODULE}`: {e}"))?;
@@ -583,7 +630,7 @@ fn import<'js>(ctx: &Ctx<'js>, name: &str) -> Result<Object<'js>, String> {
 
 /// `globalThis.__svc_host`, which `svc:host` takes on load: the current call's secrets
 /// and log, and what the web globals (web.js) need from Rust.
-fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Result<()> {
+fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>, heap: Refusals) -> rquickjs::Result<()> {
     let host = Object::new(ctx.clone())?;
     host.set(
         "url",
@@ -608,7 +655,15 @@ fn install_host(ctx: &Ctx, deadline: Rc<Cell<Option<Instant>>>) -> rquickjs::Res
                 return web::fetch_error("fetch is only available while a node runs");
             };
             let remaining = deadline.get().map(|t| t.saturating_duration_since(Instant::now()));
-            web::fetch(host.as_ref(), &request, remaining)
+            let answer = web::fetch(host.as_ref(), &request, remaining);
+            // The answer (its body within) is about to become the node's: it counts
+            // against the node's memory limit before it is expanded into the heap, not
+            // after, where a large body would be held outside any limit.
+            if answer.len() > heap.headroom() {
+                heap.refuse();
+                return web::fetch_error("the response is larger than the node's memory limit leaves room for");
+            }
+            answer
         })?,
     )?;
     host.set(
@@ -711,16 +766,18 @@ mod tests {
         };
         assert_eq!(from(&[]), Ok(DEFAULT_LIMITS));
         assert_eq!(
-            from(&[("SVC_TS_MEMORY_MB", "16"), ("SVC_TS_DEADLINE_MS", " 250 ")]),
+            from(&[("SVC_TS_MEMORY_MB", "16"), ("SVC_TS_DEADLINE_MS", " 250 "), ("SVC_TS_CONCURRENCY", "8")]),
             Ok(Limits {
                 memory_bytes: 16 << 20,
                 deadline: Duration::from_millis(250),
+                concurrency: 8,
             })
         );
         for (name, value) in [
             ("SVC_TS_MEMORY_MB", "64MB"),
             ("SVC_TS_MEMORY_MB", "0"),
             ("SVC_TS_DEADLINE_MS", "-1"),
+            ("SVC_TS_CONCURRENCY", "0"),
         ] {
             let error = Limits::from_variables(|n| (n == name).then(|| value.to_string())).unwrap_err();
             assert!(

@@ -18,14 +18,31 @@ use rquickjs::allocator::{Allocator, RustAllocator};
 use std::cell::Cell;
 use std::rc::Rc;
 
-/// Whether the allocator refused an allocation since the flag was last cleared.
+/// Whether the allocator refused an allocation since the flag was last cleared, and what
+/// the heap holds: shared by the allocator and the engine, which also reads it before a
+/// `fetch` body enters the heap.
 #[derive(Clone, Default)]
-pub struct Refusals(Rc<Cell<bool>>);
+pub struct Refusals {
+    refused: Rc<Cell<bool>>,
+    used: Rc<Cell<usize>>,
+    budget: Rc<Cell<usize>>,
+}
 
 impl Refusals {
     /// Clears the flag (before a call) and says whether it was raised.
     pub fn take(&self) -> bool {
-        self.0.replace(false)
+        self.refused.replace(false)
+    }
+
+    /// The bytes the heap may still take.
+    pub fn headroom(&self) -> usize {
+        self.budget.get().saturating_sub(self.used.get())
+    }
+
+    /// Counts as a refusal what the engine would have to hold beyond the budget (a
+    /// `fetch` body larger than the heap's headroom): the call ends at the memory limit.
+    pub fn refuse(&self) {
+        self.refused.set(true);
     }
 }
 
@@ -38,6 +55,8 @@ pub struct MeteredAllocator {
 
 impl MeteredAllocator {
     pub fn new(budget: usize, refusals: Refusals) -> Self {
+        refusals.budget.set(budget);
+        refusals.used.set(0);
         MeteredAllocator {
             budget,
             used: 0,
@@ -49,7 +68,7 @@ impl MeteredAllocator {
     fn admits(&mut self, more: usize) -> bool {
         let fits = self.used.checked_add(more).is_some_and(|total| total <= self.budget);
         if !fits {
-            self.refusals.0.set(true);
+            self.refusals.refused.set(true);
         }
         fits
     }
@@ -58,6 +77,7 @@ impl MeteredAllocator {
         if !ptr.is_null() {
             // SAFETY: `ptr` was just returned by `RustAllocator`.
             self.used += unsafe { RustAllocator::usable_size(ptr) };
+            self.refusals.used.set(self.used);
         }
         ptr
     }
@@ -90,6 +110,7 @@ unsafe impl Allocator for MeteredAllocator {
             self.used -= RustAllocator::usable_size(ptr);
             RustAllocator.dealloc(ptr);
         }
+        self.refusals.used.set(self.used);
     }
 
     unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
@@ -108,6 +129,7 @@ unsafe impl Allocator for MeteredAllocator {
             self.used -= old;
             self.count(moved);
         }
+        self.refusals.used.set(self.used);
         moved
     }
 
@@ -144,5 +166,6 @@ mod tests {
             heap.dealloc(b);
         }
         assert_eq!(heap.used, 0, "every byte counted in is counted out");
+        assert_eq!(refusals.headroom(), 1024, "the engine sees what the allocator counts");
     }
 }

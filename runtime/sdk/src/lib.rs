@@ -76,6 +76,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::failure::NodeAbort;
+    /// The code of a [`NodeAbort`] for a call that found no room in the engine (every
+    /// permit of `SVC_TS_CONCURRENCY` taken for as long as a call may run): answered 503
+    /// with `Retry-After`.
+    pub const NODE_BUSY: &str = "node_busy";
     /// JavaScript's semantics for TypeScript nodes compiled to Rust.
     pub mod js {
         pub use crate::js::*;

@@ -555,6 +555,13 @@ impl<'r> Exchange<'r> {
                 error.message().to_string(),
             )
             .node(*node_key),
+            // Too many TypeScript calls at once: the server's state, not the node's fault,
+            // and one to retry.
+            NodeError::Aborted { node_key, abort } if abort.code == svc_sdk::__private::NODE_BUSY => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, abort.code, abort.message.clone())
+                    .node(*node_key)
+                    .retry_after(1)
+            }
             NodeError::Aborted { node_key, abort } => {
                 ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, abort.code, abort.message.clone()).node(*node_key)
             }

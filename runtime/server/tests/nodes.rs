@@ -95,6 +95,27 @@ fn routes() -> Router<Arc<Runtime>> {
             ),
         )
         .route(
+            "/ws/api/busy",
+            get(
+                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                    let (parts, _) = req.into_parts();
+                    let route = rt.metrics.route("busy", &[], &[]);
+                    let mut ex = Exchange::new(rt, &route, parts, peer);
+                    match ex
+                        .run_node::<nodes::busy::Node>(
+                            &route.node("busy", NodeKind::Code),
+                            nodes::busy::Inputs {},
+                            true,
+                        )
+                        .await
+                    {
+                        Ok(out) => ex.json(StatusCode::OK, &out),
+                        Err(e) => ex.node_error(e),
+                    }
+                },
+            ),
+        )
+        .route(
             "/ws/api/leaky",
             get(
                 |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
@@ -329,6 +350,19 @@ async fn ctx_request_never_carries_credentials() {
         assert!(request["headers"].get(h).is_none(), "{h} leaked into ctx.request");
     }
     assert!(!body.to_string().contains(&key));
+}
+
+/// A TypeScript call that found no room in the engine (`SVC_TS_CONCURRENCY`) is the
+/// server's state, not the node's defect: 503 with `Retry-After`, the node named.
+#[tokio::test]
+async fn no_room_in_the_engine_is_a_503_to_retry() {
+    let server = start(Env::deployed("1", "x"), secrets(), vec![]).await;
+    let r = client().get(server.url("/ws/api/busy")).send().await.unwrap();
+    assert_eq!(r.status(), 503);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "node_busy", "{body}");
+    assert_eq!(body["error"]["node"], "test.busy", "{body}");
 }
 
 /// The outside review: custom-header and query key locations were hidden from

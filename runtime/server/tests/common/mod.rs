@@ -54,6 +54,25 @@ pub mod nodes {
         }
     }
 
+    /// Unwinds as the TypeScript engine does when it has no room for a call.
+    pub mod busy {
+        use svc_sdk::prelude::*;
+        define_code_function_node! {
+            node_key: "test.busy",
+            name: "Busy",
+            outputs: { never: t::string() },
+            run: |ctx| async move {
+                if ctx.node_key() == "test.busy" {
+                    std::panic::resume_unwind(Box::new(svc_sdk::__private::NodeAbort::new(
+                        svc_sdk::__private::NODE_BUSY,
+                        "no room in the engine",
+                    )));
+                }
+                Ok(Outputs { never: String::new() })
+            },
+        }
+    }
+
     pub mod leaky {
         use svc_sdk::prelude::*;
         define_code_function_node! {
