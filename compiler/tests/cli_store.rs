@@ -15,10 +15,18 @@ fn temp_store(name: &str) -> PathBuf {
 }
 
 fn svc(store: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut with_store: Vec<&str> = args.to_vec();
+    let store = store.to_str().unwrap();
+    with_store.extend(["--store", store]);
+    svc_in(Path::new("."), &with_store, stdin)
+}
+
+/// `svc` in `dir`, with no store named unless `args` names one (the default is
+/// `.svc/workspace.db` there) and no secrets key from the environment.
+fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
         .args(args)
-        .arg("--store")
-        .arg(store)
+        .current_dir(dir)
         .env_remove("SVC_STORE")
         .env_remove("SVC_SECRETS_KEY")
         .env_remove("SVC_SECRETS_KEY_FILE")
@@ -357,31 +365,6 @@ fn rotation_keeps_the_lifetime_and_names_stay_unique_among_active_keys() {
         svc(&store, &["keys", "create", "--name", "ci", "--owner", "bob"], None).0,
         0
     );
-}
-
-/// `svc` in `dir`, with no store named: the default `.svc/workspace.db` there.
-fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SVC_STORE")
-        .env_remove("SVC_SECRETS_KEY")
-        .env_remove("SVC_SECRETS_KEY_FILE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A newcomer's reports: `svc keys list` in the wrong directory made an empty

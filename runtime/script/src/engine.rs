@@ -766,7 +766,11 @@ mod tests {
         };
         assert_eq!(from(&[]), Ok(DEFAULT_LIMITS));
         assert_eq!(
-            from(&[("SVC_TS_MEMORY_MB", "16"), ("SVC_TS_DEADLINE_MS", " 250 "), ("SVC_TS_CONCURRENCY", "8")]),
+            from(&[
+                ("SVC_TS_MEMORY_MB", "16"),
+                ("SVC_TS_DEADLINE_MS", " 250 "),
+                ("SVC_TS_CONCURRENCY", "8")
+            ]),
             Ok(Limits {
                 memory_bytes: 16 << 20,
                 deadline: Duration::from_millis(250),

@@ -14,23 +14,25 @@ const KEYWORDS: &[&str] = &[
 /// Words that cannot be raw identifiers either.
 const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
 
-/// Splits a name into words at `_`, `-`, `.`, spaces and lower→upper case changes.
+/// Splits a name into words at `_`, `-`, `.`, `$`, spaces and lower→upper case changes.
+/// Letters and digits of any script belong to words (pin ids may be `größe`); the names
+/// of assets and flows are ASCII, for which this is the ASCII rule.
 fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
+        if !c.is_alphanumeric() {
             if !current.is_empty() {
                 out.push(std::mem::take(&mut current));
             }
             continue;
         }
-        let boundary = c.is_ascii_uppercase()
+        let boundary = c.is_uppercase()
             && !current.is_empty()
-            && (chars[i - 1].is_ascii_lowercase()
-                || chars[i - 1].is_ascii_digit()
-                || chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()) && chars[i - 1].is_ascii_uppercase());
+            && (chars[i - 1].is_lowercase()
+                || chars[i - 1].is_numeric()
+                || chars.get(i + 1).is_some_and(|n| n.is_lowercase()) && chars[i - 1].is_uppercase());
         if boundary {
             out.push(std::mem::take(&mut current));
         }
@@ -46,7 +48,7 @@ fn words(name: &str) -> Vec<String> {
 pub fn to_snake(name: &str) -> String {
     let s = words(name)
         .iter()
-        .map(|w| w.to_ascii_lowercase())
+        .map(|w| w.to_lowercase())
         .collect::<Vec<_>>()
         .join("_");
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {

@@ -157,44 +157,11 @@ pub fn check_pin_id(id: &str) -> Result<(), NameError> {
 /// manifests, TypeScript) uses the id as written. Two ids of one node that give one field
 /// are refused by [`pin_fields_collide`].
 pub fn pin_field(id: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = id.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '_' || c == '$' {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        let boundary = c.is_uppercase()
-            && !current.is_empty()
-            && (chars[i - 1].is_lowercase()
-                || chars[i - 1].is_numeric()
-                || chars.get(i + 1).is_some_and(|n| n.is_lowercase()) && chars[i - 1].is_uppercase());
-        if boundary {
-            words.push(std::mem::take(&mut current));
-        }
-        // A letter whose lower case is not one character, or not an identifier character,
-        // stays as written.
-        let mut lower = c.to_lowercase();
-        match (lower.next(), lower.next()) {
-            (Some(l), None) if l.is_ascii() || unicode_ident::is_xid_continue(l) => current.push(l),
-            _ => current.push(c),
-        }
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    let field = words.join("_");
-    if field.is_empty() {
+    match crate::case::to_snake(id).as_str() {
         // `$`, `_`, `$$`: no letters at all.
-        return "pin".to_string();
+        "_" => "pin".to_string(),
+        field => field.to_string(),
     }
-    if field.starts_with(|c: char| c.is_ascii_digit() || (!c.is_ascii() && !unicode_ident::is_xid_start(c))) {
-        return format!("_{field}");
-    }
-    field
 }
 
 /// The first pin of `ids` whose Rust field ([`pin_field`]) an earlier one already has,
