@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it starts (seconds since the start), so a slow run shows where.
+started=$SECONDS
+step() { printf '\n==> [%4ds] %s\n' "$((SECONDS - started))" "$*"; }
 
 step "set-up: install what is missing (scripts/setup.sh)"
 scripts/setup.sh
