@@ -38,7 +38,7 @@ Then cold start: the time from exec to the first answered request, with a store 
 
 The servers are pinned to CPU 0 and wrk to CPU 1 (taskset), so they do not compete for a
 core. Prints ratios to the independent server: throughput, p99 latency, CPU time per
-request (each thread's schedstat, in ns), idle and peak RSS, binary size, cold start; each
+request (each thread's schedstat, in ns), binary size, cold start (memory: bench/memory.py); each
 ladder step's cost relative to its bare route; and the chain's cost from the pairs.
 Machines are shared and noisy: compare ratios from one run, not absolute numbers.
 """
@@ -110,14 +110,6 @@ def start(cmd, env=None):
         sys.exit(f"{cmd[0]} did not start: {line!r}")
     time.sleep(0.3)
     return proc, m.group(1)
-
-
-def rss_kb(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def cpu_snapshot(pid):
@@ -261,7 +253,8 @@ def chain_pairs(procs, key, args):
 def quartiles(xs):
     """The first and third quartiles of `xs`: where the middle half of the pairs lie. A
     description of the pairs, not a confidence interval: a bootstrap over them claims
-    more than the machine allows (see docs/performance.md, "The chain's cost by pairs")."""
+    more than the machine allows: the intervals of two runs of the same code barely
+    overlapped, since the pairs of one run share the machine's state of those minutes."""
     if len(xs) < 2:
         return xs[0], xs[0]
     q = statistics.quantiles(xs, n=4)
@@ -321,7 +314,6 @@ def run_setting(bins, store, key, threads, args):
             # unpinned (two workers on two cores), which then share the pinned core.
             env["TOKIO_WORKER_THREADS"] = "1" if threads == "1" else str(os.cpu_count())
             procs[side] = start(cmd, env)
-        idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
         for side, (p, url) in procs.items():
             wrk(url + "/acme/shop/orders", key, 201, 1, args.connections)
         full = not (args.latency_only or args.chain_only)
@@ -341,7 +333,6 @@ def run_setting(bins, store, key, threads, args):
                 for name, path in LADDER:
                     ladders[side][name].append(measure(p, f"{url}/acme/shop/{path}", key, 201, args.seconds, args.connections))
         pairs = chain_pairs(procs, key, args) if args.pairs > 0 and not args.latency_only else None
-        peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
         # Latency at fixed rates, open loop: fractions of what the independent server
         # sustained above, the same rates for both servers, interleaved round by round.
         latency = None
@@ -352,12 +343,12 @@ def run_setting(bins, store, key, threads, args):
         for p, _ in procs.values():
             p.kill()
             p.wait()
-    return idle, runs, ladders, pairs, peak, latency
+    return runs, ladders, pairs, latency
 
 
-def report(threads, bins, idle, runs, ladders, pairs, peak, latency, args):
+def report(threads, bins, runs, ladders, pairs, latency, args):
     if not (args.latency_only or args.chain_only):
-        report_load(threads, bins, idle, runs, ladders, peak, args)
+        report_load(threads, bins, runs, ladders, args)
     if pairs:
         report_chain(threads, pairs, args)
     if latency:
@@ -378,7 +369,7 @@ def report_chain(threads, pairs, args):
                   f"  [{' '.join(f'{x:.1f}' for x in xs)}]")
 
 
-def report_load(threads, bins, idle, runs, ladders, peak, args):
+def report_load(threads, bins, runs, ladders, args):
     med = lambda side, k: statistics.median(r[k] for r in runs[side])
     sizes = {"generated": os.path.getsize(bins[1]), "svc-blocks": os.path.getsize(bins[2]), "independent": os.path.getsize(bins[3])}
     sizes["generated, access log on"] = sizes["generated"]
@@ -389,8 +380,6 @@ def report_load(threads, bins, idle, runs, ladders, peak, args):
         ("throughput (req/s)", lambda s: med(s, "rps"), "{:.0f}"),
         ("p99 at saturation (ms, wrk)", lambda s: med(s, "p99_ms"), "{:.2f}"),
         ("CPU per request (us)", lambda s: med(s, "cpu_us_per_request"), "{:.2f}"),
-        ("idle RSS (MiB)", lambda s: idle[s] / 1024, "{:.1f}"),
-        ("peak RSS (MiB)", lambda s: peak[s] / 1024, "{:.1f}"),
         ("binary size (MB)", lambda s: sizes[s] / 1e6, "{:.1f}"),
     ]
     for name, value, fmt in rows:

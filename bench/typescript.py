@@ -16,7 +16,7 @@ Prints, as ratios from this one run (machines are shared and noisy):
     decide-status node (three fields in, one out) from the status route, which calls only
     it, and of price-order (an order with its lines in, a quote out) from the orders route
     less decide-status;
-  * idle and peak RSS, and the binaries' sizes.
+  * anonymous (private) memory at rest and after the rounds, and the binaries' sizes.
 Targets (issue 12): overhead <= 10 us per call, TS route >= 0.6x the Rust route's
 throughput, and >= 5x Express's.
 
@@ -33,7 +33,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load import REPO, TARGET, create_key, measure, rss_kb, start, wrk  # noqa: E402
+from load import REPO, TARGET, create_key, measure, start, wrk  # noqa: E402
+from memory import private_kb  # noqa: E402
 
 SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
 EXPRESS = os.path.join(REPO, "bench", "express")
@@ -105,7 +106,7 @@ def main():
         }
         for side, (cmd, env) in commands.items():
             procs[side] = start(cmd, env)
-        idle = {side: rss_kb(p.pid, "VmRSS") for side, (p, _) in procs.items()}
+        idle = {side: private_kb(p.pid)[0] for side, (p, _) in procs.items()}
         for side, (p, url) in procs.items():
             wrk(url + ORDERS, key, 201, 1, args.connections)  # warm-up (and a check of the answer's status)
         runs = {side: [] for side in procs}
@@ -116,7 +117,7 @@ def main():
             for side in status_runs:
                 p, url = procs[side]
                 status_runs[side].append(measure(p, url + STATUS, key, 200, args.seconds, args.connections))
-        peak = {side: rss_kb(p.pid, "VmHWM") for side, (p, _) in procs.items()}
+        after = {side: private_kb(p.pid)[0] for side, (p, _) in procs.items()}
     finally:
         for p, _ in procs.values():
             p.kill()
@@ -126,10 +127,10 @@ def main():
     med = lambda side, k: statistics.median(r[k] for r in runs[side])  # noqa: E731
     print(f"\n== The orders route (2 code nodes), one core each, wrk -c{args.connections}, "
           f"median of {args.rounds} interleaved rounds of {args.seconds}s")
-    print(f"{'':18}{'req/s':>10}{'p99 ms':>9}{'CPU us/req':>12}{'idle RSS':>11}{'peak RSS':>11}")
+    print(f"{'':18}{'req/s':>10}{'p99 ms':>9}{'CPU us/req':>12}{'anon, rest':>12}{'after':>10}")
     for side in runs:
         print(f"{side:18}{med(side, 'rps'):10.0f}{med(side, 'p99_ms'):9.2f}{med(side, 'cpu_us_per_request'):12.1f}"
-              f"{idle[side] / 1024:9.1f}Mi{peak[side] / 1024:9.1f}Mi")
+              f"{idle[side] / 1024:10.1f}Mi{after[side] / 1024:8.1f}Mi")
     rust, ts, node = "rust nodes", "typescript nodes", "express 5"
     status = lambda side, k: statistics.median(r[k] for r in status_runs[side])  # noqa: E731
     print("\n== The status route (the same chain, decide-status only), same rounds")
@@ -146,7 +147,7 @@ def main():
     print(f"throughput in the engine / rust nodes:  {med(ENGINE, 'rps') / med(rust, 'rps'):.2f}")
     print(f"throughput typescript / rust nodes:   {med(ts, 'rps') / med(rust, 'rps'):.2f}   (target >= 0.6)")
     print(f"throughput typescript / express 5:    {med(ts, 'rps') / med(node, 'rps'):.2f}   (target >= 5)")
-    print(f"idle RSS typescript / rust nodes:     {idle[ts] / idle[rust]:.2f}")
+    print(f"anonymous memory at rest, typescript / rust nodes: {idle[ts] / idle[rust]:.2f}")
     print(f"binary size: rust nodes {os.path.getsize(bins[rust]) / 2**20:.1f} MiB, "
           f"typescript nodes {os.path.getsize(bins[ts]) / 2**20:.1f} MiB")
     if args.instructions:

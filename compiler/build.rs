@@ -56,8 +56,8 @@ fn main() {
         let carried = out_dir.join(format!("{}-Cargo.toml", krate.replace('/', "-")));
         std::fs::write(&carried, self_contained(&read(&manifest), krate, &root)).unwrap();
         files.push((format!("{krate}/Cargo.toml"), carried));
-        // Its sources, its build script, and what that hands on (svc-runtime's linker script).
-        for part in ["src", "build.rs", "link"] {
+        // Its sources and its build script.
+        for part in ["src", "build.rs"] {
             let path = repo.join(krate).join(part);
             if path.exists() {
                 println!("cargo::rerun-if-changed={}", path.display());

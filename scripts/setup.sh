@@ -6,7 +6,7 @@
 #   - real servers the tests start on loopback ports (never mocked, never skipped):
 #     redis-server (shared rate limiter), PostgreSQL (shared workspace store), nginx (the
 #     deployment example's load balancer), wrk (its load), openssl (the private CA of the
-#     TLS tests of both stores), binutils (nm, readelf: the hot-text test);
+#     TLS tests of both stores);
 #   - rustfmt and clippy (lint steps), llvm-tools (`svc build --pgo`'s test), cargo-fuzz
 #     (fuzzing step);
 #   - Node.js and npm (the TypeScript SDK's tests, and the test comparing its manifests
@@ -21,8 +21,6 @@ command -v nginx >/dev/null || missing_apt+=(nginx-light)
 command -v wrk >/dev/null || missing_apt+=(wrk)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing_apt+=(postgresql)
 command -v openssl >/dev/null || missing_apt+=(openssl)
-# nm and readelf: compiler/tests/hot_text.rs reads the layout of the binary it links.
-command -v nm >/dev/null && command -v readelf >/dev/null || missing_apt+=(binutils)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
 command -v node >/dev/null || missing_apt+=(nodejs)
 command -v npm >/dev/null || missing_apt+=(npm)

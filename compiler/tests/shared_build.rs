@@ -1,5 +1,5 @@
 //! A generated server's first build, in the target directory svc itself was built in,
-//! reuses what building svc compiled (docs/performance.md, "Time to a first answer").
+//! reuses what building svc compiled (docs/performance.md, "From a clone to a first answer").
 //!
 //! Cargo compiles a crate again for every different set of features, profile or
 //! dependencies, and every crate above it too: one feature that svc's dependency graph
@@ -176,8 +176,8 @@ fn generated_servers_compile_no_registry_crate_that_svc_compiled_differently() {
 /// procedural macros and what they use) and svc's own as one set of units, and shares a
 /// unit only where both sides ask for the same features: one feature more on either
 /// side and the crate, and every crate above it, is compiled twice. This cost twenty
-/// units and half a minute of a newcomer's first build (docs/performance.md, "Time to a
-/// first answer"); runtime/macros/Cargo.toml and compiler/Cargo.toml align the two
+/// units and half a minute of a newcomer's first build (docs/performance.md, "From a
+/// clone to a first answer"); runtime/macros/Cargo.toml and compiler/Cargo.toml align the two
 /// sides, and this names what drifts.
 #[test]
 fn svc_compiles_each_crate_once() {

@@ -25,7 +25,7 @@ pub struct Call {
 ///
 /// A unit rather than the [`ApiError`] itself: a `Call` and the route's pending inputs
 /// live in every request's future, and an `ApiError` would make both 130 bytes larger
-/// for a case that almost never happens (docs/performance.md, "Future sizes").
+/// for a case that almost never happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidPathParameter;
 
@@ -76,7 +76,7 @@ impl FromRequest<Arc<Runtime>> for Call {
 ///
 /// An axum handler closure (`move |call: Call| handle(state, call)`) would box a larger
 /// future instead: an `async` block around the extractor's future and the route's, which
-/// every request copies (docs/performance.md, "Future sizes").
+/// every request copies.
 #[derive(Clone, Copy)]
 pub struct RouteHandler<F>(pub F);
 

@@ -8,8 +8,8 @@
 //! With one worker, tokio's current-thread scheduler was measured as well: about 3 %
 //! fewer simulated cycles per request, but CPU per request within the noise under load,
 //! and p99 latency under 64 connections 7 and 15 % worse than the multi-threaded
-//! scheduler's in two paired runs. Not kept (docs/performance.md, "One worker on tokio's
-//! current-thread scheduler").
+//! scheduler's in two paired runs. Not kept (docs/performance.md, "Tried and not
+//! kept").
 
 use tokio::runtime::{Builder, Runtime};
 

@@ -234,8 +234,7 @@ pub async fn serve(
     // `writev(false)`: each answer goes out as one buffer (`send`), the head and the JSON
     // body copied together, instead of a `writev` of the two. A route's answer is a small
     // JSON body built in memory, so the copy costs less than the vectored write does in
-    // the kernel: 5 % less CPU per request under load (docs/performance.md, "One buffer
-    // per answer").
+    // the kernel: 5 % less CPU per request under load (`bench/load.py --compare`).
     builder
         .http1()
         .timer(TokioTimer::new())

@@ -346,7 +346,7 @@ impl KeyIndex {
         match (self.verify_now(presented), self.miss.get(), presented) {
             // Boxed: the lookup is a store query, far dearer than the allocation, and held
             // inline its future would make every route's request future larger for a
-            // case that happens once per new key (docs/performance.md, "Future sizes").
+            // case that happens once per new key (axum copies that future on every request).
             (Err(Rejection::Unknown), Some(miss), Some(presented)) => Box::pin(self.look_up(miss, presented)).await,
             (verified, _, _) => verified,
         }

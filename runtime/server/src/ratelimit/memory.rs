@@ -3,8 +3,8 @@
 //! Each key is hashed (foldhash with a random per-process seed, so clients cannot aim at
 //! collisions)
 //! to 64 bits; the state is a 64-bit TAT. An entry therefore costs 16 bytes plus the hash
-//! table's overhead: measured at about 32 bytes per key on average (see the memory test
-//! and docs/performance.md).
+//! table's overhead: measured at about 32 bytes per key on average (the memory test
+//! `limiter_memory` measures it).
 //!
 //! **Bounded memory.** A key whose TAT has passed is indistinguishable from a new key (see
 //! `gcra`), so removing it changes nothing: each shard drops such idle entries at most once

@@ -176,7 +176,7 @@ impl<S: RateLimitStore> RateLimiter<S> {
         };
         // Boxed: a round trip to Redis costs far more than the allocation, and held inline
         // its future would make every route's request future 450 bytes larger, shared
-        // limiter or not (docs/performance.md, "Future sizes").
+        // limiter or not, and axum copies that future on every request.
         match Box::pin(shared.limiter.check(&shared.scope, key)).await {
             Ok(d) => Checked::Decided(d),
             Err(e) => {
