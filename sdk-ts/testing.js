@@ -87,7 +87,9 @@ function checkOutputs(nodeKey, declared, outputs) {
   }
   const pins = dataPins(declared);
   for (const [id, pin] of pins) {
-    if ((outputs[id] === undefined || outputs[id] === null) && !pin.optional) {
+    // `null` is a value of an `any` pin (JSON's null), and the absence of any other.
+    const missing = outputs[id] === undefined || (outputs[id] === null && pin.type !== "any");
+    if (missing && !pin.optional) {
       throw new TypeError(`node \`${nodeKey}\` did not return its output \`${id}\``);
     }
   }

@@ -49,3 +49,10 @@ test("missing or unknown inputs, and outputs other than the declared, are refuse
   const thrower = defineCodeFunctionNode({ nodeKey: "acme.throw", name: "Throw", run: () => { throw new RangeError("boom"); } });
   await assert.rejects(runNode(thrower), RangeError);
 });
+
+test("null is a value of an `any` output, as the server takes it, and the absence of any other", async () => {
+  const parse = defineCodeFunctionNode({ nodeKey: "acme.parse", name: "Parse", outputs: { value: t.any() }, run: () => ({ value: null }) });
+  assert.deepEqual((await runNode(parse)).outputs, { value: null });
+  const nothing = defineCodeFunctionNode({ nodeKey: "acme.nothing", name: "Nothing", outputs: { a: t.string() }, run: () => ({ a: null }) });
+  await assert.rejects(runNode(nothing), /did not return its output `a`/);
+});

@@ -11,3 +11,4 @@ mod helpdesk;
 mod hooks;
 mod native;
 mod shop;
+mod ts_corpus;

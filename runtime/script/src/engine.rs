@@ -218,6 +218,7 @@ impl Engine {
     /// Runs a node whose `run` svc compiled to Rust (`compiled`), and in the engine when
     /// the compiled code leaves the call to it (`Exit::Deopt`: the call again, from the
     /// start, its held-back log lines dropped) or when `SVC_TYPESCRIPT=engine` is set.
+    /// Under `SVC_TYPESCRIPT=compiled` a call the compiled code leaves is answered 500.
     pub async fn run_compiled<I, O>(
         &'static self,
         node_key: &'static str,
@@ -236,6 +237,12 @@ impl Engine {
         let answer = match compiled(ctx, &mut logs) {
             Ok(outputs) => Ok(outputs),
             Err(js::Exit::Fail(failure)) => Err(failure),
+            Err(js::Exit::Deopt) if js::compiled_only() => std::panic::resume_unwind(Box::new(NodeAbort::new(
+                js::DEOPT,
+                format!(
+                    "node `{node_key}` left its compiled code for the engine, which SVC_TYPESCRIPT=compiled forbids"
+                ),
+            ))),
             Err(js::Exit::Deopt) => return self.run(node_key, module, ctx).await,
         };
         for line in logs {

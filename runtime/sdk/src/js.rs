@@ -25,13 +25,28 @@ pub enum Exit {
 pub type Flow<T> = Result<T, Exit>;
 
 /// The environment variable that makes compiled nodes run in the engine all the same:
-/// `SVC_TYPESCRIPT=engine` (to compare the two, or to rule the compiled code out).
+/// `SVC_TYPESCRIPT=engine` (to compare the two, or to rule the compiled code out); or
+/// never, `SVC_TYPESCRIPT=compiled` (a call the compiled code leaves to the engine then
+/// answers 500 [`DEOPT`]: to see which inputs leave the fast path).
 pub const ENGINE_ENV: &str = "SVC_TYPESCRIPT";
+
+/// The error code of a call the compiled code left to the engine, under
+/// `SVC_TYPESCRIPT=compiled`.
+pub const DEOPT: &str = "node_left_compiled_code";
+
+fn engine_setting() -> &'static str {
+    static SETTING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SETTING.get_or_init(|| std::env::var(ENGINE_ENV).unwrap_or_default())
+}
 
 /// Whether `SVC_TYPESCRIPT=engine` is set (read once).
 pub fn engine_only() -> bool {
-    static ENGINE_ONLY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENGINE_ONLY.get_or_init(|| std::env::var(ENGINE_ENV).is_ok_and(|v| v == "engine"))
+    engine_setting() == "engine"
+}
+
+/// Whether `SVC_TYPESCRIPT=compiled` is set (read once).
+pub fn compiled_only() -> bool {
+    engine_setting() == "compiled"
 }
 
 /// `ctx.fail(message, code)`, as `throw` in the engine's prelude makes it.
@@ -246,6 +261,180 @@ pub fn enum_value<E>(text: &str, from_value: fn(&str) -> Option<E>) -> Flow<E> {
     from_value(text).ok_or(Exit::Deopt)
 }
 
+/// Strings longer than this (in UTF-16 code units) are left to the engine, which has its
+/// own memory limit: `"x".repeat(1e9)` must not allocate a gigabyte on the fast path.
+const LONGEST_BUILT: f64 = (1 << 24) as f64;
+
+/// ECMAScript's ToIntegerOrInfinity of a number: NaN is 0, the rest truncated.
+fn integer_or_infinity(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.trunc() + 0.0 }
+}
+
+/// The byte offset in `s` of the UTF-16 index `index` (at most `s`'s length), or `None`
+/// when it falls between the two halves of a surrogate pair: the engine's string would
+/// hold half a character there, which no Rust string can.
+fn byte_offset(s: &str, index: usize) -> Option<usize> {
+    if s.is_ascii() {
+        return Some(index.min(s.len()));
+    }
+    let mut units = 0;
+    for (offset, c) in s.char_indices() {
+        if units == index {
+            return Some(offset);
+        }
+        units += c.len_utf16();
+        if units > index {
+            return None;
+        }
+    }
+    Some(s.len())
+}
+
+/// `s.slice(start, end)`: UTF-16 indices, negative ones counted from the end.
+pub fn slice(s: &str, start: f64, end: Option<f64>) -> Flow<String> {
+    let len = length(s);
+    let clamp = |i: f64| {
+        let i = integer_or_infinity(i);
+        if i < 0.0 { (len + i).max(0.0) } else { i.min(len) }
+    };
+    let (from, to) = (clamp(start), end.map_or(len, clamp));
+    if from >= to {
+        return Ok(String::new());
+    }
+    match (byte_offset(s, from as usize), byte_offset(s, to as usize)) {
+        (Some(a), Some(b)) => Ok(s[a..b].to_string()),
+        _ => deopt(),
+    }
+}
+
+/// `s.charAt(index)`: the UTF-16 code unit at `index`, or `""` beyond the ends.
+pub fn char_at(s: &str, index: f64) -> Flow<String> {
+    let i = integer_or_infinity(index);
+    if i < 0.0 || i >= length(s) {
+        return Ok(String::new());
+    }
+    match byte_offset(s, i as usize) {
+        // Half of a character above U+FFFF is not text: the engine decides.
+        Some(at) => match s[at..].chars().next() {
+            Some(c) if c.len_utf16() == 1 => Ok(c.to_string()),
+            _ => deopt(),
+        },
+        None => deopt(),
+    }
+}
+
+/// `s.split(separator)`, for a string separator. An empty one splits into UTF-16 code
+/// units, which is text only when `s` has no character above U+FFFF.
+pub fn split(s: &str, separator: &str) -> Flow<Vec<String>> {
+    if separator.is_empty() {
+        if s.chars().any(|c| c.len_utf16() > 1) {
+            return deopt();
+        }
+        return Ok(s.chars().map(String::from).collect());
+    }
+    Ok(s.split(separator).map(str::to_string).collect())
+}
+
+/// `s.padStart(length, fill)` (`start`) or `s.padEnd(…)`; `fill` is `" "` by default.
+pub fn pad(s: &str, target: f64, fill: &str, start: bool) -> Flow<String> {
+    let len = length(s);
+    let target = integer_or_infinity(target);
+    if target <= len || fill.is_empty() {
+        return Ok(s.to_string());
+    }
+    // A non-ASCII fill may be cut in the middle of a character; a huge one is the
+    // engine's to refuse.
+    if !fill.is_ascii() || target > LONGEST_BUILT {
+        return deopt();
+    }
+    let missing = (target - len) as usize;
+    let filler: String = fill.bytes().cycle().take(missing).map(char::from).collect();
+    Ok(if start { filler + s } else { s.to_string() + &filler })
+}
+
+/// `s.repeat(count)`: a negative or infinite count is the engine's RangeError.
+pub fn repeat(s: &str, count: f64) -> Flow<String> {
+    let n = integer_or_infinity(count);
+    if n < 0.0 || n.is_infinite() || length(s) * n > LONGEST_BUILT {
+        return deopt();
+    }
+    Ok(s.repeat(n as usize))
+}
+
+/// `array.join(separator)` of strings.
+pub fn join(items: &[String], separator: &str) -> String {
+    items.join(separator)
+}
+
+/// `array.join(separator)` of numbers, each written as `String(x)` writes it.
+pub fn join_numbers(items: &[f64], separator: &str) -> String {
+    let mut out = String::new();
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        push_number(&mut out, *x);
+    }
+    out
+}
+
+/// `array.includes(x)` of numbers: SameValueZero, so NaN finds NaN and `0` finds `-0`.
+pub fn includes_number(items: &[f64], x: f64) -> bool {
+    items.iter().any(|y| *y == x || (y.is_nan() && x.is_nan()))
+}
+
+/// `x.toFixed(digits)` (ECMAScript §21.1.3.3): `digits` decimals, the nearest decimal to
+/// `x`'s exact binary value with ties away from zero, `String(x)` from 1e21 on. Digits
+/// outside 0–100 are the engine's RangeError.
+pub fn to_fixed(x: f64, digits: f64) -> Flow<String> {
+    let f = integer_or_infinity(digits);
+    if !(0.0..=100.0).contains(&f) {
+        return deopt();
+    }
+    let f = f as usize;
+    if !x.is_finite() || x.abs() >= 1e21 {
+        let mut out = String::new();
+        push_number(&mut out, x);
+        return Ok(out);
+    }
+    // Every double below 1e21 is written exactly by 1,100 decimals (its binary fraction
+    // ends within 1,074 of them), so the digits past the `f`th decide the rounding.
+    let exact = format!("{:.1100}", x.abs());
+    let (whole, fraction) = exact.split_once('.').unwrap_or((&exact, ""));
+    let (kept, dropped) = fraction.split_at(f);
+    let mut digits: Vec<u8> = whole.bytes().chain(kept.bytes()).collect();
+    let dropped = dropped.as_bytes();
+    if dropped.first().is_some_and(|&d| d >= b'5') {
+        // Half or more (a tie goes to the larger magnitude): carry one into the digits.
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let whole_len = digits.len() - f;
+    let mut out = String::with_capacity(digits.len() + 2);
+    // `-0.00` for small negatives, as JavaScript writes them; `-0` itself is `0`.
+    if x < 0.0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[..whole_len]).unwrap_or("0"));
+    if f > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(&digits[whole_len..]).unwrap_or(""));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +467,74 @@ mod tests {
             push_number(&mut written, *x);
             assert_eq!(written, *text, "{x:e}");
         }
+    }
+
+    fn ok<T>(flow: Flow<T>) -> T {
+        match flow {
+            Ok(v) => v,
+            Err(_) => panic!("the fast path gave up"),
+        }
+    }
+
+    /// Each expected string is what Node.js 20 prints for the same call.
+    #[test]
+    fn to_fixed_writes_what_javascript_writes() {
+        let cases: &[(f64, f64, &str)] = &[
+            (1.005, 2.0, "1.00"),
+            (1.5, 0.0, "2"),
+            (2.5, 0.0, "3"),
+            (-2.5, 0.0, "-3"),
+            (1.45, 1.0, "1.4"),
+            (0.5, 0.0, "1"),
+            (-0.0, 2.0, "0.00"),
+            (-0.0001, 2.0, "-0.00"),
+            (0.000001234, 2.0, "0.00"),
+            (123.456, 1.0, "123.5"),
+            (9.995, 2.0, "9.99"),
+            (99.995, 2.0, "100.00"),
+            (0.1, 20.0, "0.10000000000000000555"),
+            (1e21, 2.0, "1e+21"),
+            (f64::NAN, 2.0, "NaN"),
+            (-1.5, 2.5, "-1.50"),
+            (33.333333333333336, 1.0, "33.3"),
+        ];
+        for (x, f, text) in cases {
+            assert_eq!(ok(to_fixed(*x, *f)), *text, "({x}).toFixed({f})");
+        }
+        assert!(to_fixed(1.0, 101.0).is_err());
+        assert!(to_fixed(1.0, -1.0).is_err());
+    }
+
+    #[test]
+    fn strings_are_cut_by_utf16_code_units_or_left_to_the_engine() {
+        assert_eq!(ok(slice("hello", 1.0, None)), "ello");
+        assert_eq!(ok(slice("hello", -3.0, Some(-1.0))), "ll");
+        assert_eq!(ok(slice("héllo", 1.0, Some(3.0))), "él");
+        assert_eq!(ok(slice("a😀b", 1.0, Some(3.0))), "😀");
+        assert!(slice("a😀b", 2.0, None).is_err());
+        assert_eq!(ok(slice("abc", 2.0, Some(1.0))), "");
+        assert_eq!(ok(char_at("abc", 1.0)), "b");
+        assert_eq!(ok(char_at("abc", 3.0)), "");
+        assert_eq!(ok(char_at("abc", -1.0)), "");
+        assert_eq!(ok(char_at("é😀", 0.0)), "é");
+        assert!(char_at("😀", 0.0).is_err());
+        assert_eq!(ok(split("a b  c", " ")), ["a", "b", "", "c"]);
+        assert_eq!(ok(split("", " ")), [""]);
+        assert_eq!(ok(split("héllo", "")), ["h", "é", "l", "l", "o"]);
+        assert!(split("😀", "").is_err());
+        assert_eq!(ok(pad("42", 6.0, "0", true)), "000042");
+        assert_eq!(ok(pad("42", 5.0, "ab", false)), "42aba");
+        assert_eq!(ok(pad("42", 1.0, "0", true)), "42");
+        assert_eq!(ok(pad("é", 3.0, " ", true)), "  é");
+        assert!(pad("x", 3.0, "é", true).is_err());
+        assert_eq!(ok(repeat("ab", 2.5)), "abab");
+        assert_eq!(ok(repeat("ab", f64::NAN)), "");
+        assert!(repeat("ab", -1.0).is_err());
+        assert!(repeat("ab", f64::INFINITY).is_err());
+        assert!(repeat("ab", 1e9).is_err());
+        assert_eq!(join_numbers(&[1.0, 0.5, -0.0, 1e21], ","), "1,0.5,0,1e+21");
+        assert!(includes_number(&[f64::NAN], f64::NAN));
+        assert!(includes_number(&[-0.0], 0.0));
     }
 
     #[test]

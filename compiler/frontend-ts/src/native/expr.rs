@@ -138,6 +138,7 @@ impl<'a> Translator<'a> {
             Some(Global::Table(_)) => Err(self.not(e, format!("the object `{name}` as a value (index it)"))),
             Some(Global::Function(_)) => Err(self.not(e, format!("the function `{name}` as a value (call it)"))),
             Some(Global::Context) => Err(self.not(e, format!("`{name}` as a value (use `{name}.inputs.…`)"))),
+            Some(Global::Inputs) => Ok(self.inputs_value()),
             None if name == "undefined" => Ok(Val::owned(Ty::Undefined, quote!(()))),
             None => Err(self.not(e, format!("`{name}`"))),
         }
@@ -149,15 +150,7 @@ impl<'a> Translator<'a> {
             && self.scope.lookup(id.name.as_str()).is_none()
         {
             match self.global(id.name.as_str()) {
-                Some(Global::Context) if name == "inputs" => {
-                    return Ok(Val {
-                        ty: Ty::Inputs,
-                        code: quote!(ctx.inputs),
-                        kind: Kind::Place,
-                        path: Some("ctx.inputs".into()),
-                        root: Some("ctx.inputs".into()),
-                    });
-                }
+                Some(Global::Context) if name == "inputs" => return Ok(self.inputs_value()),
                 Some(Global::Context) => return Err(self.not(e, format!("`ctx.{name}`"))),
                 Some(Global::Table(table)) => {
                     return match table.entries.iter().find(|(k, _)| k == name) {
@@ -173,7 +166,7 @@ impl<'a> Translator<'a> {
     }
 
     /// `object.name` of a translated `object`.
-    pub fn member_of(&mut self, object: Val, name: &str, e: &'a Expression<'a>) -> Result<Val> {
+    pub fn member_of(&mut self, object: Val, name: &str, e: &impl oxc_span::GetSpan) -> Result<Val> {
         let path = object.path.as_ref().map(|p| format!("{p}.{name}"));
         let code = &object.code;
         let (ty, field) = match &object.ty {
@@ -623,22 +616,57 @@ impl<'a> Translator<'a> {
 
     /// `value.method(args)`: strings' case and trimming, arrays' iteration.
     fn method(&mut self, object: Val, method: &str, args: &[&'a Expression<'a>], e: &'a Expression<'a>) -> Result<Val> {
-        if object.ty.is_text() && args.is_empty() {
-            let s = object.as_str();
-            let code = match method {
-                "toUpperCase" => quote!(js::to_upper_case(#s)?),
-                "toLowerCase" => quote!(js::to_lower_case(#s)?),
-                "trim" => quote!(js::trim(#s, true, true)?),
-                "trimStart" => quote!(js::trim(#s, true, false)?),
-                "trimEnd" => quote!(js::trim(#s, false, true)?),
-                _ => return Err(self.not(e, format!("the string method `{method}`"))),
+        if object.ty.is_text() {
+            return self.string_method(object, method, args, e);
+        }
+        if object.ty == Ty::Num {
+            return match (method, args) {
+                ("toFixed", [] | [_]) => {
+                    let digits = match args.first() {
+                        Some(a) => self.num_arg(a, method)?,
+                        None => quote!(0.0),
+                    };
+                    let x = &object.code;
+                    Ok(Val::owned(Ty::Str, quote!(js::to_fixed(#x, #digits)?)))
+                }
+                _ => Err(self.not(e, format!("`.{method}(…)` of a number"))),
             };
-            return Ok(Val::owned(Ty::Str, code));
         }
         let Ty::Array(element) = &object.ty else {
             return Err(self.not(e, format!("`.{method}(…)` of {}", object.ty.describe())));
         };
         let element = (**element).clone();
+        match (method, args) {
+            ("join", [] | [_]) => {
+                let separator = match args.first() {
+                    Some(a) => self.str_arg(a, method)?,
+                    None => quote!(","),
+                };
+                let array = &object.code;
+                let code = match element {
+                    Ty::Str => quote!(js::join(&#array, #separator)),
+                    Ty::Num => quote!(js::join_numbers(&#array, #separator)),
+                    _ => return Err(self.not(e, format!("`join` of {}", object.ty.describe()))),
+                };
+                return Ok(Val::owned(Ty::Str, code));
+            }
+            ("includes", [a]) => {
+                let array = &object.code;
+                let code = match element {
+                    Ty::Str => {
+                        let wanted = self.str_arg(a, method)?;
+                        quote!((#array).iter().any(|x| x.as_str() == #wanted))
+                    }
+                    Ty::Num => {
+                        let wanted = self.num_arg(a, method)?;
+                        quote!(js::includes_number(&#array, #wanted))
+                    }
+                    _ => return Err(self.not(e, format!("`includes` of {}", object.ty.describe()))),
+                };
+                return Ok(Val::owned(Ty::Bool, code));
+            }
+            _ => {}
+        }
         self.check_linear(&object, e)?;
         let array = &object.code;
         let callback = |this: &Self| -> Result<&'a ArrowFunctionExpression<'a>> {
@@ -649,11 +677,22 @@ impl<'a> Translator<'a> {
         };
         match (method, args.len()) {
             ("map", 1) => {
-                let (f, returns) = self.callback(callback(self)?, std::slice::from_ref(&element), None, e)?;
+                // `map((x) => …)`, or `map((x, i) => …)` with the index.
+                let arrow = callback(self)?;
+                let indexed = super::program::plain_params(&arrow.params).is_some_and(|p| p.len() == 2);
+                let params = match indexed {
+                    true => vec![element.clone(), Ty::Num],
+                    false => vec![element.clone()],
+                };
+                let (f, returns) = self.callback(arrow, &params, None, e)?;
                 let t = returns.rust();
+                let each = match indexed {
+                    true => quote!((#array).iter().enumerate().map(|(i, x)| f(x, &(i as f64)))),
+                    false => quote!((#array).iter().map(|x| f(x))),
+                };
                 Ok(Val::owned(
                     Ty::Array(Box::new(returns)),
-                    quote!({ let mut f = #f; (#array).iter().map(|x| f(x)).collect::<js::Flow<::std::vec::Vec<#t>>>()? }),
+                    quote!({ let mut f = #f; #each.collect::<js::Flow<::std::vec::Vec<#t>>>()? }),
                 ))
             }
             ("filter" | "some" | "every", 1) => {
@@ -704,6 +743,96 @@ impl<'a> Translator<'a> {
             }
             _ => Err(self.not(e, format!("the array method `{method}` with {} arguments", args.len()))),
         }
+    }
+
+    /// A string's methods: case, trimming, searching, cutting, padding.
+    fn string_method(
+        &mut self,
+        object: Val,
+        method: &str,
+        args: &[&'a Expression<'a>],
+        e: &'a Expression<'a>,
+    ) -> Result<Val> {
+        // What copies or multiplies the string counts as a copy of it (see `check_copy`).
+        if matches!(method, "split" | "slice" | "padStart" | "padEnd" | "repeat") {
+            self.check_copy(&object, e)?;
+        }
+        let s = object.as_str();
+        let (ty, code) = match (method, args) {
+            ("toUpperCase", []) => (Ty::Str, quote!(js::to_upper_case(#s)?)),
+            ("toLowerCase", []) => (Ty::Str, quote!(js::to_lower_case(#s)?)),
+            ("trim", []) => (Ty::Str, quote!(js::trim(#s, true, true)?)),
+            ("trimStart", []) => (Ty::Str, quote!(js::trim(#s, true, false)?)),
+            ("trimEnd", []) => (Ty::Str, quote!(js::trim(#s, false, true)?)),
+            // Whole characters on both sides, so UTF-8 answers as UTF-16 does.
+            ("startsWith", [a]) => {
+                let p = self.str_arg(a, method)?;
+                (Ty::Bool, quote!(#s.starts_with(#p)))
+            }
+            ("endsWith", [a]) => {
+                let p = self.str_arg(a, method)?;
+                (Ty::Bool, quote!(#s.ends_with(#p)))
+            }
+            ("includes", [a]) => {
+                let p = self.str_arg(a, method)?;
+                (Ty::Bool, quote!(#s.contains(#p)))
+            }
+            ("split", [a]) => {
+                let p = self.str_arg(a, method)?;
+                (Ty::Array(Box::new(Ty::Str)), quote!(js::split(#s, #p)?))
+            }
+            ("charAt", [] | [_]) => {
+                let i = match args.first() {
+                    Some(a) => self.num_arg(a, method)?,
+                    None => quote!(0.0),
+                };
+                (Ty::Str, quote!(js::char_at(#s, #i)?))
+            }
+            ("slice", [start] | [start, _]) => {
+                let start = self.num_arg(start, method)?;
+                let end = match args.get(1) {
+                    Some(a) => {
+                        let end = self.num_arg(a, method)?;
+                        quote!(::core::option::Option::Some(#end))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                (Ty::Str, quote!(js::slice(#s, #start, #end)?))
+            }
+            ("padStart" | "padEnd", [_] | [_, _]) => {
+                let target = self.num_arg(args[0], method)?;
+                let fill = match args.get(1) {
+                    Some(a) => self.str_arg(a, method)?,
+                    None => quote!(" "),
+                };
+                let start = method == "padStart";
+                (Ty::Str, quote!(js::pad(#s, #target, #fill, #start)?))
+            }
+            ("repeat", [a]) => {
+                let n = self.num_arg(a, method)?;
+                (Ty::Str, quote!(js::repeat(#s, #n)?))
+            }
+            _ => return Err(self.not(e, format!("the string method `{method}` with {} arguments", args.len()))),
+        };
+        Ok(Val::owned(ty, code))
+    }
+
+    /// An argument that must be text, as a `&str`.
+    fn str_arg(&mut self, a: &'a Expression<'a>, method: &str) -> Result<TokenStream> {
+        let v = self.expr(a)?;
+        if !v.ty.is_text() {
+            return Err(self.not(a, format!("`{method}` of {}", v.ty.describe())));
+        }
+        Ok(v.as_str())
+    }
+
+    /// An argument that must be a number.
+    fn num_arg(&mut self, a: &'a Expression<'a>, method: &str) -> Result<TokenStream> {
+        let v = self.expr(a)?;
+        if v.ty != Ty::Num {
+            return Err(self.not(a, format!("`{method}` of {}", v.ty.describe())));
+        }
+        Ok(v.code)
     }
 
     /// `v`, owned (see [`Self::check_copy`]).

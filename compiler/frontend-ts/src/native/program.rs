@@ -38,7 +38,51 @@ pub struct Table {
 pub struct HelperRef<'a> {
     module: &'a str,
     name: &'a str,
-    function: &'a Function<'a>,
+    function: Callable<'a>,
+}
+
+/// A module function: `function f(…) { … }`, or `const f = (…) => …` (or `= function`).
+#[derive(Clone, Copy)]
+enum Callable<'a> {
+    Function(&'a Function<'a>),
+    Arrow(&'a oxc_ast::ast::ArrowFunctionExpression<'a>),
+}
+
+impl<'a> Callable<'a> {
+    /// What a module-level `const` holds, when it is a function.
+    fn of(init: &'a Expression<'a>) -> Option<Self> {
+        match init.get_inner_expression() {
+            Expression::ArrowFunctionExpression(f) => Some(Callable::Arrow(f)),
+            Expression::FunctionExpression(f) => Some(Callable::Function(f)),
+            _ => None,
+        }
+    }
+
+    fn params(self) -> &'a oxc_ast::ast::FormalParameters<'a> {
+        match self {
+            Callable::Function(f) => &f.params,
+            Callable::Arrow(f) => &f.params,
+        }
+    }
+
+    fn is_plain(self) -> bool {
+        match self {
+            Callable::Function(f) => !f.r#async && !f.generator,
+            Callable::Arrow(f) => !f.r#async,
+        }
+    }
+
+    /// Its statements, or the expression an arrow function returns.
+    fn body(self) -> Option<std::result::Result<&'a [Statement<'a>], &'a Expression<'a>>> {
+        match self {
+            Callable::Function(f) => f.body.as_ref().map(|b| Ok(&b.statements[..])),
+            Callable::Arrow(f) => match (f.get_function_body(), f.get_expression()) {
+                (_, Some(e)) => Some(Err(e)),
+                (Some(body), None) => Some(Ok(&body.statements[..])),
+                (None, None) => None,
+            },
+        }
+    }
 }
 
 /// What a name that is not a local stands for.
@@ -49,6 +93,8 @@ pub enum Global<'a> {
     Function(HelperRef<'a>),
     /// `run`'s parameter.
     Context,
+    /// `ctx.inputs` by the name `run`'s destructured parameter gives it (`run({ inputs })`).
+    Inputs,
 }
 
 struct Parsed<'a> {
@@ -79,6 +125,8 @@ pub struct Translator<'a> {
     node_module: &'a str,
     /// The name of `run`'s parameter.
     context: Option<&'a str>,
+    /// The name `run({ inputs })` gives `ctx.inputs`.
+    inputs: Option<&'a str>,
     pub assets: &'a Assets,
     pub manifest: &'a NodeManifest,
     pub scope: Scope,
@@ -133,6 +181,7 @@ fn translate_node<'a>(
         current: node_module,
         node_module,
         context: None,
+        inputs: None,
         assets,
         manifest,
         scope: Scope::default(),
@@ -300,34 +349,94 @@ impl<'a> Translator<'a> {
                 (None, None) => return Err(self.not(f, "this `run`")),
             },
         };
-        let Some(names) = plain_params(params) else {
-            return Err(self.not(params, "`run` parameters other than `ctx`"));
-        };
-        if names.len() > 1 {
+        if params.rest.is_some() || params.items.len() > 1 {
             return Err(self.not(params, "`run` with more than one parameter"));
         }
-        self.context = names.first().copied();
+        // `run({ inputs })` and `run({ inputs: { a, b } })`: names for `ctx.inputs` or for
+        // its pins, declared before the body.
+        let mut pins = None;
+        match params.items.first().map(|p| (&p.pattern, &p.initializer)) {
+            None => {}
+            Some((BindingPattern::BindingIdentifier(id), None)) if Scope::valid_name(id.name.as_str()) => {
+                self.context = Some(id.name.as_str());
+            }
+            Some((BindingPattern::ObjectPattern(pattern), None)) if pattern.rest.is_none() => {
+                for p in &pattern.properties {
+                    let key = super::expr::static_name(&p.key);
+                    match (key.as_deref(), &p.value) {
+                        (Some("inputs"), BindingPattern::BindingIdentifier(id)) if !p.computed => {
+                            self.inputs = Some(id.name.as_str());
+                        }
+                        (Some("inputs"), BindingPattern::ObjectPattern(inner)) if !p.computed => pins = Some(&**inner),
+                        _ => return Err(self.not(p, "taking anything but `inputs` from `run`'s parameter")),
+                    }
+                }
+            }
+            Some(_) => return Err(self.not(params, "this `run` parameter")),
+        }
         self.scope.functions.push(Frame {
             kind: FunctionKind::Run,
             returns: None,
         });
         self.scope.enter();
-        let out = match body {
-            Ok(statements) => self.statements(statements),
-            // `run: (ctx) => ({ … })`
-            Err(e) => self
-                .outputs(e)
-                .map(|outputs| vec![quote!(return ::core::result::Result::Ok(#outputs);)]),
-        };
+        let out = (|| {
+            let mut out = match pins {
+                Some(pattern) => self.destructure_inputs(pattern)?,
+                None => Vec::new(),
+            };
+            match body {
+                Ok(statements) => out.extend(self.statements(statements)?),
+                // `run: (ctx) => ({ … })`
+                Err(e) => {
+                    let outputs = self.outputs(e)?;
+                    out.push(quote!(return ::core::result::Result::Ok(#outputs);));
+                }
+            }
+            Ok(out)
+        })();
         self.scope.leave();
         self.scope.functions.pop();
         out
     }
 
+    /// `ctx.inputs` as a value, as `ctx.inputs` or a name `run`'s parameter gave it.
+    pub fn inputs_value(&self) -> Val {
+        Val {
+            ty: Ty::Inputs,
+            code: quote!(ctx.inputs),
+            kind: Kind::Place,
+            path: Some("ctx.inputs".into()),
+            root: Some("ctx.inputs".into()),
+        }
+    }
+
+    /// `run({ inputs: { a, b } })`: a constant per pin, as `const { a, b } = ctx.inputs`.
+    fn destructure_inputs(&mut self, pattern: &'a oxc_ast::ast::ObjectPattern<'a>) -> Result<Vec<TokenStream>> {
+        if pattern.rest.is_some() {
+            return Err(self.not(pattern, "a rest pattern in `run`'s parameter"));
+        }
+        let mut out = Vec::new();
+        for p in &pattern.properties {
+            let (Some(key), BindingPattern::BindingIdentifier(id), false) =
+                (super::expr::static_name(&p.key), &p.value, p.computed)
+            else {
+                return Err(self.not(p, "this destructuring of `inputs`"));
+            };
+            let pin = self.member_of(self.inputs_value(), &key, p)?;
+            out.push(self.declare(id.name.as_str(), pin, false, p)?);
+        }
+        Ok(out)
+    }
+
     /// What `name` stands for in the current module, when it is not a local.
     pub fn global(&self, name: &str) -> Option<Global<'a>> {
-        if self.current == self.node_module && self.context == Some(name) && self.scope.in_run() {
-            return Some(Global::Context);
+        if self.current == self.node_module && self.scope.in_run() {
+            if self.context == Some(name) {
+                return Some(Global::Context);
+            }
+            if self.inputs == Some(name) {
+                return Some(Global::Inputs);
+            }
         }
         self.global_in(self.current, name, 0)
     }
@@ -335,7 +444,15 @@ impl<'a> Translator<'a> {
     fn global_in(&self, module_name: &'a str, name: &str, depth: usize) -> Option<Global<'a>> {
         let parsed = self.modules.get(module_name)?;
         let module = &parsed.module;
-        if let Some(init) = module.consts.get(name) {
+        if let Some(&init) = module.consts.get(name) {
+            if let Some(function) = Callable::of(init) {
+                let name = module.consts.get_key_value(name)?.0.as_str();
+                return Some(Global::Function(HelperRef {
+                    module: module_name,
+                    name,
+                    function,
+                }));
+            }
             return constant(init);
         }
         for s in &module.program.body {
@@ -353,7 +470,7 @@ impl<'a> Translator<'a> {
                 return Some(Global::Function(HelperRef {
                     module: module_name,
                     name: id.name.as_str(),
-                    function,
+                    function: Callable::Function(function),
                 }));
             }
         }
@@ -392,19 +509,19 @@ impl<'a> Translator<'a> {
             return Err(self.not(e, format!("the recursive function `{}`", f.name)));
         }
         let function = f.function;
-        let Some(params) = plain_params(&function.params) else {
+        let Some(params) = plain_params(function.params()) else {
             return Err(self.not(e, format!("`{}`, whose parameters are not plain names", f.name)));
         };
         if !Scope::valid_name(f.name) {
             return Err(self.not(e, format!("a call of the function `{}`", f.name)));
         }
-        if function.r#async || function.generator || params.len() != args.len() {
+        if !function.is_plain() || params.len() != args.len() {
             return Err(self.not(e, format!("this call of `{}`", f.name)));
         }
         if let Some(t) = args.iter().find(|t| !matches!(t, Ty::Num | Ty::Bool | Ty::Str)) {
             return Err(self.not(e, format!("passing {} to `{}`", t.describe(), f.name)));
         }
-        let Some(body) = &function.body else {
+        let Some(body) = function.body() else {
             return Err(self.not(e, format!("`{}` without a body", f.name)));
         };
         // A function sees its own module's names and its parameters, not the caller's locals.
@@ -422,7 +539,15 @@ impl<'a> Translator<'a> {
             let rt = t.rust();
             header.push(quote!(#rust: #rt));
         }
-        let statements = self.statements(&body.statements);
+        let statements = match body {
+            Ok(statements) => self.statements(statements),
+            // `const f = (x) => expression`: what `return expression;` would be.
+            Err(returned) => self.expr(returned).and_then(|value| {
+                self.scope.function_mut().returns = Some(value.ty.clone());
+                let own = self.owned(&value, returned)?;
+                Ok(vec![quote!(return ::core::result::Result::Ok(#own);)])
+            }),
+        };
         let returns = self.scope.functions.last().and_then(|fr| fr.returns.clone());
         self.current = saved_module;
         self.scope = saved_scope;
@@ -739,6 +864,9 @@ fn literal_consts(d: &oxc_ast::ast::VariableDeclaration) -> bool {
             e => literal(e).is_some(),
         }
     }
+    // Functions too (`const round2 = (n) => …`): defining one does nothing else.
     d.kind == oxc_ast::ast::VariableDeclarationKind::Const
-        && d.declarations.iter().all(|decl| decl.init.as_ref().is_some_and(data))
+        && d.declarations
+            .iter()
+            .all(|decl| decl.init.as_ref().is_some_and(|e| data(e) || Callable::of(e).is_some()))
 }

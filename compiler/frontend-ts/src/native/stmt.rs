@@ -261,7 +261,13 @@ impl<'a> Translator<'a> {
     }
 
     /// `let`/`const name = value;`.
-    fn declare(&mut self, name: &str, value: Val, mutable: bool, at: &impl oxc_span::GetSpan) -> Result<TokenStream> {
+    pub(super) fn declare(
+        &mut self,
+        name: &str,
+        value: Val,
+        mutable: bool,
+        at: &impl oxc_span::GetSpan,
+    ) -> Result<TokenStream> {
         if !super::scope::Scope::valid_name(name) {
             return Err(self.not(at, format!("the name `{name}`")));
         }
