@@ -4,7 +4,7 @@
  without `svc emit` running again, the build stops at this file.*/
 /** `helpdesk.create-ticket`, written in TypeScript: `src/nodes/create-ticket.ts`.
 
- Runs in the engine: a module that does more when it loads than define functions, types and constants of literal data is not compiled to Rust (line 6, column 1).*/
+ Runs in the engine: the string method `lastIndexOf` with one argument is not compiled to Rust (line 30, column 16).*/
 #[allow(dead_code, clippy::all)]
 pub mod helpdesk_create_ticket {
     /// The stable key of this node.
@@ -88,7 +88,7 @@ pub mod helpdesk_create_ticket {
 }
 /** `helpdesk.summarize`, written in TypeScript: `src/nodes/summarize.ts`.
 
- Runs in the engine: `run` parameters other than `ctx` is not compiled to Rust (line 17, column 14).*/
+ Runs in the engine: taking anything but `inputs` from `run`'s parameter is not compiled to Rust (line 17, column 25).*/
 #[allow(dead_code, clippy::all)]
 pub mod helpdesk_summarize {
     /// The stable key of this node.

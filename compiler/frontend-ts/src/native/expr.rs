@@ -610,7 +610,7 @@ impl<'a> Translator<'a> {
         };
         match code {
             Some(code) => Ok(Val::owned(ty, code)),
-            None => Err(self.not(e, format!("`{object}.{name}` with {} arguments", args.len()))),
+            None => Err(self.not(e, format!("`{object}.{name}` with {}", count_arguments(args.len())))),
         }
     }
 
@@ -741,7 +741,10 @@ impl<'a> Translator<'a> {
                     quote!({ let mut f = #f; (#array).iter().try_fold(#start, |acc, x| f(acc, x))? }),
                 ))
             }
-            _ => Err(self.not(e, format!("the array method `{method}` with {} arguments", args.len()))),
+            _ => Err(self.not(
+                e,
+                format!("the array method `{method}` with {}", count_arguments(args.len())),
+            )),
         }
     }
 
@@ -812,7 +815,12 @@ impl<'a> Translator<'a> {
                 let n = self.num_arg(a, method)?;
                 (Ty::Str, quote!(js::repeat(#s, #n)?))
             }
-            _ => return Err(self.not(e, format!("the string method `{method}` with {} arguments", args.len()))),
+            _ => {
+                return Err(self.not(
+                    e,
+                    format!("the string method `{method}` with {}", count_arguments(args.len())),
+                ));
+            }
         };
         Ok(Val::owned(ty, code))
     }
@@ -1104,5 +1112,14 @@ pub fn static_name(key: &PropertyKey) -> Option<String> {
         PropertyKey::StaticIdentifier(id) => Some(id.name.to_string()),
         PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
         _ => None,
+    }
+}
+
+/// "no arguments", "one argument", "3 arguments".
+fn count_arguments(n: usize) -> String {
+    match n {
+        0 => "no arguments".into(),
+        1 => "one argument".into(),
+        n => format!("{n} arguments"),
     }
 }
