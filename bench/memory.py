@@ -14,7 +14,10 @@ by the kernel under pressure). So this measures, from /proc/<pid>/smaps_rollup:
     answered, held open; the growth divided by their number;
   * per active connection: the peak during `--seconds` of wrk with `--active`
     connections on the full route, less the rest figure, divided by their number;
-  * after the load: at rest again, every connection closed, one second later.
+  * after the load: at rest again, wrk's connections closed, one second later.
+
+Idle and active connections are measured on separate starts, so that neither finds
+memory the other left in the allocator.
 
 Both servers run the benchmarked route of bench/load.py (same builds, same store, same
 request), with one worker thread and with two; each figure is the median of `--starts`
@@ -112,33 +115,41 @@ def peak_during(pid, work):
 
 
 def measure_one(cmd, env, key, args):
+    """One server started twice, so that neither phase finds the other's memory in the
+    allocator's free lists: idle connections on the first start, active ones (and the
+    rest after them) on the second."""
     proc, url = load.start(cmd, env)
     try:
         load.expect_status(url + "/acme/shop/orders", key, 201)
         time.sleep(0.5)
         rest, rest_uss = private_kb(proc.pid)
-
         socks = idle_connections(url, key, args.idle)
         time.sleep(0.5)
         with_idle = private_kb(proc.pid)[0]
         for s in socks:
             s.close()
-        time.sleep(1.0)
+    finally:
+        proc.kill()
+        proc.wait()
 
+    proc, url = load.start(cmd, env)
+    try:
+        load.expect_status(url + "/acme/shop/orders", key, 201)
+        time.sleep(0.5)
         before = private_kb(proc.pid)[0]
         peak = peak_during(proc.pid, lambda: load.wrk(url + "/acme/shop/orders", key, 201, args.seconds, args.active))
         time.sleep(1.0)
         after = private_kb(proc.pid)[0]
-        return {
-            "rest": rest,
-            "rest_uss": rest_uss,
-            "per_idle": (with_idle - rest) * 1024 / args.idle,
-            "per_active": (peak - before) * 1024 / args.active,
-            "after": after,
-        }
     finally:
         proc.kill()
         proc.wait()
+    return {
+        "rest": rest,
+        "rest_uss": rest_uss,
+        "per_idle": (with_idle - rest) * 1024 / args.idle,
+        "per_active": (peak - before) * 1024 / args.active,
+        "after": after,
+    }
 
 
 def main():
