@@ -6,19 +6,26 @@
 //!
 //! See ARCHITECTURE.md at the repository root for a map of the code.
 
-pub mod build;
 pub mod check;
-pub mod cli;
-pub mod dev;
 pub mod emit;
+pub mod flow_tests;
 pub mod graph_render;
-pub mod init;
 pub mod lower;
 pub mod openapi;
-pub mod pgo;
 pub mod project;
 pub mod runner;
 pub mod schema;
 pub mod sources;
-pub mod test;
 pub mod typescript_env;
+
+// What the `svc` binary drives beyond the pipeline (the `cli` feature, on by default).
+#[cfg(feature = "cli")]
+pub mod build;
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+pub mod dev;
+#[cfg(feature = "cli")]
+pub mod init;
+#[cfg(feature = "cli")]
+pub mod pgo;

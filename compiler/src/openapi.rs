@@ -202,7 +202,7 @@ fn template_schema(t: &Template, ctx: &FlowContext, consumer: usize) -> Value {
 
 /// The reason phrase of a status code (`Created`), for response descriptions.
 fn reason(status: u16) -> &'static str {
-    svc_runtime::__private::http::StatusCode::from_u16(status)
+    http::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("Response")

@@ -3,7 +3,7 @@
 //! 1. Build the server instrumented (`-Cprofile-generate`), in a target directory of its
 //!    own: its flags differ from a plain build's.
 //! 2. Train it: the requests of `tests/*.yaml`, sent for a few seconds to the server
-//!    running as in production ([`crate::test::train`]); on SIGTERM it writes its counts.
+//!    running as in production ([`crate::flow_tests::train`]); on SIGTERM it writes its counts.
 //! 3. Merge the counts with `llvm-profdata` from rustc's own LLVM (the `llvm-tools`
 //!    component: a profile is read only by the LLVM that wrote its format).
 //! 4. Build again with `-Cprofile-use`: LLVM inlines, lays out blocks and splits hot from
@@ -16,8 +16,8 @@
 //! stage, with the new profile).
 
 use crate::build::{BuildOptions, Built, ExtraFlags, Toolchain, cargo_build, target_dir};
+use crate::flow_tests::train::{self, Trained};
 use crate::project::Project;
-use crate::test::train::{self, Trained};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,7 +33,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     let profdata = profdata_tool(&toolchain)?;
     let mut diags = Diagnostics::new();
     let mut project = Project::load(dir, &mut diags);
-    let suites = crate::test::suite::load(&mut project, &mut diags);
+    let suites = crate::flow_tests::suite::load(&mut project, &mut diags);
     let checked = crate::check::check(&project, &mut diags);
     let has_errors = checked.has_errors || diags.error_count() > 0;
     crate::cli::print_diagnostics(diags, &project.sources, "nothing was built");
@@ -44,7 +44,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         return Err(format!(
             "`svc build --pgo` trains on the project's flow tests, and `{}` has none\n  = help: write cases in `{}/*.yaml` (see docs/testing.md), or build with `--release` alone",
             dir.display(),
-            crate::test::suite::TESTS_DIR
+            crate::flow_tests::suite::TESTS_DIR
         ));
     }
 
@@ -90,7 +90,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     if trained.successes() * 2 < trained.requests() {
         eprintln!(
             "warning: most training requests were refused, so the build is optimised for refusals\n  = help: `repeat` the requests your routes mostly answer in `{}/*.yaml` (docs/testing.md)",
-            crate::test::suite::TESTS_DIR
+            crate::flow_tests::suite::TESTS_DIR
         );
     }
     let profile = merge(&profdata, &raw, &work.join("profiles"), project_name)?;

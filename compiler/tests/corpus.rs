@@ -79,7 +79,7 @@ fn run(text: &str) -> (String, Vec<String>, usize) {
     let mut project = Project::load_from(&vfs, Path::new("/project"), &mut diags);
     let _ = check::check(&project, &mut diags);
     // Test files (`tests/*.yaml`) are read and checked as `svc test` does.
-    let _ = svc_compiler::test::suite::load_from(&vfs, &mut project, &mut diags);
+    let _ = svc_compiler::flow_tests::suite::load_from(&vfs, &mut project, &mut diags);
     let errors = diags.error_count();
     let sorted = diags.sorted(&project.sources);
     let rendered: String = sorted.iter().map(|d| d.render(&project.sources) + "\n").collect();

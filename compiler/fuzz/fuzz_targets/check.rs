@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     if !checked.has_errors {
         svc_compiler::lower::lower(&checked, svc_compiler::lower::TypeScriptNodes::Compiled);
     }
-    let _ = svc_compiler::test::suite::load_from(&vfs, &mut project, &mut diags);
+    let _ = svc_compiler::flow_tests::suite::load_from(&vfs, &mut project, &mut diags);
     // Rendering must not panic either.
     for d in diags.sorted(&project.sources) {
         let _ = d.render(&project.sources);

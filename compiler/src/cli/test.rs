@@ -10,8 +10,8 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
     /// How to report.
-    #[arg(long, value_enum, default_value_t = crate::test::report::Format::Human)]
-    format: crate::test::report::Format,
+    #[arg(long, value_enum, default_value_t = crate::flow_tests::report::Format::Human)]
+    format: crate::flow_tests::report::Format,
     /// Write the flow coverage as JSON to PATH.
     #[arg(long = "coverage", value_name = "PATH")]
     coverage: Option<PathBuf>,
@@ -29,9 +29,9 @@ fn percent(text: &str) -> Result<f64, String> {
 
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
-    crate::test::run(
+    crate::flow_tests::run(
         &dir,
-        &crate::test::Options {
+        &crate::flow_tests::Options {
             filter: args.filter,
             format: args.format,
             coverage_json: args.coverage,

@@ -1,6 +1,7 @@
 //! One case over real HTTP: build the request the case describes, send it (`repeat`
 //! times), and compare what came back with what the case expects.
 
+use super::coverage::Step;
 use super::server::Server;
 use super::suite::flow_named;
 use crate::project::Project;
@@ -8,14 +9,6 @@ use serde_json::Value;
 use svc_frontend::flow::{KeyLocation, NodeKind, param_names};
 use svc_frontend::testfile::{Case, HeaderExpect};
 use svc_runtime::exchange::{ADVANCE_CLOCK_HEADER, TRACE_HEADER};
-
-/// Which way one check or node went, from the server's `x-svc-trace`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
-    pub node: String,
-    /// The output taken (`valid`, `sequence-limited`, `next`, `on_fail`, …).
-    pub output: String,
-}
 
 /// What one case did.
 pub struct Outcome {

@@ -7,10 +7,17 @@
 //! the server's trace (`serve --test-mode`) says which one each request took, and the
 //! Return JSON reached is the target of the last step taken.
 
-use super::case::Step;
 use crate::project::Project;
 use serde::Serialize;
 use svc_frontend::flow::{Flow, NodeKind};
+
+/// Which way one check or node went, from the server's `x-svc-trace`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub node: String,
+    /// The output taken (`valid`, `sequence-limited`, `next`, `on_fail`, …).
+    pub output: String,
+}
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Branch {

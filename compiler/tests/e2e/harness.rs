@@ -151,7 +151,7 @@ pub fn start_binary<T>(
     (Server { child, base, dir }, value)
 }
 
-pub use svc_compiler::test::server::listening_url;
+pub use svc_compiler::flow_tests::server::listening_url;
 
 /// Runs the server binary to completion (for start-up failures).
 pub fn run_to_exit(example: &str, setup: impl FnOnce(&Setup)) -> (i32, String) {
