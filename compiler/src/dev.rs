@@ -129,10 +129,10 @@ impl Server {
 /// the bytecode bundle and its JavaScript, the Rust crate is not rebuilt: the dev server
 /// loads the bundle from disk ([`BUNDLE_ENV`]), and the next Rust build embeds it.
 fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
-    let crate_dir = crate::cli::emit::default_out(dir);
+    let crate_dir = crate::pipeline::default_out(dir);
     // TypeScript nodes all run in the engine here, so that a TypeScript change reloads the
     // bundle and does not rebuild the Rust.
-    let report = match crate::cli::emit::emit_project_as(dir, &crate_dir, true, false) {
+    let report = match crate::pipeline::emit_project_as(dir, &crate_dir, true, false) {
         Ok(Some(report)) => report,
         Ok(None) => return None,
         Err(e) => {
@@ -171,7 +171,7 @@ fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
 const BUNDLE_ENV: &str = svc_script::engine::DEV_BUNDLE_ENV;
 
 fn start(dir: &Path, binary: &Path, opts: &DevOptions) -> Result<Server, String> {
-    let bundle = crate::emit::absolute(&crate::cli::emit::default_out(dir))
+    let bundle = crate::emit::absolute(&crate::pipeline::default_out(dir))
         .join(crate::emit::SCRIPTS_DIR)
         .join(crate::emit::BUNDLE_FILE);
     let child = Command::new(binary)

@@ -12,6 +12,7 @@ pub mod flow_tests;
 pub mod graph_render;
 pub mod lower;
 pub mod openapi;
+pub mod pipeline;
 pub mod project;
 pub mod runner;
 pub mod schema;

@@ -36,7 +36,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     let suites = crate::flow_tests::suite::load(&mut project, &mut diags);
     let checked = crate::check::check(&project, &mut diags);
     let has_errors = checked.has_errors || diags.error_count() > 0;
-    crate::cli::print_diagnostics(diags, &project.sources, "nothing was built");
+    crate::pipeline::print_diagnostics(diags, &project.sources, "nothing was built");
     if has_errors {
         return Err("the tests the profile is trained on have errors".into());
     }

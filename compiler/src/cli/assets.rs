@@ -98,7 +98,7 @@ pub fn plan(stored: &[StoredAsset], wanted: &[StoredAsset]) -> Plan {
 pub fn run(args: Args) -> i32 {
     let Command::Sync(args) = args.command;
     let dir = super::project_dir(args.dir);
-    let Some(wanted) = super::with_checked(&dir, "nothing was synced", |c| {
+    let Some(wanted) = crate::pipeline::with_checked(&dir, "nothing was synced", |c| {
         let secrets: Vec<(String, bool)> = c.assets.secrets.iter().map(|s| (s.name.clone(), s.required)).collect();
         (project_assets(c), secrets)
     }) else {

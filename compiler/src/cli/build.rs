@@ -21,8 +21,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
-    let crate_dir = super::emit::default_out(&dir);
-    let project = match super::emit::emit_project(&dir, &crate_dir, true) {
+    let crate_dir = crate::pipeline::default_out(&dir);
+    let project = match crate::pipeline::emit_project(&dir, &crate_dir, true) {
         Ok(Some(report)) => report.project,
         Ok(None) => return 1,
         Err(e) => {

@@ -5,7 +5,7 @@ use crate::project::Project;
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::PathBuf;
-use svc_frontend::{Diagnostic, Diagnostics, Severity, SourceMap};
+use svc_frontend::Diagnostics;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,10 +47,10 @@ pub fn run(args: Args) -> i32 {
             }
         }
         Format::Human => {
-            let color = super::color_stderr();
+            let color = crate::pipeline::color_stderr();
             let mut err = std::io::stderr().lock();
             for d in &sorted {
-                let _ = writeln!(err, "{}", render(d, &project.sources, color));
+                let _ = writeln!(err, "{}", crate::pipeline::render(d, &project.sources, color));
             }
             // Quoted when it is the config's name; plain words when there is none.
             let name = project
@@ -85,26 +85,5 @@ fn summary(name: &str, errors: usize, warnings: usize, routes: usize, nodes: usi
         ),
         (e, 0) => format!("error: {name} has {}", plural(e, "error")),
         (e, w) => format!("error: {name} has {} and {}", plural(e, "error"), plural(w, "warning")),
-    }
-}
-
-/// A rendered diagnostic, with the severity coloured on terminals.
-pub(crate) fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
-    let text = d.render(sources);
-    if !color {
-        return text;
-    }
-    let (prefix, style) = match d.severity {
-        Severity::Error => ("error[", "\x1b[1;31m"),
-        Severity::Warning => ("warning[", "\x1b[1;33m"),
-    };
-    match text.find("]: ") {
-        Some(end) if text.starts_with(prefix) => format!(
-            "{style}{}\x1b[0m\x1b[1m{}\x1b[0m{}",
-            &text[..=end],
-            &text[end + 1..text.find('\n').unwrap_or(text.len())],
-            &text[text.find('\n').unwrap_or(text.len())..]
-        ),
-        _ => text,
     }
 }

@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
-    let result = super::with_checked(&dir, "no manifest was printed", |checked| {
+    let result = crate::pipeline::with_checked(&dir, "no manifest was printed", |checked| {
         let manifests: Vec<&svc_types::NodeManifest> = checked
             .catalog
             .nodes

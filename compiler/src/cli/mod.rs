@@ -17,9 +17,7 @@ mod store;
 mod test;
 
 use clap::{Parser, Subcommand};
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use svc_frontend::{Diagnostics, SourceMap};
+use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(
@@ -135,31 +133,6 @@ pub(crate) fn project_dir(dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Prints a project's diagnostics on stderr; when there are errors, says that `outcome`.
-pub(crate) fn print_diagnostics(diags: Diagnostics, sources: &SourceMap, outcome: &str) {
-    let color = color_stderr();
-    let errors = diags.error_count();
-    for d in diags.sorted(sources) {
-        eprintln!("{}", check::render(&d, sources, color));
-    }
-    if errors > 0 {
-        eprintln!(
-            "error: {errors} error{} in the project; {outcome}",
-            if errors == 1 { "" } else { "s" }
-        );
-    }
-}
-
-/// Loads and checks the project in `dir`, prints its diagnostics, and calls `f` when it
-/// has no errors. `None` (after the diagnostics) when it has errors.
-pub(crate) fn with_checked<T>(dir: &Path, outcome: &str, f: impl FnOnce(&crate::check::Checked) -> T) -> Option<T> {
-    let mut diags = Diagnostics::new();
-    let project = crate::project::Project::load(dir, &mut diags);
-    let checked = crate::check::check(&project, &mut diags);
-    print_diagnostics(diags, &project.sources, outcome);
-    if checked.has_errors { None } else { Some(f(&checked)) }
-}
-
 /// The hint for a name that matches nothing: the closest candidate, else all of them
 /// (`what` names them: "the routes"), else `when_none`.
 pub(crate) fn did_you_mean(wanted: &str, candidates: &[&str], what: &str, when_none: &str) -> String {
@@ -168,9 +141,4 @@ pub(crate) fn did_you_mean(wanted: &str, candidates: &[&str], what: &str, when_n
         None if candidates.is_empty() => when_none.to_string(),
         None => format!("{what} are: {}", candidates.join(", ")),
     }
-}
-
-/// Whether to colour output written to stderr.
-pub(crate) fn color_stderr() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }

@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
-    let Some(doc) = super::with_checked(&dir, "no document was written", crate::openapi::document) else {
+    let Some(doc) = crate::pipeline::with_checked(&dir, "no document was written", crate::openapi::document) else {
         return 1;
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("a JSON value serializes");

@@ -22,7 +22,7 @@ pub fn run(args: Args) -> i32 {
 /// Builds the node runner of the project in `dir` and runs node `key` with `input`.
 pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
     let crate_dir = crate::runner::crate_dir(dir);
-    let emitted = super::with_checked(dir, "the node was not run", |checked| {
+    let emitted = crate::pipeline::with_checked(dir, "the node was not run", |checked| {
         if checked.catalog.get(key).is_none() {
             let keys: Vec<&str> = checked.catalog.nodes.keys().copied().collect();
             let hint = super::did_you_mean(key, &keys, "the project's nodes", "the project has no code nodes");

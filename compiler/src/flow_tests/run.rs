@@ -34,7 +34,7 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
     let suites = suite::load(&mut project, &mut diags);
     let checked = crate::check::check(&project, &mut diags);
     let errors = diags.error_count();
-    crate::cli::print_diagnostics(diags, &project.sources, "no test was run");
+    crate::pipeline::print_diagnostics(diags, &project.sources, "no test was run");
     if checked.has_errors || errors > 0 {
         return 1;
     }
@@ -48,8 +48,8 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
     }
 
     // One build for every file.
-    let crate_dir = crate::cli::emit::default_out(dir);
-    let name = match crate::cli::emit::write_checked(dir, &crate_dir, &checked, true, true) {
+    let crate_dir = crate::pipeline::default_out(dir);
+    let name = match crate::pipeline::write_checked(dir, &crate_dir, &checked, true, true) {
         Ok(report) => report.project,
         Err(e) => {
             eprintln!("error: {e}");

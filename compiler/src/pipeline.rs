@@ -1,0 +1,169 @@
+//! The pipeline every command runs a project through: load, check (diagnostics printed),
+//! lower, emit, write. `svc build`, `dev`, `emit`, `test`, `run` and `build --pgo` call
+//! it; it calls nothing above it.
+//!
+//! ```text
+//! Project::load → check::check → lower::lower → emit::emit → emit::write_crate
+//! ```
+
+use crate::check;
+use crate::emit::Placement;
+use crate::project::Project;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use svc_frontend::Diagnostics;
+use svc_frontend::SourceMap;
+use svc_frontend::diagnostic::{Diagnostic, Severity};
+
+/// Prints a project's diagnostics on stderr; when there are errors, says that `outcome`.
+pub fn print_diagnostics(diags: Diagnostics, sources: &SourceMap, outcome: &str) {
+    let color = color_stderr();
+    let errors = diags.error_count();
+    for d in diags.sorted(sources) {
+        eprintln!("{}", render(&d, sources, color));
+    }
+    if errors > 0 {
+        eprintln!(
+            "error: {errors} error{} in the project; {outcome}",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+}
+
+/// Loads and checks the project in `dir`, prints its diagnostics, and calls `f` when it
+/// has no errors. `None` (after the diagnostics) when it has errors.
+pub fn with_checked<T>(dir: &Path, outcome: &str, f: impl FnOnce(&crate::check::Checked) -> T) -> Option<T> {
+    let mut diags = Diagnostics::new();
+    let project = crate::project::Project::load(dir, &mut diags);
+    let checked = crate::check::check(&project, &mut diags);
+    print_diagnostics(diags, &project.sources, outcome);
+    if checked.has_errors { None } else { Some(f(&checked)) }
+}
+
+/// A rendered diagnostic, with the severity coloured on terminals.
+pub fn render(d: &Diagnostic, sources: &SourceMap, color: bool) -> String {
+    let text = d.render(sources);
+    if !color {
+        return text;
+    }
+    let (prefix, style) = match d.severity {
+        Severity::Error => ("error[", "\x1b[1;31m"),
+        Severity::Warning => ("warning[", "\x1b[1;33m"),
+    };
+    match text.find("]: ") {
+        Some(end) if text.starts_with(prefix) => format!(
+            "{style}{}\x1b[0m\x1b[1m{}\x1b[0m{}",
+            &text[..=end],
+            &text[end + 1..text.find('\n').unwrap_or(text.len())],
+            &text[text.find('\n').unwrap_or(text.len())..]
+        ),
+        _ => text,
+    }
+}
+
+/// Whether to colour output written to stderr.
+pub fn color_stderr() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+/// The default output directory of a project.
+pub fn default_out(dir: &Path) -> PathBuf {
+    dir.join(".svc").join("server")
+}
+
+/// The default output is a member of the project's `.svc/` workspace; `--out` elsewhere
+/// writes a crate that is its own workspace.
+pub fn placement(dir: &Path, out: &Path) -> Placement {
+    if out == default_out(dir) {
+        Placement::ProjectWorkspace
+    } else {
+        Placement::Standalone
+    }
+}
+
+/// Checks, lowers and emits; prints diagnostics. Returns the output directory, or `None`
+/// when the project has errors.
+pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
+    emit_project_as(dir, out, quiet, true)
+}
+
+/// [`emit_project`], with TypeScript nodes compiled to Rust (`compile_typescript`) or all
+/// left to the engine (`svc dev`).
+pub fn emit_project_as(
+    dir: &Path,
+    out: &Path,
+    quiet: bool,
+    compile_typescript: bool,
+) -> Result<Option<crate::emit::WriteReport>, String> {
+    let mut diags = Diagnostics::new();
+    let project = Project::load(dir, &mut diags);
+    let checked = check::check(&project, &mut diags);
+    print_diagnostics(diags, &project.sources, "nothing was generated");
+    if checked.has_errors {
+        return Ok(None);
+    }
+    write_checked(dir, out, &checked, quiet, compile_typescript).map(Some)
+}
+
+/// Lowers a checked project, its TypeScript nodes compiled to Rust when
+/// `compile_typescript` (not for `svc dev`) and `SVC_TYPESCRIPT=engine` is not set: at
+/// build time as at run time, it leaves every TypeScript node to the engine.
+pub fn lower(checked: &check::Checked, compile_typescript: bool) -> crate::lower::ProjectIr {
+    use crate::lower::TypeScriptNodes;
+    let engine_only = std::env::var("SVC_TYPESCRIPT").is_ok_and(|v| v == "engine");
+    let typescript = match compile_typescript && !engine_only {
+        true => TypeScriptNodes::Compiled,
+        false => TypeScriptNodes::Engine,
+    };
+    crate::lower::lower(checked, typescript)
+}
+
+/// Lowers, emits and writes a project checked without errors.
+pub fn write_checked(
+    dir: &Path,
+    out: &Path,
+    checked: &check::Checked,
+    quiet: bool,
+    compile_typescript: bool,
+) -> Result<crate::emit::WriteReport, String> {
+    crate::sources::link(dir)?;
+    crate::typescript_env::write_for(dir, checked.project)?;
+    let ir = lower(checked, compile_typescript);
+    note_engine_nodes(&ir, checked.project);
+    let placement = placement(dir, out);
+    let files = crate::emit::emit(&ir, out, placement)?;
+    let mut report = crate::emit::write_crate(dir, out, placement, &files)
+        .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    report.project = ir.name.clone();
+    if !quiet {
+        eprintln!(
+            "emitted `{}` ({} route{}) to {}: {} written, {} unchanged{}",
+            ir.name,
+            ir.routes.len(),
+            if ir.routes.len() == 1 { "" } else { "s" },
+            out.display(),
+            report.written.len(),
+            report.unchanged,
+            if report.removed.is_empty() {
+                String::new()
+            } else {
+                format!(", {} removed", report.removed.len())
+            }
+        );
+    }
+    Ok(report)
+}
+
+/// A note for each TypeScript node a route calls that stays in the engine, with the
+/// construct that kept it there: compiled nodes are several times cheaper a call.
+fn note_engine_nodes(ir: &crate::lower::ProjectIr, project: &crate::project::Project) {
+    for node in &ir.nodes {
+        if let Some(Err(not)) = ir.native.get(&node.key) {
+            let file = &project.sources.get(not.span.file).display_path;
+            eprintln!(
+                "note: TypeScript node `{}` runs in the engine: {} ({file}:{}:{})",
+                node.key, not.reason, not.span.line, not.span.column
+            );
+        }
+    }
+}
