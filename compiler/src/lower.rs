@@ -443,7 +443,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
     let version = project
         .node_crate
         .as_ref()
-        .and_then(|k| node_crate_version(&k.dir))
+        .and_then(|k| k.version.clone())
         .unwrap_or_else(|| "0.1.0".into());
     let mut ir = ProjectIr {
         root: project.root.clone(),
@@ -473,16 +473,6 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
         ir.compile_typescript(project);
     }
     ir
-}
-
-pub(crate) fn node_crate_version(dir: &std::path::Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
-    let table: toml_version::Table = text.parse().ok()?;
-    table.get("package")?.get("version")?.as_str().map(str::to_string)
-}
-
-mod toml_version {
-    pub use toml::Table;
 }
 
 /// `flows/create-order.yaml` → `create_order`; `flows/admin/keys.yaml` → `admin_keys`.

@@ -81,6 +81,9 @@ pub struct NodeCrate {
     pub dir: PathBuf,
     /// The package name from `Cargo.toml`.
     pub package_name: String,
+    /// The package version from `Cargo.toml` (a literal one; not one inherited from a
+    /// workspace), which the generated server takes as its own.
+    pub version: Option<String>,
     /// The name Rust code uses for the crate (`-` replaced by `_`).
     pub crate_name: String,
     pub nodes: Vec<NodeInfo>,
@@ -257,10 +260,15 @@ pub fn load(
     ));
     let workspace_deps = workspace_dependencies(vfs, dir, &manifest_text);
     let package_name = read_manifest(&manifest_text, manifest_file, &workspace_deps, diags)?;
+    let version = manifest_text
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get("package")?.get("version")?.as_str().map(str::to_string));
     let mut krate = NodeCrate {
         dir: dir.to_path_buf(),
         crate_name: package_name.replace('-', "_"),
         package_name,
+        version,
         ..Default::default()
     };
     let lib = dir.join("src").join("lib.rs");
