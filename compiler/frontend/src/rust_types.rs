@@ -86,6 +86,32 @@ pub fn ident(name: &str) -> Ident {
     }
 }
 
+/// A node's `Node` and its `impl CodeFunctionNode`, around the items of
+/// [`node_io_items`]: `manifest` is the body of `fn manifest()`, `run` the body of
+/// `fn run(ctx)` (a future). The one writer of the impl, for the node macro (Rust nodes)
+/// and the server emitter (TypeScript nodes).
+pub fn node_impl(doc: &str, manifest: TokenStream, run: TokenStream) -> TokenStream {
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+        pub struct Node;
+
+        impl ::svc_sdk::CodeFunctionNode for Node {
+            type Inputs = Inputs;
+            type Outputs = Outputs;
+            const NODE_KEY: &'static str = NODE_KEY;
+
+            fn manifest() -> ::svc_sdk::NodeManifest {
+                #manifest
+            }
+
+            fn run(ctx: &::svc_sdk::RunContext<Inputs>) -> impl ::core::future::Future<Output = ::svc_sdk::NodeResult<Outputs>> + ::core::marker::Send {
+                #run
+            }
+        }
+    }
+}
+
 /// A node's `NODE_KEY`, `Inputs` and `Outputs`: one field per data pin, with the pin's
 /// description as doc, its default through serde, unknown fields refused. The node macro
 /// writes these for a Rust node, and the server emitter for a TypeScript node, so a

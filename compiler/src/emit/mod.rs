@@ -428,6 +428,11 @@ pub(crate) fn script_node(
             )
         }
     };
+    let node = svc_frontend::rust_types::node_impl(
+        " The node: its `run` is the module's, in the engine of `crate::scripts`.",
+        quote!(::svc_sdk::__private::serde_json::from_str(#manifest).expect("svc wrote the manifest as JSON")),
+        run,
+    );
     quote! {
         #[doc = #doc]
         #[allow(dead_code, clippy::all)]
@@ -439,23 +444,7 @@ pub(crate) fn script_node(
 
             #compiled
 
-            /// The node: its `run` is the module's, in the engine of `crate::scripts`.
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-            pub struct Node;
-
-            impl ::svc_sdk::CodeFunctionNode for Node {
-                type Inputs = Inputs;
-                type Outputs = Outputs;
-                const NODE_KEY: &'static str = NODE_KEY;
-
-                fn manifest() -> ::svc_sdk::NodeManifest {
-                    ::svc_sdk::__private::serde_json::from_str(#manifest).expect("svc wrote the manifest as JSON")
-                }
-
-                fn run(ctx: &::svc_sdk::RunContext<Inputs>) -> impl ::core::future::Future<Output = ::svc_sdk::NodeResult<Outputs>> + ::core::marker::Send {
-                    #run
-                }
-            }
+            #node
         }
     }
 }

@@ -7,7 +7,7 @@ use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{quote, quote_spanned};
 use svc_frontend::node_def::{NodeDefSyntax, RunSyntax, run_syntax};
-use svc_frontend::rust_types::{RustPaths, node_io_items};
+use svc_frontend::rust_types::{RustPaths, node_impl, node_io_items};
 use syn::spanned::Spanned;
 
 /// Defines a code node (spec §2.2). See the `svc_sdk` crate docs for the syntax.
@@ -46,37 +46,28 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
     let input_pins = pin_list(&syntax.inputs);
     let output_pins = pin_list(&syntax.outputs);
     let run_fn = run_function(syntax)?;
+    let node = node_impl(
+        " The node, for `svc_sdk::build_manifest_from_node(&Node)` and the runtime.",
+        quote! {
+            #[allow(unused_imports)]
+            use ::svc_sdk::{seq, t};
+            ::svc_sdk::NodeManifest {
+                node_key: ::std::string::String::from(NODE_KEY),
+                name: ::std::string::String::from(#name),
+                description: #description,
+                category: ::std::string::String::from(#category),
+                inputs: ::svc_sdk::PinMap(::std::vec![ #( #input_pins ),* ]),
+                outputs: ::svc_sdk::PinMap(::std::vec![ #( #output_pins ),* ]),
+            }
+        },
+        quote!(run(ctx)),
+    );
     Ok(quote! {
         #io
 
         #run_fn
 
-        /// The node, for `svc_sdk::build_manifest_from_node(&Node)` and the runtime.
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-        pub struct Node;
-
-        impl ::svc_sdk::CodeFunctionNode for Node {
-            type Inputs = Inputs;
-            type Outputs = Outputs;
-            const NODE_KEY: &'static str = NODE_KEY;
-
-            fn manifest() -> ::svc_sdk::NodeManifest {
-                #[allow(unused_imports)]
-                use ::svc_sdk::{seq, t};
-                ::svc_sdk::NodeManifest {
-                    node_key: ::std::string::String::from(NODE_KEY),
-                    name: ::std::string::String::from(#name),
-                    description: #description,
-                    category: ::std::string::String::from(#category),
-                    inputs: ::svc_sdk::PinMap(::std::vec![ #( #input_pins ),* ]),
-                    outputs: ::svc_sdk::PinMap(::std::vec![ #( #output_pins ),* ]),
-                }
-            }
-
-            fn run(ctx: &::svc_sdk::RunContext<Inputs>) -> impl ::core::future::Future<Output = ::svc_sdk::NodeResult<Outputs>> + ::core::marker::Send {
-                run(ctx)
-            }
-        }
+        #node
     })
 }
 
