@@ -41,7 +41,7 @@ pub struct HelperRef<'a> {
     function: Callable<'a>,
 }
 
-/// A module function: `function f(…) { … }`, or `const f = (…) => …` (or `= function`).
+/// A function: a module's (`function f(…) { … }`, `const f = (…) => …`) or a node's `run`.
 #[derive(Clone, Copy)]
 enum Callable<'a> {
     Function(&'a Function<'a>),
@@ -228,13 +228,6 @@ fn translate_node<'a>(
     })
 }
 
-/// A node's `run`: `run(ctx) { … }` or `run: (ctx) => …`.
-#[derive(Clone, Copy)]
-enum RunFn<'a> {
-    Function(&'a Function<'a>),
-    Arrow(&'a oxc_ast::ast::ArrowFunctionExpression<'a>),
-}
-
 /// Parameters as plain names: `(a, b)`.
 pub(super) fn plain_params<'a>(params: &'a oxc_ast::ast::FormalParameters<'a>) -> Option<Vec<&'a str>> {
     if params.rest.is_some() {
@@ -305,7 +298,7 @@ impl<'a> Translator<'a> {
     }
 
     /// The `run` of the node's definition.
-    fn run_function(&mut self) -> Result<RunFn<'a>> {
+    fn run_function(&mut self) -> Result<Callable<'a>> {
         let module = &self.modules[self.node_module].module;
         let DefaultExport::Node(argument, span) = node::default_export(module) else {
             return Err(NotNative::new(
@@ -324,8 +317,8 @@ impl<'a> Translator<'a> {
                 continue;
             }
             return match p.value.get_inner_expression() {
-                Expression::FunctionExpression(f) if !f.generator => Ok(RunFn::Function(f)),
-                Expression::ArrowFunctionExpression(f) => Ok(RunFn::Arrow(f)),
+                Expression::FunctionExpression(f) if !f.generator => Ok(Callable::Function(f)),
+                Expression::ArrowFunctionExpression(f) => Ok(Callable::Arrow(f)),
                 other => Err(NotNative::new(
                     module.span(other),
                     "a `run` that is not a function is not compiled to Rust",
@@ -335,19 +328,10 @@ impl<'a> Translator<'a> {
         Err(NotNative::new(span, "a node without `run` is not compiled to Rust"))
     }
 
-    fn run_body(&mut self, run: RunFn<'a>) -> Result<Vec<TokenStream>> {
-        let (params, body) = match run {
-            RunFn::Function(f) => {
-                let Some(body) = &f.body else {
-                    return Err(self.not(f, "a `run` without a body"));
-                };
-                (&*f.params, Ok(&body.statements))
-            }
-            RunFn::Arrow(f) => match (f.get_function_body(), f.get_expression()) {
-                (Some(body), _) => (&*f.params, Ok(&body.statements)),
-                (None, Some(e)) => (&*f.params, Err(e)),
-                (None, None) => return Err(self.not(f, "this `run`")),
-            },
+    fn run_body(&mut self, run: Callable<'a>) -> Result<Vec<TokenStream>> {
+        let params = run.params();
+        let Some(body) = run.body() else {
+            return Err(self.not(params, "a `run` without a body"));
         };
         if params.rest.is_some() || params.items.len() > 1 {
             return Err(self.not(params, "`run` with more than one parameter"));
