@@ -11,4 +11,6 @@ mod helpdesk;
 mod hooks;
 mod native;
 mod shop;
+#[path = "../support/mod.rs"]
+mod support;
 mod ts_corpus;

@@ -19,6 +19,7 @@
 //! compiles to at least half.
 
 use crate::harness::{client, project_binary, repo, start_binary};
+use crate::support::copy_committed;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -30,26 +31,10 @@ const CORPUS: &str = "ts-corpus";
 fn scratch_copy() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("svc-e2e-ts-corpus-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&repo().join("compiler/tests").join(CORPUS), &dir);
+    copy_committed(&repo().join("compiler/tests").join(CORPUS), &dir);
     std::fs::create_dir_all(dir.join("node_modules/@svc")).unwrap();
     std::os::unix::fs::symlink(repo().join("sdk-ts"), dir.join("node_modules/@svc/sdk")).unwrap();
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == ".svc" || name == "node_modules" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(&name));
-        } else {
-            std::fs::copy(entry.path(), to.join(&name)).unwrap();
-        }
-    }
 }
 
 fn run(command: &mut Command) -> String {
