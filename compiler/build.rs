@@ -23,7 +23,7 @@ const CRATES: &[&str] = &[
     "runtime/script",
     "runtime/macros",
     "runtime/types",
-    "compiler/frontend",
+    "compiler/syntax",
 ];
 
 /// The carried npm packages: the files `npm pack` would publish (see their `files`).

@@ -21,8 +21,8 @@ cargo fmt --all -- --check
 step "lint (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "layering: a Rust node crate's dependencies (svc-sdk's) compile no TypeScript reader or engine"
-if cargo tree -p svc-sdk --edges normal,build --prefix none | grep -E '^(oxc|rquickjs|svc-frontend-ts|svc-script)'; then
+step "layering: a Rust node crate's dependencies (svc-sdk's) compile no project reader, TypeScript reader or engine"
+if cargo tree -p svc-sdk --edges normal,build --prefix none | grep -E '^(oxc|rquickjs|svc-frontend|svc-frontend-ts|svc-script|toml) '; then
     echo "svc-sdk depends on the crates above: node crates would build them (see ARCHITECTURE.md)" >&2
     exit 1
 fi

@@ -1,22 +1,19 @@
 //! The front end of svc: everything that reads a project into typed, spanned models.
 //!
-//! - [`source`] and [`diagnostic`]: files, spans, and the problems found in them.
-//! - [`yaml`]: YAML with a span on every node.
+//! - [`flow`]: a route's flow file.
+//! - [`testfile`]: a flow test file.
+//! - [`node_crate`]: the node crate's sources, scanned for node definitions.
+//! - [`vfs`]: the project's files, from disk or from memory.
 //!
-//! This crate is shared by the compiler (`svc`) and by the SDK's procedural macros, so
-//! that a node definition means the same thing to both.
+//! What the node macro reads as well (config, node definitions, YAML, diagnostics) is
+//! `svc-syntax`'s, re-exported here under the same paths so that the compiler names one
+//! front end.
 
-pub mod assets_codegen;
-pub mod config;
-pub mod diagnostic;
 pub mod flow;
 pub mod node_crate;
-pub mod node_def;
-pub mod rust_types;
-pub mod source;
 pub mod testfile;
 pub mod vfs;
-pub mod yaml;
 
-pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity};
-pub use source::{FileId, SourceFile, SourceMap, Span};
+pub use svc_syntax::{Code, Diagnostic, Diagnostics, Severity};
+pub use svc_syntax::{FileId, SourceFile, SourceMap, Span};
+pub use svc_syntax::{assets_codegen, config, diagnostic, node_def, rust_types, source, yaml};

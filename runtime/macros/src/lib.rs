@@ -6,8 +6,8 @@
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{quote, quote_spanned};
-use svc_frontend::node_def::{NodeDefSyntax, RunSyntax, run_syntax};
-use svc_frontend::rust_types::{RustPaths, node_impl, node_io_items};
+use svc_syntax::node_def::{NodeDefSyntax, RunSyntax, run_syntax};
+use svc_syntax::rust_types::{RustPaths, node_impl, node_io_items};
 use syn::spanned::Spanned;
 
 /// Defines a code node (spec §2.2). See the `svc_sdk` crate docs for the syntax.
@@ -73,7 +73,7 @@ fn expand_node(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 
 /// One struct field per data pin (sequence pins carry no value), plus default functions.
 /// The pins as the SDK's builders compute them at run time, from the expressions as written.
-fn pin_list(pins: &[svc_frontend::node_def::PinSyntax]) -> Vec<TokenStream2> {
+fn pin_list(pins: &[svc_syntax::node_def::PinSyntax]) -> Vec<TokenStream2> {
     pins.iter()
         .map(|p| {
             let id = &p.id.text;
@@ -123,7 +123,7 @@ fn run_function(syntax: &NodeDefSyntax) -> Result<TokenStream2, syn::Error> {
 #[proc_macro]
 pub fn include_assets(input: TokenStream) -> TokenStream {
     let relative = if input.is_empty() {
-        svc_frontend::config::CONFIG_FILE.to_string()
+        svc_syntax::config::CONFIG_FILE.to_string()
     } else {
         syn::parse_macro_input!(input as syn::LitStr).value()
     };
@@ -136,14 +136,14 @@ pub fn include_assets(input: TokenStream) -> TokenStream {
             return quote!(::core::compile_error!(#msg);).into();
         }
     };
-    let mut sources = svc_frontend::SourceMap::new();
-    let file = sources.add(svc_frontend::SourceFile::new(
+    let mut sources = svc_syntax::SourceMap::new();
+    let file = sources.add(svc_syntax::SourceFile::new(
         relative.clone(),
         Some(path.clone()),
         text.clone(),
     ));
-    let mut diags = svc_frontend::Diagnostics::new();
-    let config = svc_frontend::config::load(file, &text, &mut diags);
+    let mut diags = svc_syntax::Diagnostics::new();
+    let config = svc_syntax::config::load(file, &text, &mut diags);
     if diags.has_errors() {
         let rendered: String = diags
             .sorted(&sources)
@@ -157,7 +157,7 @@ pub fn include_assets(input: TokenStream) -> TokenStream {
     let Some(config) = config else {
         return quote!(::core::compile_error!("svc: the config could not be read");).into();
     };
-    let items = svc_frontend::assets_codegen::generate(&config.assets, &quote!(::svc_sdk));
+    let items = svc_syntax::assets_codegen::generate(&config.assets, &quote!(::svc_sdk));
     let abs = path.canonicalize().unwrap_or(path).display().to_string();
     quote! {
         /// The project's named assets, generated from its config by `svc_sdk::include_assets!`.

@@ -258,8 +258,8 @@ fn static_reading_equals_the_runtime_builders() {
                 items: items.clone(),
                 frontmatter: None,
             };
-            for mac in svc_frontend::node_def::find_definitions(&inner) {
-                static_manifests.push(svc_frontend::node_def::parse_definition(&mac.mac).unwrap().manifest);
+            for mac in svc_syntax::node_def::find_definitions(&inner) {
+                static_manifests.push(svc_syntax::node_def::parse_definition(&mac.mac).unwrap().manifest);
             }
         }
     }
