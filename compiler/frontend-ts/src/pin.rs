@@ -1,34 +1,18 @@
 //! A pin declaration read without running it: `t.array(t.struct("Line")).optional()`,
 //! `seq.out()`, or a `const` of the module holding such a chain (a shared builder).
 //!
-//! The rules are the Rust SDK's (spec §2.3–2.5), with the TypeScript spellings: builders
-//! `t.object("Name")` and `t.enumValue`, modifiers `portOnly(enabled?)` and friends.
+//! The words, what they mean and the rules they can break are the pin language's
+//! (`svc_syntax::pin_language`, spec §2.3–2.5), shared with the Rust reader; this module
+//! reads their arguments in TypeScript.
 
 use crate::literal::{self, NotStatic};
 use crate::module::Module;
 use oxc_ast::ast::{Argument, CallExpression, Expression};
-use svc_frontend::node_def::{self, PinRule};
+use svc_frontend::pin_language::{
+    self, BuilderArgument, BuilderValue, ModifierArgument, ModifierValue, PinRule, TYPESCRIPT,
+};
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
-use svc_types::{PinDefinition, PinKind, TypeRef, names};
-
-const T_BUILDERS: &[&str] = &[
-    "string",
-    "number",
-    "boolean",
-    "any",
-    "object",
-    "struct",
-    "enumValue",
-    "array",
-];
-const MODIFIERS: &[&str] = &[
-    "optional",
-    "description",
-    "default",
-    "portOnly",
-    "pinOnly",
-    "allowInlineValue",
-];
+use svc_types::{PinDefinition, names};
 
 /// How deep a pin may nest (`t.array(t.array(…))`, `const`s naming `const`s) before svc
 /// stops reading it.
@@ -100,12 +84,9 @@ fn read_at<'a>(
     match module.sdk_export(&member.object) {
         Some("t") => t_builder(module, name, call, name_span, depth, diags),
         Some("seq") => {
-            if !matches!(name, "in" | "out") {
-                diags.push(invalid(
-                    name_span,
-                    format!("`seq.{name}` is not a sequence pin builder"),
-                    "use `seq.in()` or `seq.out()`",
-                ));
+            if !TYPESCRIPT.is_sequence_builder(name) {
+                let (message, hint) = TYPESCRIPT.unknown_sequence_builder(name);
+                diags.push(invalid(name_span, message, hint));
                 return None;
             }
             expect_args::<0>(module, call, name_span, &format!("seq.{name}"), diags)?;
@@ -135,37 +116,34 @@ fn t_builder<'a>(
     diags: &mut Diagnostics,
 ) -> Option<PinDefinition> {
     let what = format!("t.{builder}");
-    let type_ref = match builder {
-        "string" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::String)?,
-        "number" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Number)?,
-        "boolean" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Boolean)?,
-        "any" => expect_args::<0>(module, call, span, &what, diags).map(|_| TypeRef::Any)?,
+    let Some(word) = TYPESCRIPT.type_builder(builder) else {
+        let (message, hint) = TYPESCRIPT.unknown_type_builder(builder);
+        diags.push(invalid(span, message, hint));
+        return None;
+    };
+    let inner;
+    let mut at = span;
+    let value = match word.takes {
+        BuilderArgument::None => expect_args::<0>(module, call, span, &what, diags).map(|_| BuilderValue::None)?,
         // `t.object()` is a generic object, `t.object("Order")` a named one (spec §2.3).
-        "object" if call.arguments.is_empty() => TypeRef::Object,
-        "object" | "struct" => TypeRef::Structure(asset_name(module, call, span, &what, diags)?),
-        "enumValue" => TypeRef::Enum(asset_name(module, call, span, &what, diags)?),
-        "array" => {
-            let [inner] = expect_args::<1>(module, call, span, &what, diags)?;
-            let inner_span = module.span(inner);
-            let inner = read_at(module, inner, depth + 1, diags)?;
-            match node_def::array_of(&inner) {
-                Ok(array) => array,
-                Err(rule) => {
-                    diags.push(broken(inner_span, &rule));
-                    return None;
-                }
-            }
+        BuilderArgument::OptionalName if call.arguments.is_empty() => BuilderValue::None,
+        BuilderArgument::Name | BuilderArgument::OptionalName => {
+            BuilderValue::Name(asset_name(module, call, span, &what, diags)?)
         }
-        other => {
-            let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {
-                Some(best) => format!("did you mean `t.{best}`?"),
-                None => format!("the type builders are {}", list(T_BUILDERS, "t.", "")),
-            };
-            diags.push(invalid(span, format!("`t.{other}` is not a pin type builder"), hint));
-            return None;
+        BuilderArgument::Pin => {
+            let [arg] = expect_args::<1>(module, call, span, &what, diags)?;
+            at = module.span(arg);
+            inner = read_at(module, arg, depth + 1, diags)?;
+            BuilderValue::Pin(&inner)
         }
     };
-    Some(PinDefinition::data(type_ref))
+    match pin_language::type_of(word.means, value) {
+        Ok(type_ref) => Some(PinDefinition::data(type_ref)),
+        Err(rule) => {
+            diags.push(broken(at, &rule));
+            None
+        }
+    }
 }
 
 fn modifier<'a>(
@@ -176,97 +154,86 @@ fn modifier<'a>(
     span: Span,
     diags: &mut Diagnostics,
 ) -> bool {
-    let sequence_forbids = |what: &'static str, diags: &mut Diagnostics| {
-        diags.push(broken(span, &PinRule::SequenceCannotBe(what)));
-        false
+    let Some(word) = TYPESCRIPT.modifier(method) else {
+        let (message, hint) = TYPESCRIPT.unknown_modifier(method);
+        diags.push(invalid(span, message, hint));
+        return false;
     };
-    match method {
-        "optional" => {
-            if expect_args::<0>(module, call, span, method, diags).is_none() {
-                return false;
-            }
-            if pin.is_sequence() {
-                return sequence_forbids("optional", diags);
-            }
-            pin.optional = true;
+    // Where a broken rule is shown: the literal for a default, the modifier otherwise.
+    let mut at = span;
+    let value = match word.takes {
+        ModifierArgument::None => {
+            expect_args::<0>(module, call, span, method, diags).map(|_| ModifierValue::Flag(true))
         }
-        "description" => {
-            let Some([text]) = expect_args::<1>(module, call, span, method, diags) else {
-                return false;
-            };
-            match literal::read(module, text) {
+        ModifierArgument::Flag | ModifierArgument::OptionalFlag => optional_bool(
+            module,
+            call,
+            span,
+            method,
+            word.takes == ModifierArgument::OptionalFlag,
+            diags,
+        )
+        .map(ModifierValue::Flag),
+        ModifierArgument::Text => {
+            expect_args::<1>(module, call, span, method, diags).and_then(|[text]| match literal::read(module, text) {
                 Ok(node) => match node.as_str() {
-                    Some(s) => pin.description = Some(s.to_string()),
+                    Some(s) => Some(ModifierValue::Text(s.to_string())),
                     None => {
                         diags.push(invalid(
                             node.span,
                             "the description must be a string",
                             "write the text out in quotes",
                         ));
-                        return false;
+                        None
                     }
                 },
                 Err(e) => {
                     e.report("a pin's description", diags);
-                    return false;
+                    None
                 }
-            }
+            })
         }
-        "default" => {
-            let Some([value]) = expect_args::<1>(module, call, span, method, diags) else {
-                return false;
-            };
-            let PinKind::Data(type_ref) = &pin.kind else {
-                return sequence_forbids("given a default", diags);
-            };
-            let node = match literal::read(module, value) {
-                Ok(node) => node,
+        ModifierArgument::Literal => {
+            expect_args::<1>(module, call, span, method, diags).and_then(|[value]| match literal::read(module, value) {
+                Ok(node) => {
+                    at = node.span;
+                    Some(ModifierValue::Literal(node.to_json()))
+                }
                 Err(e) => {
                     e.report("a pin's default", diags);
-                    return false;
+                    None
                 }
-            };
-            let json = node.to_json();
-            if let Err(rule) = node_def::check_default(type_ref, &json) {
-                diags.push(broken(node.span, &rule));
-                return false;
-            }
-            pin.default = Some(json);
+            })
         }
-        "portOnly" | "pinOnly" => match optional_bool(module, call, span, method, diags) {
-            Some(enabled) => pin.port_only = enabled,
-            None => return false,
-        },
-        "allowInlineValue" => {
-            let Some(enabled) = optional_bool(module, call, span, method, diags) else {
-                return false;
+    };
+    let Some(value) = value else {
+        return false;
+    };
+    match pin_language::apply(pin, word.means, value) {
+        Ok(()) => true,
+        Err(rule) => {
+            let at = if matches!(rule, PinRule::DefaultMismatch { .. }) {
+                at
+            } else {
+                span
             };
-            if pin.is_sequence() && enabled {
-                return sequence_forbids("given inline values", diags);
-            }
-            pin.allow_inline_value = enabled;
-        }
-        other => {
-            let hint = match svc_types::assets::closest(other, MODIFIERS.iter().copied()) {
-                Some(best) => format!("did you mean `.{best}()`?"),
-                None => format!("the pin modifiers are {}", list(MODIFIERS, ".", "()")),
-            };
-            diags.push(invalid(span, format!("`.{other}()` is not a pin modifier"), hint));
-            return false;
+            diags.push(broken(at, &rule));
+            false
         }
     }
-    true
 }
 
-/// The argument of `.portOnly(enabled?)` and friends: `true` when not given.
+/// The argument of `.portOnly(enabled?)` and friends: `true` when not given (if it may
+/// be left out).
 fn optional_bool<'a>(
     module: &Module<'a>,
     call: &'a CallExpression<'a>,
     span: Span,
     method: &str,
+    may_be_left_out: bool,
     diags: &mut Diagnostics,
 ) -> Option<bool> {
-    if call.arguments.is_empty() {
+    if may_be_left_out && call.arguments.is_empty() {
         return Some(true);
     }
     let [arg] = expect_args::<1>(module, call, span, method, diags)?;
@@ -369,7 +336,7 @@ fn not_a_builder(span: Span) -> Diagnostic {
 
 /// A pin rule shared with the Rust reader, spelled in TypeScript.
 fn broken(span: Span, rule: &PinRule) -> Diagnostic {
-    let (message, hint) = rule.describe("t.");
+    let (message, hint) = rule.describe(&TYPESCRIPT);
     invalid(span, message, hint)
 }
 
@@ -377,12 +344,4 @@ fn invalid(span: Span, message: impl Into<String>, hint: impl Into<String>) -> D
     Diagnostic::new(Code::InvalidNodeDefinition, span, message)
         .label("invalid pin")
         .help(hint)
-}
-
-fn list(items: &[&str], prefix: &str, suffix: &str) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{prefix}{i}{suffix}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

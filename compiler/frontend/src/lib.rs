@@ -16,4 +16,4 @@ pub mod vfs;
 
 pub use svc_syntax::{Code, Diagnostic, Diagnostics, Severity};
 pub use svc_syntax::{FileId, SourceFile, SourceMap, Span};
-pub use svc_syntax::{assets_codegen, config, diagnostic, node_def, rust_types, source, yaml};
+pub use svc_syntax::{assets_codegen, config, diagnostic, node_def, pin_language, rust_types, source, yaml};

@@ -4,7 +4,9 @@
 //! - [`source`] and [`diagnostic`]: files, spans, and the problems found in them.
 //! - [`yaml`]: YAML with a span on every node.
 //! - [`config`]: `svc.config.yaml`'s assets (enums, structures, secret requirements).
-//! - [`node_def`]: a `define_code_function_node!` invocation, its pins and their rules.
+//! - [`pin_language`]: the pin builders and modifiers, their meaning and rules, and their
+//!   Rust and TypeScript spellings.
+//! - [`node_def`]: a `define_code_function_node!` invocation, read with the pin language.
 //! - [`rust_types`] and [`assets_codegen`]: the Rust a type, a node's I/O and the config's
 //!   assets are written as, by the macro and by the emitter.
 //!
@@ -15,6 +17,7 @@ pub mod assets_codegen;
 pub mod config;
 pub mod diagnostic;
 pub mod node_def;
+pub mod pin_language;
 pub mod rust_types;
 pub mod source;
 pub mod yaml;

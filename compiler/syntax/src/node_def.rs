@@ -25,9 +25,12 @@
 //! chains are evaluated statically here; the SDK's builder functions compute the same
 //! result at run time (a test in the SDK holds the two together).
 
+use crate::pin_language::{
+    self, BuilderArgument, BuilderValue, Builds, ModifierArgument, ModifierValue, PinRule, RUST,
+};
 use proc_macro2::Span;
-use svc_types::manifest::{DEFAULT_CATEGORY, NodeManifest, PinDefinition, PinKind, PinMap};
-use svc_types::{TypeRef, names};
+use svc_types::manifest::{DEFAULT_CATEGORY, NodeManifest, PinDefinition, PinMap};
+use svc_types::names;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -495,31 +498,6 @@ fn pin_root_name(expr: &Expr) -> Option<String> {
     }
 }
 
-const T_BUILDERS: &[&str] = &[
-    "string",
-    "number",
-    "boolean",
-    "any",
-    "object",
-    "object_named",
-    "structure",
-    "struct",
-    "enum_value",
-    "array",
-];
-const SEQ_BUILDERS: &[&str] = &["input", "in", "output", "out"];
-const MODIFIERS: &[&str] = &[
-    "optional",
-    "description",
-    "default",
-    "port_only",
-    "pin_only",
-    "allow_inline_value",
-    "port_only_if",
-    "pin_only_if",
-    "allow_inline_value_if",
-];
-
 /// Evaluates a pin builder chain such as `t::array(t::structure("Line")).optional()`.
 pub fn eval_pin(expr: &Expr, errors: &mut Vec<DefError>) -> Option<PinDefinition> {
     match expr {
@@ -561,12 +539,9 @@ pub fn eval_pin(expr: &Expr, errors: &mut Vec<DefError>) -> Option<PinDefinition
             match module {
                 "t" => eval_t_builder(builder, &args, builder_span, errors),
                 "seq" => {
-                    if !SEQ_BUILDERS.contains(&builder) {
-                        errors.push(DefError::new(
-                            builder_span,
-                            format!("`seq::{builder}` is not a sequence pin builder"),
-                            "use `seq::input()` or `seq::output()`",
-                        ));
+                    if !RUST.is_sequence_builder(builder) {
+                        let (message, hint) = RUST.unknown_sequence_builder(builder);
+                        errors.push(DefError::new(builder_span, message, hint));
                         return None;
                     }
                     expect_args(&args, 0, builder_span, &format!("seq::{builder}"), errors)?;
@@ -629,13 +604,15 @@ fn expect_name(args: &[&Expr], span: Span, what: &str, errors: &mut Vec<DefError
 
 fn eval_t_builder(builder: &str, args: &[&Expr], span: Span, errors: &mut Vec<DefError>) -> Option<PinDefinition> {
     let what = format!("t::{builder}");
-    let type_ref = match builder {
-        "string" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::String)?,
-        "number" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Number)?,
-        "boolean" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Boolean)?,
-        "any" => expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Any)?,
-        "object" => {
-            if args.len() == 1 {
+    let Some(word) = RUST.type_builder(builder) else {
+        let (message, hint) = RUST.unknown_type_builder(builder);
+        errors.push(DefError::new(span, message, hint));
+        return None;
+    };
+    let inner;
+    let value = match word.takes {
+        BuilderArgument::None => {
+            if word.means == Builds::Object && args.len() == 1 {
                 errors.push(DefError::new(
                     span,
                     "`t::object` takes no arguments",
@@ -643,42 +620,25 @@ fn eval_t_builder(builder: &str, args: &[&Expr], span: Span, errors: &mut Vec<De
                 ));
                 return None;
             }
-            expect_args(args, 0, span, &what, errors).map(|_| TypeRef::Object)?
+            expect_args(args, 0, span, &what, errors)?;
+            BuilderValue::None
         }
-        "object_named" | "structure" | "struct" => TypeRef::Structure(expect_name(args, span, &what, errors)?),
-        "enum_value" => TypeRef::Enum(expect_name(args, span, &what, errors)?),
-        "array" => {
+        BuilderArgument::Name | BuilderArgument::OptionalName => {
+            BuilderValue::Name(expect_name(args, span, &what, errors)?)
+        }
+        BuilderArgument::Pin => {
             expect_args(args, 1, span, &what, errors)?;
-            let inner = eval_pin(args[0], errors)?;
-            match array_of(&inner) {
-                Ok(array) => array,
-                Err(rule) => {
-                    errors.push(rule.error(args[0].span()));
-                    return None;
-                }
-            }
-        }
-        other => {
-            let hint = match svc_types::assets::closest(other, T_BUILDERS.iter().copied()) {
-                Some(best) => format!("did you mean `t::{best}`?"),
-                None => format!(
-                    "the type builders are {}",
-                    T_BUILDERS
-                        .iter()
-                        .map(|b| format!("`t::{b}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            errors.push(DefError::new(
-                span,
-                format!("`t::{other}` is not a pin type builder"),
-                hint,
-            ));
-            return None;
+            inner = eval_pin(args[0], errors)?;
+            BuilderValue::Pin(&inner)
         }
     };
-    Some(PinDefinition::data(type_ref))
+    match pin_language::type_of(word.means, value) {
+        Ok(type_ref) => Some(PinDefinition::data(type_ref)),
+        Err(rule) => {
+            errors.push(rule_error(&rule, args.first().map_or(span, |a| a.span())));
+            None
+        }
+    }
 }
 
 fn apply_modifier(
@@ -689,121 +649,65 @@ fn apply_modifier(
     span: Span,
     errors: &mut Vec<DefError>,
 ) -> bool {
-    let bool_arg = |errors: &mut Vec<DefError>| -> Option<bool> {
-        expect_args(args, 1, span, method, errors)?;
-        match args[0] {
-            Expr::Lit(l) => match &l.lit {
-                Lit::Bool(b) => Some(b.value),
-                _ => None,
-            },
-            _ => None,
-        }
-        .or_else(|| {
-            errors.push(DefError::new(
-                args[0].span(),
-                format!("the argument of `{method}` must be `true` or `false`"),
-                "tools read node definitions without running them, so write the value out",
-            ));
-            None
-        })
+    let Some(word) = RUST.modifier(method) else {
+        let (message, hint) = RUST.unknown_modifier(method);
+        errors.push(DefError::new(method_span, message, hint));
+        return false;
     };
-    let sequence_forbids = |what: &'static str, errors: &mut Vec<DefError>| {
-        errors.push(PinRule::SequenceCannotBe(what).error(method_span));
-        false
-    };
-    match method {
-        "optional" => {
-            if expect_args(args, 0, span, method, errors).is_none() {
-                return false;
-            }
-            if pin.is_sequence() {
-                return sequence_forbids("optional", errors);
-            }
-            pin.optional = true;
-        }
-        "description" => {
-            if expect_args(args, 1, span, method, errors).is_none() {
-                return false;
-            }
-            match lit_str(args[0]) {
-                Some(s) => pin.description = Some(s),
-                None => {
+    let value = match word.takes {
+        ModifierArgument::None => expect_args(args, 0, span, method, errors).map(|_| ModifierValue::Flag(true)),
+        ModifierArgument::Flag | ModifierArgument::OptionalFlag => {
+            expect_args(args, 1, span, method, errors).and_then(|_| match args[0] {
+                Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(ModifierValue::Flag(b.value)),
+                other => {
                     errors.push(DefError::new(
-                        args[0].span(),
-                        "the description must be a string literal",
-                        "tools read node definitions without running them, so write the text out",
+                        other.span(),
+                        format!("the argument of `{method}` must be `true` or `false`"),
+                        "tools read node definitions without running them, so write the value out",
                     ));
-                    return false;
+                    None
                 }
-            }
+            })
         }
-        "default" => {
-            if expect_args(args, 1, span, method, errors).is_none() {
-                return false;
+        ModifierArgument::Text => expect_args(args, 1, span, method, errors).and_then(|_| match lit_str(args[0]) {
+            Some(text) => Some(ModifierValue::Text(text)),
+            None => {
+                errors.push(DefError::new(
+                    args[0].span(),
+                    "the description must be a string literal",
+                    "tools read node definitions without running them, so write the text out",
+                ));
+                None
             }
-            let PinKind::Data(type_ref) = &pin.kind else {
-                return sequence_forbids("given a default", errors);
-            };
-            let Some(value) = literal_json(args[0]) else {
+        }),
+        ModifierArgument::Literal => expect_args(args, 1, span, method, errors).and_then(|_| match literal_json(args[0]) {
+            Some(value) => Some(ModifierValue::Literal(value)),
+            None => {
                 errors.push(DefError::new(args[0].span(), "a default must be a literal", "write a string, number, boolean or list literal, for example `.default(\"EUR\")` or `.default(10)`"));
-                return false;
-            };
-            if let Err(rule) = check_default(type_ref, &value) {
-                errors.push(rule.error(args[0].span()));
-                return false;
+                None
             }
-            pin.default = Some(value);
-        }
-        "port_only" | "pin_only" => {
-            if expect_args(args, 0, span, method, errors).is_none() {
-                return false;
-            }
-            pin.port_only = true;
-        }
-        "port_only_if" | "pin_only_if" => {
-            let Some(b) = bool_arg(errors) else {
-                return false;
+        }),
+    };
+    let Some(value) = value else {
+        return false;
+    };
+    match pin_language::apply(pin, word.means, value) {
+        Ok(()) => true,
+        Err(rule) => {
+            // A broken default is the literal's fault; the rest, the modifier's.
+            let at = match rule {
+                PinRule::DefaultMismatch { .. } => args[0].span(),
+                _ => method_span,
             };
-            pin.port_only = b;
-        }
-        "allow_inline_value" | "allow_inline_value_if" => {
-            let enabled = if method == "allow_inline_value" {
-                if expect_args(args, 0, span, method, errors).is_none() {
-                    return false;
-                }
-                true
-            } else {
-                let Some(b) = bool_arg(errors) else {
-                    return false;
-                };
-                b
-            };
-            if pin.is_sequence() && enabled {
-                return sequence_forbids("given inline values", errors);
-            }
-            pin.allow_inline_value = enabled;
-        }
-        other => {
-            let hint = match svc_types::assets::closest(other, MODIFIERS.iter().copied()) {
-                Some(best) => format!("did you mean `.{best}()`?"),
-                None => format!(
-                    "the pin modifiers are {}",
-                    MODIFIERS
-                        .iter()
-                        .map(|m| format!("`.{m}()`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            errors.push(DefError::new(
-                method_span,
-                format!("`.{other}()` is not a pin modifier"),
-                hint,
-            ));
-            return false;
+            errors.push(rule_error(&rule, at));
+            false
         }
     }
-    true
+}
+
+fn rule_error(rule: &PinRule, span: Span) -> DefError {
+    let (message, hint) = rule.describe(&RUST);
+    DefError::new(span, message, hint)
 }
 
 /// A literal expression as JSON: strings, numbers (with sign), booleans, and lists of
@@ -851,87 +755,6 @@ pub fn literal_json(expr: &Expr) -> Option<serde_json::Value> {
         Expr::Paren(p) => literal_json(&p.expr),
         Expr::Group(g) => literal_json(&g.expr),
         _ => None,
-    }
-}
-
-/// A rule of pins that a definition breaks, in whichever language it is written: each
-/// rule is decided once, here, and each reader only places it and spells the SDK its own
-/// way (`t::array` in Rust, `t.array` in TypeScript).
-#[derive(Debug, Clone, PartialEq)]
-pub enum PinRule {
-    /// An array of sequence pins.
-    SequenceInArray,
-    /// A modifier on an array's element rather than on the array.
-    ModifiedElement,
-    /// A modifier sequence pins cannot have: "optional", "given a default", …
-    SequenceCannotBe(&'static str),
-    /// A default literal that does not have the pin's type.
-    DefaultMismatch { message: String, pin_type: TypeRef },
-}
-
-impl PinRule {
-    /// The message and the hint, with the type builders written `{t}array` (`t::`, `t.`).
-    pub fn describe(&self, t: &str) -> (String, String) {
-        match self {
-            PinRule::SequenceInArray => (
-                "an array cannot hold sequence pins".into(),
-                format!("arrays hold data: `{t}array({t}string())`"),
-            ),
-            PinRule::ModifiedElement => (
-                "modifiers on an array's element have no effect".into(),
-                format!("apply modifiers to the array itself: `{t}array({t}string()).optional()`"),
-            ),
-            PinRule::SequenceCannotBe(what) => (
-                format!("sequence pins cannot be {what}"),
-                "sequence pins only order execution; remove this modifier".into(),
-            ),
-            PinRule::DefaultMismatch { message, pin_type } => (
-                message.clone(),
-                format!("the pin is `{pin_type}`; give a default of that type"),
-            ),
-        }
-    }
-
-    fn error(&self, span: Span) -> DefError {
-        let (message, hint) = self.describe("t::");
-        DefError::new(span, message, hint)
-    }
-}
-
-/// The type of an array of `inner`: data, without modifiers of its own.
-pub fn array_of(inner: &PinDefinition) -> Result<TypeRef, PinRule> {
-    let PinKind::Data(inner_type) = &inner.kind else {
-        return Err(PinRule::SequenceInArray);
-    };
-    if inner.has_modifiers() {
-        return Err(PinRule::ModifiedElement);
-    }
-    Ok(TypeRef::Array(Box::new(inner_type.clone())))
-}
-
-/// Whether `value` may be the default of a pin of type `pin_type`.
-pub fn check_default(pin_type: &TypeRef, value: &serde_json::Value) -> Result<(), PinRule> {
-    default_fits(pin_type, value).map_err(|message| PinRule::DefaultMismatch {
-        message,
-        pin_type: pin_type.clone(),
-    })
-}
-
-/// Whether a default literal has the pin's type. Enum values are checked against the
-/// enum by the compiler, which knows the project's enums.
-fn default_fits(t: &TypeRef, v: &serde_json::Value) -> Result<(), String> {
-    use serde_json::Value as J;
-    match (t, v) {
-        (TypeRef::Any, _) => Ok(()),
-        (TypeRef::String | TypeRef::Enum(_), J::String(_)) => Ok(()),
-        (TypeRef::Number, J::Number(_)) => Ok(()),
-        (TypeRef::Boolean, J::Bool(_)) => Ok(()),
-        (TypeRef::Array(inner), J::Array(items)) => items.iter().try_for_each(|i| default_fits(inner, i)),
-        (TypeRef::Object | TypeRef::Structure(_), _) => Err("object pins cannot have a literal default".into()),
-        (t, v) => Err(format!(
-            "a default of `{v}` does not fit {} `{t}` pin",
-            svc_types::type_ref::article(&t.to_string())
-        )),
     }
 }
 

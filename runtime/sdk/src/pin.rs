@@ -16,6 +16,9 @@
 //! Rust has no optional arguments, so `t.object()` and `t.object("Name")` become two
 //! functions, and `.portOnly(enabled?)` becomes `.port_only()` plus `.port_only_if(bool)`.
 //!
+//! These functions are the pin language's Rust spelling (`svc_syntax::pin_language::RUST`,
+//! checked word for word by `tests/pin_language.rs`).
+//!
 //! Node definitions are also read *without running them* (by the compiler and the
 //! `define_code_function_node!` macro), so write builder chains out directly inside the
 //! macro; both readings give the same manifest.
