@@ -4,18 +4,16 @@
 mod common;
 
 use axum::Router;
-use axum::extract::{ConnectInfo, Request, State};
 use axum::routing::get;
 use common::nodes;
-use common::{TestServer, captured_logs, client};
+use common::{TestServer, captured_logs, client, handler, node_route};
 use http::StatusCode;
-use std::net::SocketAddr;
 use std::sync::Arc;
+use svc_runtime::Runtime;
 use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
 use svc_runtime::metrics::NodeKind;
 use svc_runtime::secrets::{LoadError, Requirement, SecretSource, Secrets};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
-use svc_runtime::{Exchange, Runtime};
 use svc_sdk::Env;
 
 const SECRET_VALUE: &str = "sk_live_9f8e7d6c5b4a3f2e1d0c";
@@ -25,182 +23,98 @@ fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route(
             "/ws/api/greet",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("greet", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .run_node::<nodes::greet::Node>(
-                            &route.node("greet", NodeKind::Code),
-                            nodes::greet::Inputs { name: "Ada".into() },
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &serde_json::json!({"greeting": out.greeting})),
-                        Err(e) => ex.node_error(e),
-                    }
-                },
-            ),
+            node_route::<nodes::greet::Node>("greet", "greet", || nodes::greet::Inputs { name: "Ada".into() }),
         )
         .route(
             "/ws/api/fail",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let routed = req.uri().query() == Some("routed");
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("fail", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .run_node::<nodes::fail::Node>(
-                            &route.node("price", NodeKind::Code),
-                            nodes::fail::Inputs {
-                                code: Some("NO_PRICE".into()),
-                            },
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &out),
-                        // With `on_fail` wired: the flow decides.
-                        Err(e) if routed => {
-                            let body = serde_json::json!({"message": e.message(), "code": e.code()});
-                            ex.json(StatusCode::UNPROCESSABLE_ENTITY, &body)
-                        }
-                        Err(e) => ex.node_error(e),
+            get(handler!("fail", |ex, metrics, _body| {
+                let inputs = nodes::fail::Inputs {
+                    code: Some("NO_PRICE".into()),
+                };
+                match ex
+                    .run_node::<nodes::fail::Node>(&metrics.node("price", NodeKind::Code), inputs, true)
+                    .await
+                {
+                    Ok(out) => ex.json(StatusCode::OK, &out),
+                    // With `on_fail` wired: the flow decides.
+                    Err(e) if ex.uri.query() == Some("routed") => {
+                        let body = serde_json::json!({"message": e.message(), "code": e.code()});
+                        ex.json(StatusCode::UNPROCESSABLE_ENTITY, &body)
                     }
-                },
-            ),
+                    Err(e) => ex.node_error(e),
+                }
+            })),
         )
         .route(
             "/ws/api/panic",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("panic", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .run_node::<nodes::panic::Node>(
-                            &route.node("boom", NodeKind::Code),
-                            nodes::panic::Inputs {},
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &out),
-                        Err(e) => ex.node_error(e),
-                    }
-                },
-            ),
+            node_route::<nodes::panic::Node>("panic", "boom", || nodes::panic::Inputs {}),
         )
         .route(
             "/ws/api/busy",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("busy", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .run_node::<nodes::busy::Node>(
-                            &route.node("busy", NodeKind::Code),
-                            nodes::busy::Inputs {},
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &out),
-                        Err(e) => ex.node_error(e),
-                    }
-                },
-            ),
+            node_route::<nodes::busy::Node>("busy", "busy", || nodes::busy::Inputs {}),
         )
         .route(
             "/ws/api/leaky",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("leaky", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .run_node::<nodes::leaky::Node>(
-                            &route.node("leaky", NodeKind::Code),
-                            nodes::leaky::Inputs {},
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &out),
-                        Err(e) => ex.node_error(e),
-                    }
-                },
-            ),
+            node_route::<nodes::leaky::Node>("leaky", "leaky", || nodes::leaky::Inputs {}),
         )
         .route(
             "/ws/api/context",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("context", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    if ex
-                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &KeyLocation::HeaderXApiKey)
-                        .await
-                        .is_none()
-                    {
-                        return ex.status(StatusCode::UNAUTHORIZED);
-                    }
-                    match ex
-                        .run_node::<nodes::context::Node>(
-                            &route.node("ctx", NodeKind::Code),
-                            nodes::context::Inputs {},
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => ex.json(StatusCode::OK, &out),
-                        Err(e) => ex.node_error(e),
-                    }
-                },
-            ),
+            get(handler!("context", |ex, metrics, _body| {
+                if ex
+                    .check_api_key(
+                        &metrics.node("auth", NodeKind::CheckApiKey),
+                        &KeyLocation::HeaderXApiKey,
+                    )
+                    .await
+                    .is_none()
+                {
+                    return ex.status(StatusCode::UNAUTHORIZED);
+                }
+                match ex
+                    .run_node::<nodes::context::Node>(
+                        &metrics.node("ctx", NodeKind::Code),
+                        nodes::context::Inputs {},
+                        true,
+                    )
+                    .await
+                {
+                    Ok(out) => ex.json(StatusCode::OK, &out),
+                    Err(e) => ex.node_error(e),
+                }
+            })),
         )
         .route(
             // A code node placed before Check API Key, whose keys come in a custom header
             // or the query: hidden from the start, as generated routes do.
             "/ws/api/context-first",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    static IN_HEADER: KeyLocation = KeyLocation::Header("x-partner-key");
-                    static IN_QUERY: KeyLocation = KeyLocation::Query("key");
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("context-first", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    ex.hide_credentials(&[&IN_HEADER, &IN_QUERY]);
-                    let seen = match ex
-                        .run_node::<nodes::context::Node>(
-                            &route.node("ctx", NodeKind::Code),
-                            nodes::context::Inputs {},
-                            true,
-                        )
-                        .await
-                    {
-                        Ok(out) => out,
-                        Err(e) => return ex.node_error(e),
-                    };
-                    if ex
-                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &IN_HEADER)
+            get(handler!("context-first", |ex, metrics, _body| {
+                static IN_HEADER: KeyLocation = KeyLocation::Header("x-partner-key");
+                static IN_QUERY: KeyLocation = KeyLocation::Query("key");
+                ex.hide_credentials(&[&IN_HEADER, &IN_QUERY]);
+                let seen = match ex
+                    .run_node::<nodes::context::Node>(
+                        &metrics.node("ctx", NodeKind::Code),
+                        nodes::context::Inputs {},
+                        true,
+                    )
+                    .await
+                {
+                    Ok(out) => out,
+                    Err(e) => return ex.node_error(e),
+                };
+                if ex
+                    .check_api_key(&metrics.node("auth", NodeKind::CheckApiKey), &IN_HEADER)
+                    .await
+                    .is_none()
+                    && ex
+                        .check_api_key(&metrics.node("auth2", NodeKind::CheckApiKey), &IN_QUERY)
                         .await
                         .is_none()
-                        && ex
-                            .check_api_key(&route.node("auth2", NodeKind::CheckApiKey), &IN_QUERY)
-                            .await
-                            .is_none()
-                    {
-                        return ex.status(StatusCode::UNAUTHORIZED);
-                    }
-                    ex.json(StatusCode::OK, &seen)
-                },
-            ),
+                {
+                    return ex.status(StatusCode::UNAUTHORIZED);
+                }
+                ex.json(StatusCode::OK, &seen)
+            })),
         )
 }
 

@@ -4,8 +4,8 @@ mod common;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::routing::{any, post};
-use common::{TestServer, client};
+use axum::routing::any;
+use common::{TestServer, client, handler, rate_limited_route};
 use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -144,29 +144,7 @@ async fn cors_preflights() {
 
 /// `/ws/api/limited`: Rate Limit by IP.
 fn limited_routes(limiter: Arc<RateLimiter>) -> Router<Arc<Runtime>> {
-    Router::new().route(
-        "/ws/api/limited",
-        post(
-            move |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| {
-                let limiter = limiter.clone();
-                async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("limited", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    let key = ex.ip_key();
-                    match ex
-                        .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
-                        .await
-                    {
-                        Ok(true) => {}
-                        Ok(false) => return ex.status(StatusCode::TOO_MANY_REQUESTS),
-                        Err(e) => return ex.error(e),
-                    }
-                    ex.json(StatusCode::OK, &serde_json::json!({"ok": true}))
-                }
-            },
-        ),
-    )
+    Router::new().route("/ws/api/limited", rate_limited_route(limiter))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,26 +244,23 @@ fn key_routes(location: KeyLocation) -> Router<Arc<Runtime>> {
     let location = Arc::new(location);
     Router::new().route(
         "/ws/api/whoami",
-        any(
-            move |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| {
-                let location = location.clone();
-                async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("whoami", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    match ex
-                        .check_api_key(&route.node("auth", NodeKind::CheckApiKey), &location)
-                        .await
-                    {
-                        Some(id) => ex.json(
-                            StatusCode::OK,
-                            &serde_json::json!({"user": &*id.user, "key_name": &*id.key_name, "key_id": &*id.key_id}),
-                        ),
-                        None => ex.status(StatusCode::UNAUTHORIZED),
-                    }
+        any(handler!(
+            "whoami",
+            [location] | ex,
+            metrics,
+            _body | {
+                match ex
+                    .check_api_key(&metrics.node("auth", NodeKind::CheckApiKey), &location)
+                    .await
+                {
+                    Some(id) => ex.json(
+                        StatusCode::OK,
+                        &serde_json::json!({"user": &*id.user, "key_name": &*id.key_name, "key_id": &*id.key_id}),
+                    ),
+                    None => ex.status(StatusCode::UNAUTHORIZED),
                 }
-            },
-        ),
+            }
+        )),
     )
 }
 

@@ -4,18 +4,16 @@
 mod common;
 
 use axum::Router;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::Request;
 use axum::routing::{get, post};
-use common::{TestServer, client};
+use common::{TestServer, client, handler, rate_limited_route};
 use http::StatusCode;
 use serde::Deserialize;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use svc_runtime::client_ip::TrustedProxies;
-use svc_runtime::metrics::NodeKind;
 use svc_runtime::ratelimit::{Quota, RateLimiter};
-use svc_runtime::{Exchange, Runtime, body};
+use svc_runtime::{Runtime, body};
 
 #[derive(Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -34,37 +32,28 @@ fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route(
             "/ws/api/orders",
-            post(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, body) = req.into_parts();
-                    let route = rt.metrics.route("orders", &[], &[]);
-                    let ex = Exchange::new(rt.clone(), &route, parts, peer);
-                    let order: Order = match body::read_json(&ex.headers, body, rt.limits.body_bytes).await {
-                        Ok(o) => o,
-                        Err(e) => return ex.error(e),
-                    };
-                    ex.json(StatusCode::CREATED, &order)
-                },
-            )
+            post(handler!("orders", |ex, _metrics, body| {
+                let body_bytes = ex.runtime().limits.body_bytes;
+                let order: Order = match body::read_json(&ex.headers, body, body_bytes).await {
+                    Ok(o) => o,
+                    Err(e) => return ex.error(e),
+                };
+                ex.json(StatusCode::CREATED, &order)
+            }))
             .fallback(|req: Request| async move { svc_runtime::server::method_not_allowed(&req, "POST") }),
         )
         .route(
             "/ws/api/slow",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let ms: u64 = req
-                        .uri()
-                        .query()
-                        .and_then(|q| q.strip_prefix("ms="))
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(300);
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("slow", &[], &[]);
-                    let ex = Exchange::new(rt, &route, parts, peer);
-                    tokio::time::sleep(Duration::from_millis(ms)).await;
-                    ex.json(StatusCode::OK, &serde_json::json!({"slept": ms}))
-                },
-            ),
+            get(handler!("slow", |ex, _metrics, _body| {
+                let ms: u64 = ex
+                    .uri
+                    .query()
+                    .and_then(|q| q.strip_prefix("ms="))
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(300);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                ex.json(StatusCode::OK, &serde_json::json!({"slept": ms}))
+            })),
         )
         .route(
             "/ws/api/glue-panic",
@@ -77,15 +66,10 @@ fn routes() -> Router<Arc<Runtime>> {
         )
         .route(
             "/ws/api/ip",
-            get(
-                |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("ip", &[], &[]);
-                    let ex = Exchange::new(rt, &route, parts, peer);
-                    let ip = ex.client_ip.to_string();
-                    ex.json(StatusCode::OK, &serde_json::json!({"ip": ip}))
-                },
-            ),
+            get(handler!("ip", |ex, _metrics, _body| {
+                let ip = ex.client_ip.to_string();
+                ex.json(StatusCode::OK, &serde_json::json!({"ip": ip}))
+            })),
         )
 }
 
@@ -213,29 +197,7 @@ async fn health_and_metrics() {
     let mut rt = Runtime::for_tests("ws/api");
     let limiter = Arc::new(RateLimiter::in_memory("limit", Quota::per(1, Duration::from_secs(60))));
     rt.limits.timeout = Duration::from_secs(5);
-    let routes = routes().route(
-        "/ws/api/limited",
-        get(
-            move |State(rt): State<Arc<Runtime>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| {
-                let limiter = limiter.clone();
-                async move {
-                    let (parts, _) = req.into_parts();
-                    let route = rt.metrics.route("limited", &[], &[]);
-                    let mut ex = Exchange::new(rt, &route, parts, peer);
-                    let key = ex.ip_key();
-                    match ex
-                        .rate_limit(&route.node("limit", NodeKind::RateLimit), &limiter, key)
-                        .await
-                    {
-                        Ok(true) => {}
-                        Ok(false) => return ex.status(StatusCode::TOO_MANY_REQUESTS),
-                        Err(e) => return ex.error(e),
-                    }
-                    ex.json(StatusCode::OK, &true)
-                }
-            },
-        ),
-    );
+    let routes = routes().route("/ws/api/limited", rate_limited_route(limiter));
     let server = TestServer::start(Arc::new(rt), routes).await;
     let c = client();
     let r = c.get(server.url("/healthz")).send().await.unwrap();

@@ -1,12 +1,83 @@
-//! Shared by the runtime's integration tests: test nodes, a real server on a free
-//! loopback port, an HTTP client, and captured logs.
+//! Shared by the runtime's integration tests: test nodes, handlers wired the way
+//! generated routes are, a real server on a free loopback port, an HTTP client, and
+//! captured logs.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
 
 use axum::Router;
+use axum::routing::{MethodRouter, any, get};
+use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use svc_runtime::Runtime;
+use svc_runtime::metrics::NodeKind;
+use svc_runtime::ratelimit::RateLimiter;
+use svc_sdk::CodeFunctionNode;
+
+/// A handler for the route named `$route`, opened as a generated route opens one: in
+/// `$answer`, `$ex` is the request's `Exchange`, `$metrics` its route's counters
+/// (`$metrics.node(…)`), and `$body` the request's body. `[a, b]` before the closure
+/// names captured values cloned into each request.
+macro_rules! handler {
+    ($route:expr, $([$($captured:ident),*])? |$ex:ident, $metrics:ident, $body:pat_param| $answer:block) => {
+        move |axum::extract::State(rt): axum::extract::State<std::sync::Arc<svc_runtime::Runtime>>,
+              axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+              req: axum::extract::Request| {
+            $($(let $captured = $captured.clone();)*)?
+            async move {
+                let (parts, $body) = req.into_parts();
+                let $metrics = rt.metrics.route($route, &[], &[]);
+                #[allow(unused_mut)]
+                let mut $ex = svc_runtime::Exchange::new(rt.clone(), &$metrics, parts, peer);
+                $answer
+            }
+        }
+    };
+}
+pub(crate) use handler;
+
+/// A GET route named `route` that runs node `N` (node id `node`) on `inputs()` and
+/// answers its outputs as JSON, or its failure as generated routes do without `on_fail`.
+pub fn node_route<N: CodeFunctionNode>(
+    route: &'static str,
+    node: &'static str,
+    inputs: fn() -> N::Inputs,
+) -> MethodRouter<Arc<Runtime>> {
+    get(handler!(
+        route,
+        [route, node, inputs] | ex,
+        metrics,
+        _body | {
+            match ex
+                .run_node::<N>(&metrics.node(node, NodeKind::Code), inputs(), true)
+                .await
+            {
+                Ok(out) => ex.json(StatusCode::OK, &out),
+                Err(e) => ex.node_error(e),
+            }
+        }
+    ))
+}
+
+/// A route named `limited` behind one Rate Limit (node `limit`, by IP) answering `true`.
+pub fn rate_limited_route(limiter: Arc<RateLimiter>) -> MethodRouter<Arc<Runtime>> {
+    any(handler!(
+        "limited",
+        [limiter] | ex,
+        metrics,
+        _body | {
+            let key = ex.ip_key();
+            match ex
+                .rate_limit(&metrics.node("limit", NodeKind::RateLimit), &limiter, key)
+                .await
+            {
+                Ok(true) => ex.json(StatusCode::OK, &true),
+                Ok(false) => ex.status(StatusCode::TOO_MANY_REQUESTS),
+                Err(e) => ex.error(e),
+            }
+        }
+    ))
+}
 
 /// Code nodes, defined with the real macro.
 pub mod nodes {
