@@ -128,11 +128,14 @@ mod tests {
             "runtime/sdk/src/lib.rs",
             "runtime/macros/src/lib.rs",
             "runtime/server/src/lib.rs",
-            "compiler/frontend/src/lib.rs",
+            "compiler/syntax/src/lib.rs",
             "runtime/script/src/prelude.js",
         ] {
             assert!(paths.contains(&needed), "{needed} is not carried");
         }
+        // What only the compiler reads (flows, test files, node-crate scanning) stays
+        // behind: node crates build svc-syntax, not svc-frontend.
+        assert!(!paths.iter().any(|p| p.starts_with("compiler/frontend/")), "svc-frontend is carried");
         // `@svc/sdk` as `npm pack` would publish it: every file its package.json lists.
         let package: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk-ts/package.json")).unwrap(),

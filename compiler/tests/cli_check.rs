@@ -3,20 +3,11 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use support::{copy_committed, repo};
+use support::{copy_committed, outcome, repo, svc_command};
 
 fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = svc_command().args(args).output().unwrap();
+    outcome(out)
 }
 
 #[test]
@@ -27,12 +18,7 @@ fn every_example_checks_cleanly() {
         assert_eq!(code, 0, "{example}: {stderr}");
         assert!(stderr.contains("no problems"), "{example}: {stderr}");
         // The same from inside the project (`svc check` with no directory: `.`).
-        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-            .arg("check")
-            .current_dir(&dir)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let out = svc_command().arg("check").current_dir(&dir).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{example}, from its directory: {stderr}");
     }

@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::repo;
+use support::{outcome, repo, svc_command};
 use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
@@ -73,12 +73,11 @@ struct Dev {
 impl Dev {
     fn start(dir: &Path, port: u16) -> Dev {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+        let mut child = svc_command()
             .arg("dev")
             .arg(dir)
             .args(["--port", &port.to_string()])
             .env("CARGO_TARGET_DIR", repo().join("target"))
-            .env("NO_COLOR", "1")
             .env_remove("SVC_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -314,19 +313,14 @@ fn run_executes_one_typescript_node_with_json_inputs() {
 fn run_one_node(dir: &Path, name: &str) {
     let key = format!("{name}.greet");
     let run = |input: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        let out = svc_command()
             .args(["run", &key])
             .arg(dir)
             .args(["--input", input])
             .env("CARGO_TARGET_DIR", repo().join("target"))
-            .env("NO_COLOR", "1")
             .output()
             .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        outcome(out)
     };
     let (code, out, err) = run(r#"{"name": "Ada", "tone": "formal"}"#);
     assert_eq!(code, 0, "{err}");
@@ -404,13 +398,12 @@ fn run_names_the_environment_for_a_missing_secret() {
         "let _token = ctx.secret(\"GREETING_TOKEN\")?;\n        let name = ctx.inputs.name.trim();",
     );
     std::fs::write(&node, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let out = svc_command()
         .args(["run", "run-secret.greet"])
         .arg(&dir)
         .args(["--input", r#"{"name": "Ada"}"#])
         .env("CARGO_TARGET_DIR", repo().join("target"))
         .env_remove("GREETING_TOKEN")
-        .env("NO_COLOR", "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

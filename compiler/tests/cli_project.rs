@@ -6,7 +6,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::repo;
+use support::{outcome, repo, svc_command};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("svc-cli-project-{name}-{}", std::process::id()));
@@ -17,18 +17,13 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs svc; returns (exit code, stdout, stderr).
 fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let out = svc_command()
         .args(args)
         .env_remove("SVC_STORE")
-        .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
 
 fn examples() -> Vec<PathBuf> {

@@ -1,9 +1,12 @@
 //! `svc keys`, `svc secrets` and `svc store` with the real binary, against a real store
 //! file and a real PostgreSQL.
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use support::{outcome, svc_command};
 use svc_runtime::apikey::{KeyIndex, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
@@ -24,7 +27,7 @@ fn svc(store: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String
 /// `svc` in `dir`, with no store named unless `args` names one (the default is
 /// `.svc/workspace.db` there) and no secrets key from the environment.
 fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let mut child = svc_command()
         .args(args)
         .current_dir(dir)
         .env_remove("SVC_STORE")
@@ -45,11 +48,7 @@ fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, Strin
     }
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
 
 #[test]

@@ -4,21 +4,15 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Command;
-use support::{copy_committed, repo};
+use support::{copy_committed, outcome, repo, svc_command};
 
 fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let out = svc_command()
         .args(args)
-        .env("NO_COLOR", "1")
         .env("CARGO_TARGET_DIR", repo().join("target"))
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
 
 /// A copy of `examples/hello` as committed, with its tests replaced by `tests`.

@@ -159,7 +159,7 @@ fn modifier<'a>(
         diags.push(invalid(span, message, hint));
         return false;
     };
-    // Where a broken rule is shown: the literal for a default, the modifier otherwise.
+    // Where a rule the argument breaks is shown: the literal, once read.
     let mut at = span;
     let value = match word.takes {
         ModifierArgument::None => {
@@ -209,18 +209,11 @@ fn modifier<'a>(
     let Some(value) = value else {
         return false;
     };
-    match pin_language::apply(pin, word.means, value) {
-        Ok(()) => true,
-        Err(rule) => {
-            let at = if matches!(rule, PinRule::DefaultMismatch { .. }) {
-                at
-            } else {
-                span
-            };
-            diags.push(broken(at, &rule));
-            false
-        }
-    }
+    let Err(rule) = pin_language::apply(pin, word.means, value) else {
+        return true;
+    };
+    diags.push(broken(if rule.is_the_arguments() { at } else { span }, &rule));
+    false
 }
 
 /// The argument of `.portOnly(enabled?)` and friends: `true` when not given (if it may

@@ -175,14 +175,11 @@ impl FlowContext<'_> {
         for (pin_id, binding) in &c.inputs {
             let Some(pin) = manifest.inputs.get(&pin_id.value) else {
                 let ids: Vec<&str> = manifest.inputs.data().map(|(id, _, _)| id).collect();
-                let hint = match svc_types::assets::closest(&pin_id.value, ids.iter().copied()) {
-                    Some(best) => format!("did you mean `{best}`?"),
-                    None if ids.is_empty() => format!("`{}` has no data inputs", manifest.node_key),
-                    None => format!(
-                        "the inputs of `{}` are: {}",
-                        manifest.node_key,
-                        ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
-                    ),
+                let hint = if ids.is_empty() {
+                    format!("`{}` has no data inputs", manifest.node_key)
+                } else {
+                    let intro = format_args!("the inputs of `{}` are", manifest.node_key);
+                    svc_types::assets::nearest_or_all(&pin_id.value, &ids, intro)
                 };
                 diags.push(
                     Diagnostic::new(
@@ -604,7 +601,7 @@ impl FlowContext<'_> {
                             None => format!(
                                 "the outputs of `{}` are: {}{}",
                                 c.node_key.value,
-                                ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "),
+                                svc_types::assets::listed(&ids),
                                 if c.on_fail.is_some() {
                                     ", and `failure` on its `on_fail` path"
                                 } else {

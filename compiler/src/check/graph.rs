@@ -87,13 +87,7 @@ pub fn analyse(flow: &Flow, diags: &mut Diagnostics) -> FlowGraph {
             return Some(i);
         }
         if !flow.broken_ids.contains(&target.value) {
-            let hint = match svc_types::assets::closest(&target.value, ids.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => format!(
-                    "the nodes of this flow are: {}",
-                    ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
-                ),
-            };
+            let hint = svc_types::assets::nearest_or_all(&target.value, &ids, "the nodes of this flow are");
             diags.push(
                 Diagnostic::new(
                     Code::UnknownNodeId,

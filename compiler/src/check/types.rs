@@ -121,13 +121,8 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
             let values: Vec<&str> = e.values.iter().map(|v| v.value()).collect();
             let hint = if let Some(v) = e.values.iter().find(|v| v.key() == s || v.label() == s) {
                 format!("`{s}` is a key or label of `{name}`; write its value, `{}`", v.value())
-            } else if let Some(best) = svc_types::assets::closest(s, values.iter().copied()) {
-                format!("did you mean `{best}`?")
             } else {
-                format!(
-                    "the values of `{name}` are: {}",
-                    values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-                )
+                svc_types::assets::nearest_or_all(s, &values, format_args!("the values of `{name}` are"))
             };
             problem(format!("`{s}` is not a value of enum `{name}`"), hint)
         }
@@ -140,17 +135,12 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
                 let key = k.scalar_text();
                 match s.find_field(&key) {
                     None => {
-                        let hint = match svc_types::assets::closest(&key, s.fields.iter().map(|f| f.name.as_str())) {
-                            Some(best) => format!("did you mean `{best}`?"),
-                            None => format!(
-                                "the fields of `{name}` are: {}",
-                                s.fields
-                                    .iter()
-                                    .map(|f| format!("`{}`", f.name))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        };
+                        let fields: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+                        let hint = svc_types::assets::nearest_or_all(
+                            &key,
+                            &fields,
+                            format_args!("the fields of `{name}` are"),
+                        );
                         return Err(LiteralProblem {
                             node: k,
                             expected: ty.clone(),
@@ -251,17 +241,9 @@ pub fn walk(mut current: ValueType, segments: &[String], assets: &Assets) -> Wal
                         };
                     }
                     None => {
-                        let hint = match svc_types::assets::closest(seg, s.fields.iter().map(|f| f.name.as_str())) {
-                            Some(best) => format!("did you mean `{best}`?"),
-                            None => format!(
-                                "the fields of `{name}` are: {}",
-                                s.fields
-                                    .iter()
-                                    .map(|f| format!("`{}`", f.name))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        };
+                        let fields: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+                        let hint =
+                            svc_types::assets::nearest_or_all(seg, &fields, format_args!("the fields of `{name}` are"));
                         return Walk::NoField(i, format!("structure `{name}` has no field `{seg}`"), hint);
                     }
                 }

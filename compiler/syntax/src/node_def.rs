@@ -691,18 +691,18 @@ fn apply_modifier(
     let Some(value) = value else {
         return false;
     };
-    match pin_language::apply(pin, word.means, value) {
-        Ok(()) => true,
-        Err(rule) => {
-            // A broken default is the literal's fault; the rest, the modifier's.
-            let at = match rule {
-                PinRule::DefaultMismatch { .. } => args[0].span(),
-                _ => method_span,
-            };
-            errors.push(rule_error(&rule, at));
-            false
-        }
-    }
+    let Err(rule) = pin_language::apply(pin, word.means, value) else {
+        return true;
+    };
+    errors.push(rule_error(
+        &rule,
+        if rule.is_the_arguments() {
+            args[0].span()
+        } else {
+            method_span
+        },
+    ));
+    false
 }
 
 fn rule_error(rule: &PinRule, span: Span) -> DefError {

@@ -302,6 +302,12 @@ pub enum PinRule {
 }
 
 impl PinRule {
+    /// Whether the argument broke the rule (a default of the wrong type) rather than the
+    /// builder or modifier: where a reader shows it.
+    pub fn is_the_arguments(&self) -> bool {
+        matches!(self, PinRule::DefaultMismatch { .. })
+    }
+
     /// The message and the hint, in `spelling`'s words.
     pub fn describe(&self, spelling: &Spelling) -> (String, String) {
         let t = spelling.t;

@@ -551,14 +551,7 @@ impl<'a> MapReader<'a> {
                 continue;
             }
             let Some(name) = k.as_str() else { continue };
-            let help = match svc_types::assets::closest(name, known.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => format!(
-                    "{} accepts: {}",
-                    self.what,
-                    known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-                ),
-            };
+            let help = svc_types::assets::nearest_or_all(name, known, format_args!("{} accepts", self.what));
             diags.push(
                 Diagnostic::new(
                     Code::UnknownField,

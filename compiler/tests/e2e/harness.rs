@@ -214,6 +214,12 @@ pub fn client() -> reqwest::Client {
 }
 
 /// The JSON error of a response, checked for the one error shape.
+/// Sends `request` and reads the answer's JSON body (check the status first where it
+/// matters).
+pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 pub async fn error(r: reqwest::Response) -> (u16, serde_json::Value) {
     let status = r.status().as_u16();
     assert_eq!(r.headers()["content-type"], "application/json");

@@ -1,6 +1,6 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{binary, client, error, run_to_exit_with, start};
+use crate::harness::{binary, client, error, json_of, run_to_exit_with, start};
 use std::time::Duration;
 
 #[tokio::test]
@@ -21,23 +21,9 @@ async fn greets_with_typed_query_parameters_and_enum_round_trips() {
         serde_json::json!({"message": "Hello, world!", "tone": "friendly"})
     );
     // The enum's wire value `arr` (key `pirate`) goes in and comes back out.
-    let body: serde_json::Value = c
-        .get(server.url("/demo/hello/greeting?name=Ada&tone=arr"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(c.get(server.url("/demo/hello/greeting?name=Ada&tone=arr"))).await;
     assert_eq!(body, serde_json::json!({"message": "Ahoy, Ada!", "tone": "arr"}));
-    let body: serde_json::Value = c
-        .get(server.url("/demo/hello/greeting?tone=formal&name=Grace"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(c.get(server.url("/demo/hello/greeting?tone=formal&name=Grace"))).await;
     assert_eq!(body["message"], "Good day, Grace.");
     // HEAD is answered for GET routes.
     assert_eq!(

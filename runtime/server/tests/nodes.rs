@@ -6,7 +6,7 @@ mod common;
 use axum::Router;
 use axum::routing::get;
 use common::nodes;
-use common::{TestServer, captured_logs, client, handler, node_route};
+use common::{TestServer, captured_logs, client, handler, json_of, node_route};
 use http::StatusCode;
 use std::sync::Arc;
 use svc_runtime::Runtime;
@@ -206,15 +206,8 @@ async fn logs_carry_route_node_and_request_id() {
 async fn env_is_metadata_only_when_deployed_and_the_process_environment_in_dev() {
     let key = format::generate();
     let deployed = start(Env::deployed("1.2.3", "abc123"), secrets(), vec![key_record(&key)]).await;
-    let body: serde_json::Value = client()
-        .get(deployed.url("/ws/api/context"))
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value =
+        json_of(client().get(deployed.url("/ws/api/context")).header("x-api-key", &key)).await;
     assert_eq!(
         body["env"],
         serde_json::json!({"isDev": false, "version": "1.2.3", "gitSha": "abc123", "HOME": null, "SVC_TEST_VAR": null})
@@ -228,15 +221,7 @@ async fn env_is_metadata_only_when_deployed_and_the_process_environment_in_dev()
         ],
     );
     let dev = start(dev_env, secrets(), vec![key_record(&key)]).await;
-    let body: serde_json::Value = client()
-        .get(dev.url("/ws/api/context"))
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(client().get(dev.url("/ws/api/context")).header("x-api-key", &key)).await;
     assert_eq!(body["env"]["isDev"], true);
     assert_eq!(body["env"]["SVC_TEST_VAR"], "from-dev");
     assert_eq!(body["env"]["HOME"], "/home/dev");

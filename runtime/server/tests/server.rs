@@ -6,7 +6,7 @@ mod common;
 use axum::Router;
 use axum::extract::Request;
 use axum::routing::{get, post};
-use common::{TestServer, client, handler, rate_limited_route};
+use common::{TestServer, client, handler, json_of, rate_limited_route};
 use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -236,38 +236,23 @@ async fn client_ips_come_from_forwarded_headers_only_behind_trusted_proxies() {
     let c = client();
     // The test client connects from 127.0.0.1.
     let untrusted = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
-    let body: serde_json::Value = c
-        .get(untrusted.url("/ws/api/ip"))
-        .header("x-forwarded-for", "1.2.3.4")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value =
+        json_of(c.get(untrusted.url("/ws/api/ip")).header("x-forwarded-for", "1.2.3.4")).await;
     assert_eq!(body["ip"], "127.0.0.1");
     let trusted = TestServer::start(runtime(Duration::from_secs(5), 1024, "127.0.0.1/32"), routes()).await;
-    let body: serde_json::Value = c
-        .get(trusted.url("/ws/api/ip"))
-        .header("x-forwarded-for", "6.6.6.6, 1.2.3.4")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(
+        c.get(trusted.url("/ws/api/ip"))
+            .header("x-forwarded-for", "6.6.6.6, 1.2.3.4"),
+    )
+    .await;
     assert_eq!(body["ip"], "1.2.3.4");
     // `Forwarded` is not the header this server believes (X-Forwarded-For, the default):
     // ignored, as a client's own `Forwarded` passed through nginx must be.
-    let body: serde_json::Value = c
-        .get(trusted.url("/ws/api/ip"))
-        .header("forwarded", "for=\"[2001:db8::1]:4711\"")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(
+        c.get(trusted.url("/ws/api/ip"))
+            .header("forwarded", "for=\"[2001:db8::1]:4711\""),
+    )
+    .await;
     assert_eq!(body["ip"], "127.0.0.1");
 }
 
@@ -631,14 +616,7 @@ async fn healthz_shows_store_details_only_when_asked() {
     assert_eq!(r.status(), 200);
     assert_eq!(r.text().await.unwrap(), r#"{"status":"ok"}"#, "nothing but the status");
     let operators = start(true).await;
-    let body: serde_json::Value = client()
-        .get(operators.url("/healthz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: serde_json::Value = json_of(client().get(operators.url("/healthz"))).await;
     assert_eq!(body["status"], "degraded", "{body}");
     assert_eq!(body["workspace_store"]["keys_loaded"], 42, "{body}");
 }

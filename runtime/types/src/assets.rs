@@ -660,6 +660,20 @@ pub fn suggest<'a>(what: &str, name: &str, candidates: impl IntoIterator<Item = 
     }
 }
 
+/// The hint for `name`, which is none of `candidates`: the nearest one (``did you mean
+/// `x`?``), or else all of them after `intro` (``the fields of `Order` are: `sku`, `qty` ``).
+pub fn nearest_or_all(name: &str, candidates: &[&str], intro: impl std::fmt::Display) -> String {
+    match closest(name, candidates.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("{intro}: {}", listed(candidates)),
+    }
+}
+
+/// Names as a hint lists them: `` `a`, `b`, `c` ``.
+pub fn listed(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 /// The candidate closest to `name` by edit distance, if it is close enough to be a typo.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
