@@ -135,7 +135,10 @@ mod tests {
         }
         // What only the compiler reads (flows, test files, node-crate scanning) stays
         // behind: node crates build svc-syntax, not svc-frontend.
-        assert!(!paths.iter().any(|p| p.starts_with("compiler/frontend/")), "svc-frontend is carried");
+        assert!(
+            !paths.iter().any(|p| p.starts_with("compiler/frontend/")),
+            "svc-frontend is carried"
+        );
         // `@svc/sdk` as `npm pack` would publish it: every file its package.json lists.
         let package: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk-ts/package.json")).unwrap(),

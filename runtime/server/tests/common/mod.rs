@@ -34,6 +34,7 @@ macro_rules! handler {
         }
     };
 }
+#[allow(unused_imports)] // Not every test binary opens exchanges by hand.
 pub(crate) use handler;
 
 /// A GET route named `route` that runs node `N` (node id `node`) on `inputs()` and
