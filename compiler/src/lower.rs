@@ -25,8 +25,6 @@ mod moves;
 
 /// The whole project, ready to emit.
 pub struct ProjectIr {
-    /// The project directory (generated crates reach svc's crates through its `.svc/source`).
-    pub root: std::path::PathBuf,
     pub name: String,
     pub version: String,
     pub workspace_id: String,
@@ -446,7 +444,6 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
         .and_then(|k| k.version.clone())
         .unwrap_or_else(|| "0.1.0".into());
     let mut ir = ProjectIr {
-        root: project.root.clone(),
         name: config.project_name.clone(),
         version,
         workspace_id: config.workspace_id.clone(),

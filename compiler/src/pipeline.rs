@@ -81,6 +81,12 @@ pub fn placement(dir: &Path, out: &Path) -> Placement {
     }
 }
 
+/// Where the crate for `ir` written to `out` stands, for the project at `dir`.
+pub fn layout(dir: &Path, ir: &crate::lower::ProjectIr, out: &Path) -> crate::emit::Layout {
+    let node_crate = ir.node_crate.as_ref().map(|k| k.dir.as_path());
+    crate::emit::Layout::new(dir, node_crate, out, placement(dir, out))
+}
+
 /// Checks, lowers and emits; prints diagnostics. Returns the output directory, or `None`
 /// when the project has errors.
 pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
@@ -130,9 +136,9 @@ pub fn write_checked(
     crate::typescript_env::write_for(dir, checked.project)?;
     let ir = lower(checked, compile_typescript);
     note_engine_nodes(&ir, checked.project);
-    let placement = placement(dir, out);
-    let files = crate::emit::emit(&ir, out, placement)?;
-    let mut report = crate::emit::write_crate(dir, out, placement, &files)
+    let layout = layout(dir, &ir, out);
+    let files = crate::emit::emit(&ir, &layout)?;
+    let mut report = crate::emit::write_crate(dir, out, layout.placement, &files)
         .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     report.project = ir.name.clone();
     if !quiet {

@@ -5,7 +5,7 @@
 //! the server, so it reuses every compiled dependency of `svc dev` and `svc build`.
 
 use crate::check::Checked;
-use crate::emit::{CargoToml, File, NodeDep, SVC_VERSION, absolute, format_file, relative_path, svc_crate_path};
+use crate::emit::{CargoToml, File, Layout, NodeDep, Placement, SVC_VERSION, format_file};
 use crate::lower::UsedNode;
 use askama::Template;
 use proc_macro2::TokenStream;
@@ -32,21 +32,30 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
                 .into(),
         );
     }
-    let out_abs = absolute(out_dir);
+    // Always in `.svc/runner`, a member of the project's workspace.
+    let layout = Layout::new(
+        &checked.project.root,
+        ir.node_crate.as_ref().map(|k| k.dir.as_path()),
+        out_dir,
+        Placement::ProjectWorkspace,
+    );
     let cargo = CargoToml {
         svc_version: SVC_VERSION,
         project: &ir.name,
         bin: BIN,
         package: format!("{}-node-runner", ir.name),
         version: &ir.version,
-        runtime_path: svc_crate_path(&ir.root, out_dir, "runtime/server"),
-        sdk_path: svc_crate_path(&ir.root, out_dir, "runtime/sdk"),
-        script_path: scripts.map(|_| svc_crate_path(&ir.root, out_dir, "runtime/script")),
-        node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
-            package: k.package.clone(),
-            path: relative_path(&out_abs, &absolute(&k.dir)),
-        }),
-        // Always in `.svc/runner`, a member of the project's workspace.
+        runtime_path: layout.svc_crate("runtime/server"),
+        sdk_path: layout.svc_crate("runtime/sdk"),
+        script_path: scripts.map(|_| layout.svc_crate("runtime/script")),
+        node_crate: ir
+            .node_crate
+            .as_ref()
+            .zip(layout.node_crate())
+            .map(|(k, path)| NodeDep {
+                package: k.package.clone(),
+                path: path.to_string(),
+            }),
         standalone: false,
     };
     let mut script_nodes = Vec::new();

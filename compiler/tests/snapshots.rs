@@ -38,12 +38,10 @@ fn generate(example: &str) -> Vec<emit::File> {
         diags.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
     let ir = lower::lower(&checked, lower::TypeScriptNodes::Compiled);
-    emit::emit(
-        &ir,
-        &repo().join("snapshots").join(example),
-        emit::Placement::Standalone,
-    )
-    .unwrap()
+    let out = repo().join("snapshots").join(example);
+    let node_crate = ir.node_crate.as_ref().map(|k| k.dir.as_path());
+    let layout = emit::Layout::new(&dir, node_crate, &out, emit::Placement::Standalone);
+    emit::emit(&ir, &layout).unwrap()
 }
 
 #[test]

@@ -28,8 +28,9 @@ fuzz_target!(|data: &[u8]| {
     }
     // As `svc build` emits it: TypeScript nodes compiled to Rust where they can be.
     let ir = svc_compiler::lower::lower(&checked, svc_compiler::lower::TypeScriptNodes::Compiled);
-    let emitted = svc_compiler::emit::emit(&ir, &root.join(".svc/server"), svc_compiler::emit::Placement::ProjectWorkspace)
-        .expect("an accepted project emits");
+    let out = root.join(".svc/server");
+    let layout = svc_compiler::pipeline::layout(root, &ir, &out);
+    let emitted = svc_compiler::emit::emit(&ir, &layout).expect("an accepted project emits");
     for file in emitted.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
         let text = file.as_text().expect("Rust files are text");
         if let Err(e) = syn::parse_file(text) {

@@ -29,12 +29,41 @@ use svc_frontend::rust_types::{ident, pin_rust_type};
 /// The version of svc, written into every generated file.
 pub const SVC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The path, from a crate written to `out_dir`, of one of svc's crates (`runtime/sdk`):
-/// through the project's `.svc/source` link (see [`crate::sources`]), so that nothing
-/// generated names where svc itself is.
-pub(crate) fn svc_crate_path(project_root: &Path, out_dir: &Path, krate: &str) -> String {
-    let source = absolute(project_root).join(crate::sources::LINK);
-    relative_path(&absolute(out_dir), &source.join(krate))
+/// Where a generated crate stands: the paths its `Cargo.toml` gives to what it depends
+/// on, and how it sits in a cargo workspace. Worked out from the file system
+/// ([`Layout::new`]) before emitting, so that [`emit`] reads nothing: its output is a
+/// function of the IR and the layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// From the crate to the project's `.svc/source` link (see [`crate::sources`]), so
+    /// that nothing generated names where svc itself is.
+    svc_source: PathBuf,
+    /// From the crate to the node crate, when the project has one.
+    node_crate: Option<String>,
+    pub placement: Placement,
+}
+
+impl Layout {
+    /// The layout of a crate written to `out_dir` for the project at `project_root`
+    /// whose node crate (if any) is at `node_crate_dir`.
+    pub fn new(project_root: &Path, node_crate_dir: Option<&Path>, out_dir: &Path, placement: Placement) -> Layout {
+        let out = absolute(out_dir);
+        Layout {
+            svc_source: PathBuf::from(relative_path(&out, &absolute(project_root).join(crate::sources::LINK))),
+            node_crate: node_crate_dir.map(|dir| relative_path(&out, &absolute(dir))),
+            placement,
+        }
+    }
+
+    /// The path of the node crate, when the project has one.
+    pub(crate) fn node_crate(&self) -> Option<&str> {
+        self.node_crate.as_deref()
+    }
+
+    /// The path of one of svc's crates (`runtime/sdk`).
+    pub(crate) fn svc_crate(&self, krate: &str) -> String {
+        self.svc_source.join(krate).to_string_lossy().into_owned()
+    }
 }
 
 /// One generated file: its path in the crate and its contents.
@@ -226,9 +255,8 @@ fn server_package(ir: &ProjectIr) -> String {
     }
 }
 
-/// Every file of the generated crate, for a crate written to `out_dir`.
-pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<File>, String> {
-    let out_abs = absolute(out_dir);
+/// Every file of the generated crate, for a crate laid out as `layout` says.
+pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
     let mut files = Vec::new();
 
     let cargo = CargoToml {
@@ -237,17 +265,18 @@ pub fn emit(ir: &ProjectIr, out_dir: &Path, placement: Placement) -> Result<Vec<
         bin: &ir.name,
         package: server_package(ir),
         version: &ir.version,
-        runtime_path: svc_crate_path(&ir.root, out_dir, "runtime/server"),
-        sdk_path: svc_crate_path(&ir.root, out_dir, "runtime/sdk"),
-        script_path: ir
-            .scripts
+        runtime_path: layout.svc_crate("runtime/server"),
+        sdk_path: layout.svc_crate("runtime/sdk"),
+        script_path: ir.scripts.as_ref().map(|_| layout.svc_crate("runtime/script")),
+        node_crate: ir
+            .node_crate
             .as_ref()
-            .map(|_| svc_crate_path(&ir.root, out_dir, "runtime/script")),
-        node_crate: ir.node_crate.as_ref().map(|k| NodeDep {
-            package: k.package.clone(),
-            path: relative_path(&out_abs, &absolute(&k.dir)),
-        }),
-        standalone: placement == Placement::Standalone,
+            .zip(layout.node_crate())
+            .map(|(k, path)| NodeDep {
+                package: k.package.clone(),
+                path: path.to_string(),
+            }),
+        standalone: layout.placement == Placement::Standalone,
     };
     files.push(File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?));
 
