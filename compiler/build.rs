@@ -11,6 +11,10 @@
 //!
 //! Generated: `$OUT_DIR/carried_sources.rs` with `FILES: &[(&str, &[u8])]` (path in the
 //! carried tree, contents) and `HASH`, a digest of every file (the cache directory's name).
+//!
+//! It also embeds the Builder's web app (`builder/app/`, served by `svc dev` and
+//! `svc studio`): `$OUT_DIR/builder_app.rs` with `APP: &[(&str, &[u8])]`, by path in
+//! `builder/app/`. Nothing is built: the files are served as written.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -92,6 +96,23 @@ fn main() {
     out.push_str("];\n");
     writeln!(out, "pub const HASH: &str = \"{hash:016x}\";").unwrap();
     std::fs::write(out_dir.join("carried_sources.rs"), out).unwrap();
+
+    let app = repo.join("builder").join("app");
+    println!("cargo::rerun-if-changed={}", app.display());
+    let mut app_files = Vec::new();
+    collect(&app, &app, &mut app_files);
+    let mut out = String::from("pub static APP: &[(&str, &[u8])] = &[\n");
+    for (path, source) in &app_files {
+        println!("cargo::rerun-if-changed={}", source.display());
+        writeln!(
+            out,
+            "    ({path:?}, include_bytes!({:?})),",
+            source.display().to_string()
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    std::fs::write(out_dir.join("builder_app.rs"), out).unwrap();
 }
 
 fn read(path: &Path) -> String {

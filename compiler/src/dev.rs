@@ -22,6 +22,8 @@ pub struct DevOptions {
     pub store: PathBuf,
     /// Stop after the first build (for scripts): 0 when it built.
     pub once: bool,
+    /// The Builder to open beside the server, if any.
+    pub builder: Option<crate::builder::Options>,
 }
 
 /// What is watched: every file under these, with its modification time and size.
@@ -88,7 +90,9 @@ fn collect(path: &Path, out: &mut Fingerprint) {
             let name = e.file_name();
             // Editor swap and backup files change constantly and mean nothing.
             let name = name.to_string_lossy();
-            if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+            // The Builder's positions (`flows/<route>.layout.json`) change no server.
+            if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") || name.ends_with(".layout.json")
+            {
                 continue;
             }
             collect(&e.path(), out);
@@ -209,12 +213,27 @@ fn port_is_free(addr: &str, port: u16) -> Result<(), String> {
 }
 
 /// Runs the development loop until interrupted.
-pub fn run(dir: &Path, opts: DevOptions) -> i32 {
+pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
     // A port another program holds stays held whatever the project's files say: say so
     // and stop, rather than wait for a change that cannot help.
     if let Err(e) = port_is_free(&opts.addr, opts.port) {
         eprintln!("error: {e}");
         return 1;
+    }
+    // The Builder first: it reads the project even while the first build runs or fails.
+    let builder = match opts.builder.take().map(crate::builder::start) {
+        Some(Ok(running)) => Some(running),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+        None => None,
+    };
+    if let Some(running) = &builder {
+        if let Some(warning) = crate::builder::exposure_warning(&opts.addr) {
+            eprintln!("{warning}");
+        }
+        eprintln!("   Builder: {}", running.url);
     }
     let mut server: Option<Server> = None;
     let mut seen = fingerprint(dir);

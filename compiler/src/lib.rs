@@ -23,10 +23,16 @@ pub mod typescript_env;
 #[cfg(feature = "cli")]
 pub mod build;
 #[cfg(feature = "cli")]
+pub mod builder;
+#[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod dev;
 #[cfg(feature = "cli")]
 pub mod init;
 #[cfg(feature = "cli")]
+pub mod keys;
+#[cfg(feature = "cli")]
 pub mod pgo;
+#[cfg(feature = "cli")]
+pub mod workspace;

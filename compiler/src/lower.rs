@@ -556,7 +556,7 @@ impl<'a> FlowLowerer<'a> {
             module,
             file,
             route: flow.route.value.clone(),
-            axum_path: format!("/{}/{}/{}", config.workspace_id, config.api_id, flow.route.value),
+            axum_path: config.served_path(&flow.route.value),
             methods: {
                 let mut m: Vec<Method> = flow.methods.iter().map(|m| m.value).collect();
                 m.sort();

@@ -226,7 +226,7 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
         catalog: &checked.catalog,
     };
     let config = checked.project.config.as_ref().expect("a checked project has a config");
-    let path = format!("/{}/{}/{}", config.workspace_id, config.api_id, flow.route.value);
+    let path = config.served_path(&flow.route.value);
 
     let mut parameters = Vec::new();
     for p in &flow.request.params {

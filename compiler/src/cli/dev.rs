@@ -22,6 +22,12 @@ pub struct Args {
     /// Build and start once, then stop (for scripts and CI); exit status 0 when it built.
     #[arg(long)]
     once: bool,
+    /// The Builder's port (it listens on --addr too).
+    #[arg(long, default_value_t = crate::builder::DEFAULT_PORT)]
+    builder_port: u16,
+    /// Do not start the Builder.
+    #[arg(long)]
+    no_builder: bool,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -37,6 +43,12 @@ pub fn run(args: Args) -> i32 {
         .clone()
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.join(".svc").join("workspace.db"));
+    let builder = (!args.no_builder && !args.once).then(|| crate::builder::Options {
+        dir: dir.clone(),
+        addr: args.addr.clone(),
+        port: args.builder_port,
+        workspace: args.store.clone().for_project(&dir).workspace(),
+    });
     crate::dev::run(
         &dir,
         crate::dev::DevOptions {
@@ -44,6 +56,7 @@ pub fn run(args: Args) -> i32 {
             port: args.port,
             store,
             once: args.once,
+            builder,
         },
     )
 }

@@ -4,9 +4,9 @@
 //! servers pick up new, revoked and rotated keys within a second, without a restart.
 
 use super::store::{StoreArgs, format_time, parse_duration};
+use crate::keys::{self, KeyError};
 use clap::Subcommand;
 use svc_runtime::apikey::{KeyRecord, unix_now};
-use svc_runtime::store::WorkspaceStore;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -75,52 +75,18 @@ pub fn run(args: Args) -> i32 {
     }
 }
 
-/// Issues and stores a key. Every argument is checked by the caller first: nothing is
-/// written for a command that then fails.
-fn insert_new(
-    store: &dyn WorkspaceStore,
-    name: &str,
-    owner: &str,
-    expires_at: Option<i64>,
-) -> Result<(String, KeyRecord), String> {
-    let (key, record) = KeyRecord::issue(name, owner, unix_now(), expires_at);
-    store.insert_key(&record).map_err(|e| e.to_string())?;
-    Ok((key, record))
-}
-
-/// The active keys answering to `id_or_name`, oldest first.
-fn active_keys(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<Vec<KeyRecord>, String> {
-    let now = unix_now();
-    Ok(store
-        .list_keys()
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .filter(|k| k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now))
-        .filter(|k| k.id == id_or_name || k.name == id_or_name)
-        .collect())
-}
-
-/// The key `svc keys rotate` replaces: the one key with that id or name. While an earlier
-/// rotation's grace period runs, the old key shares the name with its replacement; the
-/// replacement, which outlives the keys being retired, is meant. Two keys that would live
-/// as long are ambiguous: rotate one by id.
-fn key_to_rotate(store: &dyn WorkspaceStore, id_or_name: &str) -> Result<KeyRecord, String> {
-    let found = active_keys(store, id_or_name)?;
-    let lives = |k: &KeyRecord| k.expires_at.unwrap_or(i64::MAX);
-    let Some(longest) = found.iter().map(lives).max() else {
-        return Err(format!(
-            "no active key has the id or name `{id_or_name}` (see `svc keys list`)"
-        ));
-    };
-    let mut outliving: Vec<&KeyRecord> = found.iter().filter(|k| lives(k) == longest).collect();
-    if outliving.len() == 1 {
-        return Ok(outliving.remove(0).clone());
+/// A key error in the words of the command line.
+fn worded(e: KeyError) -> String {
+    match e {
+        KeyError::EmptyNameOrOwner => "the key needs a non-empty --name and --owner".into(),
+        KeyError::NameTaken { name, id } => format!(
+            "an active key is already named `{name}` ({id}): choose another --name, or replace that key with `svc keys rotate {name}`"
+        ),
+        KeyError::NoActiveKey(id_or_name) => {
+            format!("no active key has the id or name `{id_or_name}` (see `svc keys list`)")
+        }
+        other => other.to_string(),
     }
-    let ids: Vec<&str> = found.iter().map(|k| k.id.as_str()).collect();
-    Err(format!(
-        "several active keys are named `{id_or_name}` ({}); rotate one by id",
-        ids.join(", ")
-    ))
 }
 
 fn print_new(key: &str, record: &KeyRecord, verb: &str) {
@@ -157,47 +123,27 @@ fn execute(args: Args) -> Result<(), String> {
             owner,
             expires_in,
         } => {
-            if name.trim().is_empty() || owner.trim().is_empty() {
-                return Err("the key needs a non-empty --name and --owner".into());
-            }
             let lifetime = expires_in.as_deref().map(parse_duration).transpose()?;
-            // Names address keys in `revoke` and `rotate`: two active keys of one name
-            // would make both ambiguous.
-            if let Some(existing) = active_keys(store.as_ref(), &name)?.first() {
-                return Err(format!(
-                    "an active key is already named `{name}` ({}): choose another --name, or replace that key with `svc keys rotate {name}`",
-                    existing.id
-                ));
-            }
-            let (key, record) = insert_new(store.as_ref(), &name, &owner, lifetime.map(|d| unix_now() + d))?;
+            let keys::Issued { key, record } = keys::create(store.as_ref(), &name, &owner, lifetime).map_err(worded)?;
             print_new(&key, &record, "Created");
         }
         Command::List { format } => {
             let now = unix_now();
-            let keys = store.list_keys().map_err(|e| e.to_string())?;
+            let records = store.list_keys().map_err(|e| e.to_string())?;
             match format {
                 ListFormat::Json => {
-                    let rows: Vec<serde_json::Value> = keys
-                        .iter()
-                        .map(|k| {
-                            serde_json::json!({
-                                "id": k.id, "name": k.name, "owner": k.owner, "prefix": k.prefix,
-                                "createdAt": k.created_at, "expiresAt": k.expires_at, "revokedAt": k.revoked_at,
-                                "status": k.status(now).as_str(),
-                            })
-                        })
-                        .collect();
+                    let rows: Vec<serde_json::Value> = records.iter().map(|k| keys::summary(k, now)).collect();
                     println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
                 }
                 ListFormat::Table => {
-                    if keys.is_empty() {
+                    if records.is_empty() {
                         eprintln!(
                             "No API keys in {}. Create one with `svc keys create --name NAME --owner OWNER`.",
                             args.store.describe()
                         );
                         return Ok(());
                     }
-                    let rows: Vec<[String; 7]> = keys
+                    let rows: Vec<[String; 7]> = records
                         .iter()
                         .map(|k| {
                             [
@@ -216,7 +162,7 @@ fn execute(args: Args) -> Result<(), String> {
             }
         }
         Command::Revoke { id_or_name } => {
-            let record = store.revoke_key(&id_or_name, unix_now()).map_err(|e| e.to_string())?;
+            let record = keys::revoke(store.as_ref(), &id_or_name).map_err(worded)?;
             eprintln!(
                 "Revoked API key `{}` ({}); running servers refuse it within a second.",
                 record.name, record.id
@@ -230,30 +176,20 @@ fn execute(args: Args) -> Result<(), String> {
             // Every argument first: a command that fails writes nothing.
             let grace = grace.as_deref().map(parse_duration).transpose()?;
             let lifetime = expires_in.as_deref().map(parse_duration).transpose()?;
-            let old = key_to_rotate(store.as_ref(), &id_or_name)?;
-            let now = unix_now();
-            // The old key's lifetime, unless --expires-in says otherwise.
-            let lifetime = lifetime.or(old.expires_at.map(|e| e - old.created_at));
-            let (key, record) = insert_new(store.as_ref(), &old.name, &old.owner, lifetime.map(|d| now + d))?;
-            let retired = match grace {
-                Some(g) if g > 0 => {
-                    let until = old.expires_at.map(|e| e.min(now + g)).unwrap_or(now + g);
-                    store
-                        .set_key_expiry(&old.id, until)
-                        .map(|()| format!("The old key {} keeps working until {}.", old.id, format_time(until)))
-                }
-                _ => store
-                    .revoke_key(&old.id, now)
-                    .map(|_| format!("Revoked the old key {}.", old.id)),
-            };
+            let rotation = keys::rotate(store.as_ref(), &id_or_name, grace, lifetime).map_err(worded)?;
+            let (new, old) = (&rotation.issued, &rotation.old);
             // The new key works whatever happens to the old one: it is shown in any case.
-            match retired {
-                Ok(line) => {
-                    eprintln!("{line}");
-                    print_new(&key, &record, "Rotated");
+            match rotation.retired {
+                Ok(until) if grace.is_some_and(|g| g > 0) => {
+                    eprintln!("The old key {} keeps working until {}.", old.id, format_time(until));
+                    print_new(&new.key, &new.record, "Rotated");
+                }
+                Ok(_) => {
+                    eprintln!("Revoked the old key {}.", old.id);
+                    print_new(&new.key, &new.record, "Rotated");
                 }
                 Err(e) => {
-                    print_new(&key, &record, "Rotated");
+                    print_new(&new.key, &new.record, "Rotated");
                     return Err(format!(
                         "the old key {} could not be retired ({e}); it still works: revoke it with `svc keys revoke {}`",
                         old.id, old.id

@@ -14,6 +14,7 @@ mod run;
 mod schema;
 mod secrets;
 mod store;
+mod studio;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -104,6 +105,11 @@ enum Command {
         after_help = "Examples:\n  svc schema flow > flow.schema.json\n  svc schema test > test.schema.json   # tests/*.yaml of svc test\n  svc schema --out schemas/    # every schema\n\nPoint an editor at them with a first line such as\n  # yaml-language-server: $schema=./schemas/flow.schema.json"
     )]
     Schema(schema::Args),
+    /// Open the Builder in the browser: the project's flows, palette and settings.
+    #[command(
+        after_help = "Examples:\n  svc studio                    # the project in the current directory\n  svc studio examples/shop --port 4500\n\nPrints a URL with an access token; open it in a browser. Listens on 127.0.0.1 unless\n--addr says otherwise. `svc dev` opens the same Builder while it serves. See docs/builder.md."
+    )]
+    Studio(studio::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -125,6 +131,7 @@ pub fn main() -> i32 {
         Command::Schema(args) => schema::run(args),
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::run(args),
+        Command::Studio(args) => studio::run(args),
     }
 }
 

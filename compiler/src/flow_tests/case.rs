@@ -52,7 +52,7 @@ impl<'c> Requests<'c> {
             let encoded = percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC).to_string();
             path = path.replace(&format!("{{{param}}}"), &encoded);
         }
-        let url = format!("{}/{}/{}/{}", server.base, config.workspace_id, config.api_id, path);
+        let url = format!("{}{}", server.base, config.served_path(&path));
         let method = case
             .request
             .method

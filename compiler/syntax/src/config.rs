@@ -49,6 +49,13 @@ pub struct Config {
     pub nodes_dir: Option<(String, Span)>,
 }
 
+impl Config {
+    /// The path a route is served at: `/<workspace>/<api>/<route>` (spec §1).
+    pub fn served_path(&self, route: &str) -> String {
+        format!("/{}/{}/{}", self.workspace_id, self.api_id, route)
+    }
+}
+
 /// Where each asset part was written.
 #[derive(Debug, Clone, Default)]
 pub struct AssetSpans {

@@ -1,0 +1,24 @@
+// The Builder's API (`compiler/src/builder/api.rs`). The access token travels in a
+// cookie the server set when the printed URL was opened; nothing else is needed here.
+
+/** Calls the API; throws an Error with the server's message when it refuses. */
+export async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: reported below.
+  }
+  if (!response.ok) {
+    throw new Error(json?.error?.message ?? `${method} ${path}: ${response.status}`);
+  }
+  return json;
+}

@@ -1,0 +1,310 @@
+// The canvas: one route drawn in SVG, with pan, zoom, fit, node dragging and selection.
+//
+// Nodes are `<g class="node">` groups (focusable, labelled, Enter selects them); wires
+// are `<path class="wire">`; each pin is a row of its node with a native tooltip (type
+// and description). Positions come from `layout.js`, and positions the user drags nodes
+// to are handed to `onMove` to be kept.
+
+import { el, shortJson, svg, typeFamily, typeLabel } from "./dom.js";
+import { HEADER, NODE_WIDTH, ROW, layout } from "./layout.js";
+
+const MIN_SCALE = 0.2;
+const MAX_SCALE = 2.5;
+
+export class Canvas {
+  /**
+   * @param {HTMLElement} host where the canvas goes
+   * @param {{onSelect: Function, onMove: Function}} handlers
+   */
+  constructor(host, handlers) {
+    this.handlers = handlers;
+    this.view = { x: 0, y: 0, scale: 1 };
+    this.saved = {};
+    this.selected = null;
+    this.highlight = null;
+    this.root = svg("svg", { class: "canvas", role: "group", "aria-label": "Flow canvas" });
+    this.viewport = svg("g", { class: "viewport" });
+    this.root.append(svg("defs", {}, arrowMarker("arrow-sequence"), arrowMarker("arrow-data")), this.viewport);
+    const tools = el(
+      "div",
+      { class: "canvas-tools", role: "toolbar", "aria-label": "Canvas" },
+      el("button", { type: "button", "aria-label": "Zoom in", title: "Zoom in (+)", onclick: () => this.zoom(1.2) }, "+"),
+      el("button", { type: "button", "aria-label": "Zoom out", title: "Zoom out (-)", onclick: () => this.zoom(1 / 1.2) }, "−"),
+      el("button", { type: "button", "aria-label": "Fit the flow", title: "Fit (0)", onclick: () => this.fit() }, "Fit"),
+    );
+    host.replaceChildren(this.root, tools);
+    this.listen();
+  }
+
+  /** Draws `route`; `positions` are the saved ones, `diagnostics` those of this route. */
+  show(route, positions, diagnostics) {
+    const sameRoute = this.route?.name === route.name;
+    this.route = route;
+    this.saved = { ...positions };
+    this.diagnostics = diagnostics;
+    if (!sameRoute) this.selected = null;
+    this.draw();
+    if (!sameRoute) this.fit();
+  }
+
+  draw() {
+    const route = this.route;
+    const placed = layout(route, this.saved);
+    this.placed = placed;
+    const byId = new Map(route.nodes.map((n) => [n.id, n]));
+    const problems = new Map();
+    for (const d of this.diagnostics) {
+      if (d.node) problems.set(d.node, [...(problems.get(d.node) ?? []), d]);
+    }
+    const wires = svg("g", { class: "wires" });
+    for (const { wire, points } of placed.wires) {
+      const on = this.highlight?.wires?.has(wireKey(wire));
+      wires.append(
+        svg(
+          "path",
+          {
+            class: `wire wire--${wire.kind}${on ? " is-taken" : ""}${this.highlight && !on ? " is-dim" : ""}`,
+            d: pathThrough(points),
+            "data-from": `${wire.from.node}.${wire.from.pin}`,
+            "data-to": `${wire.to.node}.${wire.to.pin}`,
+            "marker-end": `url(#arrow-${wire.kind})`,
+          },
+          svg("title", { text: wire.text ?? `${wire.from.node} → ${wire.to.node} (${wire.from.pin})` }),
+        ),
+      );
+    }
+    const nodes = svg("g", { class: "nodes" });
+    for (const [id, box] of placed.nodes) {
+      nodes.append(this.drawNode(byId.get(id), box, problems.get(id) ?? []));
+    }
+    this.viewport.replaceChildren(wires, nodes);
+    this.applyView();
+  }
+
+  drawNode(node, box, problems) {
+    const taken = this.highlight?.nodes?.get(node.id);
+    const classes = [
+      "node",
+      `node--${node.type}`,
+      node.id === this.selected ? "is-selected" : "",
+      problems.some((d) => d.severity === "error") ? "has-error" : problems.length ? "has-warning" : "",
+      taken ? `is-taken outcome--${taken.outcome ?? "ran"}` : this.highlight ? "is-dim" : "",
+    ];
+    const label = node.type === "code" ? `${node.label} (${node.id})` : node.label;
+    const group = svg("g", {
+      class: classes.filter(Boolean).join(" "),
+      transform: `translate(${box.x} ${box.y})`,
+      "data-node": node.id,
+      tabindex: 0,
+      role: "button",
+      "aria-label": `${label}, ${node.type}${problems.length ? `, ${problems.length} problem${problems.length > 1 ? "s" : ""}` : ""}`,
+    });
+    group.append(
+      svg("rect", { class: "node-body", width: NODE_WIDTH, height: box.h, rx: 8 }),
+      svg("rect", { class: "node-header", width: NODE_WIDTH, height: HEADER - 6, rx: 8 }),
+      svg("text", { class: "node-label", x: 10, y: 16, text: clip(node.label, 24) }),
+      svg("text", { class: "node-category", x: 10, y: 30, text: clip(nodeSubtitle(node), 30) }),
+    );
+    if (problems.length) {
+      group.append(
+        svg(
+          "g",
+          { class: "node-problems", transform: `translate(${NODE_WIDTH - 22} 8)` },
+          svg("circle", { r: 9, cx: 8, cy: 8 }),
+          svg("text", { x: 8, y: 12, "text-anchor": "middle", text: problems.length }),
+          svg("title", { text: problems.map((d) => `${d.code}: ${d.message}`).join("\n") }),
+        ),
+      );
+    }
+    node.inputs.forEach((pin, i) => group.append(this.drawPin(node, pin, i, "in", problems)));
+    node.outputs.forEach((pin, i) => group.append(this.drawPin(node, pin, i, "out", problems)));
+    group.append(svg("title", { text: [label, node.description].filter(Boolean).join("\n") }));
+    return group;
+  }
+
+  drawPin(node, pin, index, side, problems) {
+    const y = HEADER + ROW * index + ROW / 2;
+    const x = side === "in" ? 0 : NODE_WIDTH;
+    const problem = side === "in" && problems.find((d) => d.pin === pin.id);
+    const parts = [pin.id];
+    if (!pin.sequence && side === "in" && pin.value !== undefined && pin.value !== null) parts.push(`= ${shortJson(pin.value, 14)}`);
+    const text = clip(parts.join(" "), side === "in" ? 22 : 20);
+    const tip = [
+      `${pin.id}: ${pin.sequence ? "sequence" : typeLabel(pin)}${pin.optional ? " (optional)" : ""}`,
+      pin.description,
+      pin.default !== undefined && pin.default !== null ? `default: ${JSON.stringify(pin.default)}` : null,
+      pin.value !== undefined && pin.value !== null ? `inline value: ${JSON.stringify(pin.value)}` : null,
+      !pin.sequence && side === "in" ? (pin.takesInline ? "takes an inline value or a wire" : "takes a wire only") : null,
+      problem ? `${problem.code}: ${problem.message}` : null,
+    ];
+    const marker = pin.sequence
+      ? svg("path", { class: "pin-mark", d: "M -4 -5 L 4 0 L -4 5 Z" })
+      : svg("circle", { class: "pin-mark", r: 4.5 });
+    return svg(
+      "g",
+      {
+        class: `pin pin--${side} pin--${typeFamily(pin)}${problem ? " has-error" : ""}`,
+        transform: `translate(${x} ${y})`,
+        "data-pin": pin.id,
+      },
+      marker,
+      svg("text", {
+        class: "pin-label",
+        x: side === "in" ? 10 : -10,
+        y: 4,
+        "text-anchor": side === "in" ? "start" : "end",
+        text,
+      }),
+      svg("title", { text: tip.filter(Boolean).join("\n") }),
+    );
+  }
+
+  /** Marks the path a request took: `{nodes: Map(id → {outcome}), wires: Set(key)}`. */
+  setHighlight(highlight) {
+    this.highlight = highlight;
+    if (this.route) this.draw();
+  }
+
+  select(id) {
+    this.selected = id;
+    if (this.route) this.draw();
+    const node = this.route?.nodes.find((n) => n.id === id);
+    if (node) this.handlers.onSelect(node);
+  }
+
+  applyView() {
+    const { x, y, scale } = this.view;
+    this.viewport.setAttribute("transform", `translate(${x} ${y}) scale(${scale})`);
+  }
+
+  zoom(factor, around) {
+    const rect = this.root.getBoundingClientRect();
+    const cx = around?.x ?? rect.width / 2;
+    const cy = around?.y ?? rect.height / 2;
+    const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, this.view.scale * factor));
+    const k = scale / this.view.scale;
+    this.view = { scale, x: cx - (cx - this.view.x) * k, y: cy - (cy - this.view.y) * k };
+    this.applyView();
+  }
+
+  /** The whole flow in view (not magnified past 1). */
+  fit() {
+    if (!this.placed) return;
+    const rect = this.root.getBoundingClientRect();
+    const margin = 24;
+    const { width, height } = this.placed;
+    const scale = Math.min(1, (rect.width - 2 * margin) / Math.max(width, 1), (rect.height - 2 * margin) / Math.max(height, 1));
+    const s = Math.max(MIN_SCALE, scale);
+    this.view = { scale: s, x: margin + (rect.width - 2 * margin - width * s) / 2, y: margin };
+    this.applyView();
+  }
+
+  listen() {
+    let drag = null;
+    this.root.addEventListener("pointerdown", (event) => {
+      const nodeGroup = event.target.closest?.("[data-node]");
+      if (nodeGroup) {
+        const id = nodeGroup.dataset.node;
+        const box = this.placed.nodes.get(id);
+        drag = { kind: "node", id, startX: event.clientX, startY: event.clientY, x: box.x, y: box.y, moved: false };
+      } else {
+        drag = { kind: "pan", startX: event.clientX, startY: event.clientY, x: this.view.x, y: this.view.y };
+      }
+      this.root.setPointerCapture(event.pointerId);
+    });
+    this.root.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const dx = event.clientX - drag.startX;
+      const dy = event.clientY - drag.startY;
+      if (drag.kind === "pan") {
+        this.view = { ...this.view, x: drag.x + dx, y: drag.y + dy };
+        this.applyView();
+      } else if (drag.moved || Math.abs(dx) + Math.abs(dy) > 3) {
+        drag.moved = true;
+        this.saved[drag.id] = { x: drag.x + dx / this.view.scale, y: drag.y + dy / this.view.scale };
+        this.draw();
+      }
+    });
+    this.root.addEventListener("pointerup", () => {
+      if (drag?.kind === "node") {
+        if (drag.moved) {
+          const at = this.saved[drag.id];
+          this.saved[drag.id] = { x: Math.round(at.x), y: Math.round(at.y) };
+          this.handlers.onMove(this.route, { ...this.saved });
+        } else {
+          this.select(drag.id);
+        }
+      }
+      drag = null;
+    });
+    this.root.addEventListener(
+      "wheel",
+      (event) => {
+        event.preventDefault();
+        const rect = this.root.getBoundingClientRect();
+        this.zoom(event.deltaY < 0 ? 1.1 : 1 / 1.1, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+      },
+      { passive: false },
+    );
+    this.root.addEventListener("keydown", (event) => {
+      const nodeGroup = event.target.closest?.("[data-node]");
+      if (nodeGroup && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        this.select(nodeGroup.dataset.node);
+        this.root.querySelector(`[data-node="${CSS.escape(nodeGroup.dataset.node)}"]`)?.focus();
+      } else if (event.key === "+" || event.key === "=") {
+        this.zoom(1.2);
+      } else if (event.key === "-") {
+        this.zoom(1 / 1.2);
+      } else if (event.key === "0") {
+        this.fit();
+      }
+    });
+  }
+}
+
+/** A wire's identity, for highlighting. */
+export function wireKey(wire) {
+  return `${wire.kind}:${wire.from.node}.${wire.from.pin}->${wire.to.node}.${wire.to.pin}`;
+}
+
+function nodeSubtitle(node) {
+  switch (node.type) {
+    case "code":
+      return `${node.category} · ${node.nodeKey}${node.language === "typescript" ? " · TS" : ""}`;
+    case "return-json":
+      return `Return JSON · ${node.config.find(([k]) => k === "status")?.[1] ?? ""}`;
+    case "start":
+      return node.config.map(([, v]) => v).reverse().join(" ");
+    default:
+      return node.type.replace(/-/g, " ");
+  }
+}
+
+function clip(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A smooth path through the points: straight across each column, curved in the gaps. */
+function pathThrough(points) {
+  let d = `M ${points[0].x} ${points[0].y}`;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    if (a.y === b.y && i % 2 === 0) {
+      d += ` L ${b.x} ${b.y}`;
+    } else {
+      const bend = Math.max(24, Math.abs(b.x - a.x) / 2);
+      d += ` C ${a.x + bend} ${a.y}, ${b.x - bend} ${b.y}, ${b.x} ${b.y}`;
+    }
+  }
+  return d;
+}
+
+function arrowMarker(id) {
+  return svg(
+    "marker",
+    { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+    svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }),
+  );
+}

@@ -1,0 +1,90 @@
+// The side panel: what the selected node is, how it is set, each of its pins (type,
+// optional or required, default, inline value, wire), and the problems placed on it.
+
+import { el, typeLabel } from "./dom.js";
+
+export function pinTable(pins, { showValues = false } = {}) {
+  if (!pins.length) return el("p", { class: "muted" }, "None.");
+  return el(
+    "table",
+    { class: "pins" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Pin"), el("th", { scope: "col" }, "Type"), el("th", { scope: "col" }, "Notes"))),
+    el(
+      "tbody",
+      {},
+      pins.map((pin) =>
+        el(
+          "tr",
+          { "data-pin": pin.id },
+          el("th", { scope: "row" }, el("code", {}, pin.id)),
+          el("td", {}, el("code", {}, pin.sequence ? "sequence" : typeLabel(pin))),
+          el(
+            "td",
+            {},
+            [
+              pin.sequence ? null : pin.optional ? "optional" : "required",
+              pin.default !== undefined && pin.default !== null ? `default ${JSON.stringify(pin.default)}` : null,
+              !pin.sequence ? (pin.takesInline ? "inline value or wire" : "wire only") : null,
+              showValues && pin.value !== undefined && pin.value !== null ? `set to ${JSON.stringify(pin.value)}` : null,
+            ]
+              .filter(Boolean)
+              .join(" · "),
+            pin.description ? el("div", { class: "pin-description" }, pin.description) : null,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The panel for `node` of `route`. */
+export function nodePanel(route, node, diagnostics) {
+  const wiresIn = route.wires.filter((w) => w.to.node === node.id);
+  const wiresOut = route.wires.filter((w) => w.from.node === node.id);
+  const problems = diagnostics.filter((d) => d.node === node.id);
+  return el(
+    "section",
+    { class: "inspector", "aria-label": `Node ${node.id}` },
+    el("h2", {}, node.label),
+    el(
+      "p",
+      { class: "muted" },
+      [node.type === "code" ? `${node.nodeKey} · ${node.language === "typescript" ? "TypeScript" : "Rust"}` : node.type, `id ${node.id}`, `line ${node.line}`].join(" · "),
+    ),
+    node.description ? el("p", {}, node.description) : null,
+    problems.length
+      ? el(
+          "ul",
+          { class: "problems" },
+          problems.map((d) =>
+            el("li", { class: `problem problem--${d.severity}` }, el("strong", {}, d.code), " ", d.message, d.help ? el("div", { class: "muted" }, d.help) : null),
+          ),
+        )
+      : null,
+    node.config.length
+      ? el(
+          "dl",
+          { class: "config" },
+          node.config.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
+        )
+      : null,
+    el("h3", {}, "Inputs"),
+    pinTable(node.inputs, { showValues: true }),
+    wiresIn.some((w) => w.kind === "data")
+      ? el(
+          "ul",
+          { class: "wires-list" },
+          wiresIn.filter((w) => w.kind === "data").map((w) => el("li", {}, el("code", {}, w.to.pin), " ← ", el("code", {}, w.text))),
+        )
+      : null,
+    el("h3", {}, "Outputs"),
+    pinTable(node.outputs),
+    wiresOut.some((w) => w.kind === "sequence")
+      ? el(
+          "ul",
+          { class: "wires-list" },
+          wiresOut.filter((w) => w.kind === "sequence").map((w) => el("li", {}, el("code", {}, w.from.pin), " → ", el("code", {}, w.to.node))),
+        )
+      : null,
+  );
+}

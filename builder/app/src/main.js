@@ -1,0 +1,229 @@
+// The Builder's shell: the route list, the canvas, the palette, Settings, the inspector
+// and the problems list, kept in step with the project on disk.
+//
+// Addresses: `#/flows/<route>`, `#/palette`, `#/settings`. The project is read again every
+// two seconds (the server checks it as `svc check` does); a change redraws what it
+// touches and keeps the selection.
+
+import { api } from "./api.js";
+import { Canvas } from "./canvas.js";
+import { el } from "./dom.js";
+import { nodePanel } from "./inspector.js";
+import { Palette } from "./palette.js";
+import { Settings } from "./settings.js";
+
+const REFRESH_MS = 2000;
+
+const $ = (selector) => document.querySelector(selector);
+
+class Builder {
+  constructor() {
+    this.model = null;
+    this.text = "";
+    this.routeName = null;
+    this.positions = {};
+    this.canvas = new Canvas($("#canvas"), {
+      onSelect: (node) => this.inspect(node),
+      onMove: (route, positions) => this.savePositions(route, positions),
+    });
+    this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel));
+    this.settings = new Settings($("#settings"), (message, isError) => this.say(message, isError));
+    window.addEventListener("hashchange", () => this.navigate());
+    $("#problems-toggle").addEventListener("click", () => this.toggleProblems());
+    $("#panel-close").addEventListener("click", () => this.showPanel(null));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.showPanel(null);
+    });
+  }
+
+  async start() {
+    await this.refresh();
+    this.navigate();
+    setInterval(() => {
+      if (document.visibilityState === "visible") this.refresh().catch(() => {});
+    }, REFRESH_MS);
+  }
+
+  async refresh() {
+    let model;
+    try {
+      model = await api("GET", "/api/project");
+    } catch (e) {
+      this.say(`Cannot read the project: ${e.message}`, true);
+      return;
+    }
+    const text = JSON.stringify(model);
+    if (text === this.text) return;
+    this.text = text;
+    this.model = model;
+    this.renderHeader();
+    this.renderRoutes();
+    this.renderProblems();
+    this.palette.show(model.palette);
+    if (this.view === "flows" && this.routeName) await this.showRoute(this.routeName, { keepPositions: true });
+  }
+
+  navigate() {
+    const [, view = "flows", name] = (location.hash || "#/flows").split("/");
+    this.view = ["flows", "palette", "settings"].includes(view) ? view : "flows";
+    for (const tab of document.querySelectorAll("[data-view]")) {
+      const on = tab.dataset.view === this.view;
+      tab.setAttribute("aria-current", on ? "page" : "false");
+    }
+    $("#routes").hidden = this.view !== "flows";
+    $("#palette").hidden = this.view !== "palette";
+    $("#canvas").hidden = this.view === "settings";
+    $("#settings").hidden = this.view !== "settings";
+    if (this.view === "settings") {
+      this.showPanel(null);
+      this.settings.show(this.model);
+      return;
+    }
+    const routes = this.model?.routes ?? [];
+    const wanted = decodeURIComponent(name ?? this.routeName ?? routes[0]?.name ?? "");
+    if (routes.some((r) => r.name === wanted)) this.showRoute(wanted);
+  }
+
+  renderHeader() {
+    const { project } = this.model;
+    $("#project-name").textContent = project.name || "(unnamed project)";
+    const button = $("#problems-toggle");
+    const { errors, warnings } = project;
+    button.textContent = errors || warnings ? `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}` : "No problems";
+    button.className = errors ? "problems-toggle has-error" : warnings ? "problems-toggle has-warning" : "problems-toggle";
+  }
+
+  renderRoutes() {
+    const list = this.model.routes.map((r) => {
+      const problems = this.model.diagnostics.filter((d) => d.route === r.name);
+      return el(
+        "li",
+        {},
+        el(
+          "a",
+          {
+            href: `#/flows/${encodeURIComponent(r.name)}`,
+            class: "route-link",
+            "data-route": r.name,
+            "aria-current": r.name === this.routeName ? "true" : "false",
+          },
+          el("span", { class: "route-methods" }, r.methods.map((m) => el("span", { class: `method method--${m.toLowerCase()}` }, m))),
+          el("span", { class: "route-path" }, r.path),
+          r.summary ? el("span", { class: "route-summary" }, r.summary) : null,
+          el(
+            "span",
+            { class: "route-badges" },
+            r.protections.map((p) => el("span", { class: `badge badge--${p}` }, protectionName(p))),
+            problems.length ? el("span", { class: "badge badge--problem" }, `${problems.length} problem${problems.length > 1 ? "s" : ""}`) : null,
+          ),
+        ),
+      );
+    });
+    $("#routes").replaceChildren(
+      el("h2", { class: "sidebar-title" }, "Routes"),
+      list.length ? el("ul", { class: "route-list" }, list) : el("p", { class: "muted" }, "No flows yet: add one under flows/."),
+    );
+  }
+
+  renderProblems() {
+    const diagnostics = this.model.diagnostics;
+    const list = $("#problems-list");
+    list.replaceChildren(
+      ...diagnostics.map((d) =>
+        el(
+          "li",
+          { class: `problem problem--${d.severity}` },
+          el(
+            "button",
+            {
+              type: "button",
+              class: "problem-link",
+              onclick: () => this.goTo(d),
+            },
+            el("strong", {}, `${d.severity} ${d.code}`),
+            ` ${d.message} `,
+            el("span", { class: "muted" }, `${d.file}:${d.line}:${d.column}`),
+          ),
+          d.help ? el("div", { class: "muted problem-help" }, d.help) : null,
+        ),
+      ),
+    );
+    if (!diagnostics.length) list.replaceChildren(el("li", { class: "muted" }, "svc check finds no problems."));
+  }
+
+  toggleProblems(open) {
+    const drawer = $("#problems");
+    const show = open ?? drawer.hidden;
+    drawer.hidden = !show;
+    $("#problems-toggle").setAttribute("aria-expanded", String(show));
+  }
+
+  goTo(d) {
+    if (!d.route) return;
+    location.hash = `#/flows/${encodeURIComponent(d.route)}`;
+    if (d.node) {
+      setTimeout(() => this.canvas.select(d.node), 0);
+    }
+  }
+
+  async showRoute(name, { keepPositions = false } = {}) {
+    const route = this.model.routes.find((r) => r.name === name);
+    if (!route) return;
+    if (this.routeName !== name || !keepPositions) {
+      try {
+        this.positions = (await api("GET", `/api/layout/${encodeURIComponent(name)}`)).positions ?? {};
+      } catch {
+        this.positions = {};
+      }
+    }
+    this.routeName = name;
+    for (const link of document.querySelectorAll(".route-link")) {
+      link.setAttribute("aria-current", link.dataset.route === name ? "true" : "false");
+    }
+    this.canvas.show(route, this.positions, this.model.diagnostics.filter((d) => d.route === name));
+    const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
+    if (selected) this.inspect(selected);
+    document.title = `${route.methods.join(", ")} ${route.route} · svc Builder`;
+  }
+
+  inspect(node) {
+    const route = this.model.routes.find((r) => r.name === this.routeName);
+    this.showPanel(nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName)));
+  }
+
+  showPanel(content) {
+    const panel = $("#panel");
+    panel.hidden = !content;
+    $("#panel-body").replaceChildren(...(content ? [content] : []));
+    if (!content && this.canvas.selected) {
+      this.canvas.selected = null;
+      if (this.canvas.route) this.canvas.draw();
+    }
+  }
+
+  savePositions(route, positions) {
+    this.positions = positions;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(async () => {
+      try {
+        await api("PUT", `/api/layout/${encodeURIComponent(route.name)}`, { positions });
+      } catch (e) {
+        this.say(`Positions not kept: ${e.message}`, true);
+      }
+    }, 300);
+  }
+
+  say(message, isError = false) {
+    const status = $("#status");
+    status.textContent = message;
+    status.className = isError ? "status is-error" : "status";
+    clearTimeout(this.statusTimer);
+    this.statusTimer = setTimeout(() => (status.textContent = ""), 6000);
+  }
+}
+
+function protectionName(type) {
+  return { "check-origin": "Origin", "rate-limit": "Rate limit", "check-api-key": "API key" }[type] ?? type;
+}
+
+new Builder().start();

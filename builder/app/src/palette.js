@@ -1,0 +1,97 @@
+// The palette: every node a flow of this project can use, built-in and code nodes,
+// grouped by category and searchable by label, key, category and description.
+
+import { el } from "./dom.js";
+import { pinTable } from "./inspector.js";
+
+/** Whether `node` matches every word of `query`. */
+export function matches(node, query) {
+  const haystack = [node.label, node.key, node.category, node.description ?? ""].join(" ").toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((word) => haystack.includes(word));
+}
+
+export class Palette {
+  constructor(host, onShow) {
+    this.host = host;
+    this.onShow = onShow;
+    this.query = "";
+    this.search = el("input", {
+      type: "search",
+      class: "palette-search",
+      placeholder: "Search nodes",
+      "aria-label": "Search the palette",
+      oninput: () => {
+        this.query = this.search.value;
+        this.renderList();
+      },
+    });
+    this.list = el("div", { class: "palette-list" });
+    host.replaceChildren(this.search, this.list);
+  }
+
+  show(palette) {
+    this.palette = palette;
+    this.renderList();
+  }
+
+  renderList() {
+    const found = (this.palette ?? []).filter((n) => matches(n, this.query));
+    const categories = [...new Set(found.map((n) => n.category))].sort();
+    if (!found.length) {
+      this.list.replaceChildren(el("p", { class: "muted" }, `No node matches “${this.query}”.`));
+      return;
+    }
+    this.list.replaceChildren(
+      ...categories.map((category) =>
+        el(
+          "section",
+          { class: "palette-group" },
+          el("h3", {}, category),
+          el(
+            "ul",
+            {},
+            found
+              .filter((n) => n.category === category)
+              .map((n) =>
+                el(
+                  "li",
+                  {},
+                  el(
+                    "button",
+                    {
+                      type: "button",
+                      class: "palette-item",
+                      "data-key": n.key,
+                      onclick: () => this.onShow(details(n)),
+                    },
+                    el("span", { class: "palette-label" }, n.label),
+                    el("span", { class: "palette-key" }, n.key),
+                    el("span", { class: `badge badge--${n.language}` }, n.language),
+                  ),
+                ),
+              ),
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+/** The panel for one palette node. */
+function details(n) {
+  return el(
+    "section",
+    { class: "inspector", "aria-label": `Palette node ${n.key}` },
+    el("h2", {}, n.label),
+    el("p", { class: "muted" }, `${n.key} · ${n.category} · ${n.language}`),
+    n.description ? el("p", {}, n.description) : el("p", { class: "muted" }, "No description."),
+    el("h3", {}, "Inputs"),
+    pinTable(n.inputs),
+    el("h3", {}, "Outputs"),
+    pinTable(n.outputs),
+  );
+}

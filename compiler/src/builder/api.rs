@@ -1,0 +1,388 @@
+//! The Builder's HTTP API and the web app's files, behind the [`guard`](super::guard).
+//!
+//! | request                              | answer                                          |
+//! |--------------------------------------|-------------------------------------------------|
+//! | `GET /`, `GET /app/<file>`           | the web app (`builder/app/`)                    |
+//! | `GET /api/project`                   | the project ([`super::model::Model`])           |
+//! | `GET /api/layout/<route>`            | the positions a user dragged nodes to           |
+//! | `PUT /api/layout/<route>`            | keeps them, in `flows/<route>.layout.json`      |
+//! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
+//! | `POST /api/keys`                     | a new key, shown in this answer only            |
+//! | `POST /api/keys/<id>/revoke`         | revokes it                                      |
+//! | `POST /api/keys/<id>/rotate`         | a replacement, shown in this answer only        |
+//! | `GET /api/secrets`                   | the declared secrets: set or missing, no values |
+//! | `PUT /api/secrets/<name>`            | sets one (sealed; never shown back)             |
+//!
+//! Errors are `{"error": {"status": …, "message": …}}`. No answer holds a secret value,
+//! an API key other than one just issued, or a key hash.
+
+use super::guard::{self, Admitted, Guard, Presented};
+use crate::workspace::Workspace;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, Request, State as Shared};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub struct State {
+    dir: PathBuf,
+    workspace: Workspace,
+    guard: Guard,
+}
+
+impl State {
+    pub fn new(dir: PathBuf, workspace: Workspace, guard: Guard) -> State {
+        State { dir, workspace, guard }
+    }
+}
+
+type SharedState = Shared<Arc<State>>;
+
+pub fn router(state: Arc<State>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/app/{*path}", get(app_file))
+        .route("/api/project", get(project))
+        .route("/api/layout/{route}", get(layout).put(save_layout))
+        .route("/api/keys", get(list_keys).post(create_key))
+        .route("/api/keys/{id}/revoke", post(revoke_key))
+        .route("/api/keys/{id}/rotate", post(rotate_key))
+        .route("/api/secrets", get(list_secrets))
+        .route("/api/secrets/{name}", put(set_secret))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page of the Builder") })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), admit))
+        .with_state(state)
+}
+
+/// The guard, before every request.
+async fn admit(Shared(state): SharedState, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let query_token = request
+        .uri()
+        .query()
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("token="));
+    let presented = Presented {
+        host: text("host"),
+        origin: text("origin"),
+        fetch_site: text("sec-fetch-site"),
+        cookie: text("cookie"),
+        header_token: text(guard::HEADER),
+        query_token,
+    };
+    match state.guard.check(&presented) {
+        Ok(Admitted::Token) => {
+            let mut response = next.run(request).await;
+            // Nothing of the Builder belongs in a cache or in another site's frame.
+            let headers = response.headers_mut();
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+            headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+            response
+        }
+        Ok(Admitted::TokenInUrl) => {
+            // Keep the token in the cookie, and out of the address bar and the history.
+            let mut response = StatusCode::SEE_OTHER.into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::LOCATION, HeaderValue::from_static("/"));
+            if let Ok(cookie) = HeaderValue::from_str(&state.guard.cookie()) {
+                headers.insert(header::SET_COOKIE, cookie);
+            }
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(refusal) => {
+            let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::FORBIDDEN);
+            error(status, refusal.message())
+        }
+    }
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    let body = json!({"error": {"status": status.as_u16(), "message": message}});
+    (status, axum::Json(body)).into_response()
+}
+
+fn bad_request(message: impl std::fmt::Display) -> Response {
+    error(StatusCode::BAD_REQUEST, &message.to_string())
+}
+
+fn failed(message: impl std::fmt::Display) -> Response {
+    error(StatusCode::INTERNAL_SERVER_ERROR, &message.to_string())
+}
+
+async fn index() -> Response {
+    serve_file("index.html")
+}
+
+async fn app_file(UrlPath(path): UrlPath<String>) -> Response {
+    serve_file(&path)
+}
+
+fn serve_file(path: &str) -> Response {
+    let Some(bytes) = super::app_file(path) else {
+        return error(StatusCode::NOT_FOUND, "no such file in the Builder");
+    };
+    let content_type = match path.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    };
+    let mut response = Response::new(Body::from(bytes));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    // Only the Builder's own files, scripts and styles run in it.
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'"),
+    );
+    response
+}
+
+async fn project(Shared(state): SharedState) -> Response {
+    let dir = state.dir.clone();
+    match tokio::task::spawn_blocking(move || super::model::read(&dir)).await {
+        Ok(model) => axum::Json(model).into_response(),
+        Err(e) => failed(format!("reading the project failed: {e}")),
+    }
+}
+
+/// `flows/<route>.layout.json`, for a route that exists.
+fn layout_file(state: &State, route: &str) -> Option<PathBuf> {
+    let valid = !route.is_empty()
+        && route
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !route.starts_with('.');
+    let flows = state.dir.join("flows");
+    let exists = flows.join(format!("{route}.yaml")).is_file() || flows.join(format!("{route}.yml")).is_file();
+    (valid && exists).then(|| flows.join(format!("{route}.layout.json")))
+}
+
+async fn layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
+    let Some(file) = layout_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let positions = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v.get("positions").cloned())
+        .unwrap_or_else(|| json!({}));
+    axum::Json(json!({ "positions": positions })).into_response()
+}
+
+#[derive(Deserialize)]
+struct Positions {
+    positions: serde_json::Map<String, Value>,
+}
+
+async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    let Some(file) = layout_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let Ok(Positions { positions }) = serde_json::from_slice::<Positions>(&body) else {
+        return bad_request("expected {\"positions\": {\"<node id>\": {\"x\": …, \"y\": …}}}");
+    };
+    // Whole numbers only: the file is committed, and diffs of float noise help nobody.
+    let mut clean = serde_json::Map::new();
+    for (id, at) in positions {
+        let coordinate = |name: &str| {
+            at.get(name)
+                .and_then(Value::as_f64)
+                .filter(|v| v.is_finite() && v.abs() < 1e7)
+        };
+        let (Some(x), Some(y)) = (coordinate("x"), coordinate("y")) else {
+            return bad_request(format!("the position of `{id}` needs finite numbers x and y"));
+        };
+        clean.insert(id, json!({"x": x.round() as i64, "y": y.round() as i64}));
+    }
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&json!({ "positions": clean })).unwrap_or_default()
+    );
+    let tmp = file.with_extension("json.tmp");
+    match std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &file)) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => failed(format!("cannot write `{}`: {e}", file.display())),
+    }
+}
+
+async fn list_keys(Shared(state): SharedState) -> Response {
+    let store = match state.workspace.open_existing() {
+        Ok(Ok(store)) => store,
+        // No store yet: no keys.
+        Ok(Err(_)) => return axum::Json(json!({ "keys": [], "store": state.workspace.describe() })).into_response(),
+        Err(e) => return failed(e),
+    };
+    let now = svc_runtime::apikey::unix_now();
+    match store.list_keys() {
+        Ok(keys) => {
+            let keys: Vec<Value> = keys.iter().map(|k| crate::keys::summary(k, now)).collect();
+            axum::Json(json!({ "keys": keys, "store": state.workspace.describe() })).into_response()
+        }
+        Err(e) => failed(e),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NewKey {
+    name: String,
+    owner: String,
+    expires_in: Option<String>,
+}
+
+fn issued(issued: &crate::keys::Issued) -> Value {
+    let now = svc_runtime::apikey::unix_now();
+    json!({ "key": issued.key, "record": crate::keys::summary(&issued.record, now) })
+}
+
+async fn create_key(Shared(state): SharedState, body: axum::body::Bytes) -> Response {
+    let Ok(new) = serde_json::from_slice::<NewKey>(&body) else {
+        return bad_request("expected {\"name\": …, \"owner\": …, \"expiresIn\": \"30d\" (optional)}");
+    };
+    let lifetime = match new.expires_in.as_deref().filter(|d| !d.trim().is_empty()) {
+        Some(d) => match crate::workspace::parse_duration(d) {
+            Ok(seconds) => Some(seconds),
+            Err(e) => return bad_request(e),
+        },
+        None => None,
+    };
+    let store = match state.workspace.open() {
+        Ok(store) => store,
+        Err(e) => return failed(e),
+    };
+    match crate::keys::create(store.as_ref(), new.name.trim(), new.owner.trim(), lifetime) {
+        Ok(new) => (StatusCode::CREATED, axum::Json(issued(&new))).into_response(),
+        Err(crate::keys::KeyError::Store(e)) => failed(e),
+        Err(e) => error(StatusCode::CONFLICT, &e.to_string()),
+    }
+}
+
+async fn revoke_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>) -> Response {
+    let store = match state.workspace.open_existing() {
+        Ok(Ok(store)) => store,
+        Ok(Err(why)) => return error(StatusCode::NOT_FOUND, &why),
+        Err(e) => return failed(e),
+    };
+    match crate::keys::revoke(store.as_ref(), &id) {
+        Ok(record) => axum::Json(crate::keys::summary(&record, svc_runtime::apikey::unix_now())).into_response(),
+        Err(e) => error(StatusCode::NOT_FOUND, &e.to_string()),
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct Rotate {
+    grace: Option<String>,
+}
+
+async fn rotate_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    let rotate: Rotate = if body.is_empty() {
+        Rotate::default()
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(r) => r,
+            Err(_) => return bad_request("expected {\"grace\": \"1h\"} (optional)"),
+        }
+    };
+    let grace = match rotate.grace.as_deref().filter(|g| !g.trim().is_empty()) {
+        Some(g) => match crate::workspace::parse_duration(g) {
+            Ok(seconds) => Some(seconds),
+            Err(e) => return bad_request(e),
+        },
+        None => None,
+    };
+    let store = match state.workspace.open_existing() {
+        Ok(Ok(store)) => store,
+        Ok(Err(why)) => return error(StatusCode::NOT_FOUND, &why),
+        Err(e) => return failed(e),
+    };
+    match crate::keys::rotate(store.as_ref(), &id, grace, None) {
+        Ok(rotation) => {
+            let mut body = issued(&rotation.issued);
+            body["oldKey"] = json!(rotation.old.id);
+            match rotation.retired {
+                Ok(until) => body["oldKeyUntil"] = json!(until),
+                Err(e) => body["warning"] = json!(format!("the old key could not be retired ({e}); revoke it")),
+            }
+            (StatusCode::CREATED, axum::Json(body)).into_response()
+        }
+        Err(crate::keys::KeyError::Store(e)) => failed(e),
+        Err(e) => error(StatusCode::CONFLICT, &e.to_string()),
+    }
+}
+
+/// The secrets the project declares, in its config (YAML or TypeScript).
+fn declared_secrets(state: &State) -> Vec<svc_types::assets::SecretDefinition> {
+    let mut diags = svc_frontend::Diagnostics::new();
+    let project = crate::project::Project::load(&state.dir, &mut diags);
+    project.config.map(|c| c.assets.secrets).unwrap_or_default()
+}
+
+async fn list_secrets(Shared(state): SharedState) -> Response {
+    let declared = declared_secrets(&state);
+    let set = match state.workspace.open_existing() {
+        Ok(Ok(store)) => match store.list_secrets() {
+            Ok(set) => set,
+            Err(e) => return failed(e),
+        },
+        Ok(Err(_)) => Vec::new(),
+        Err(e) => return failed(e),
+    };
+    let rows: Vec<Value> = declared
+        .iter()
+        .map(|d| {
+            let stored = set.iter().find(|s| s.name == d.name);
+            json!({
+                "name": d.name,
+                "required": d.required,
+                "description": d.description,
+                "set": stored.is_some(),
+                "updatedAt": stored.map(|s| s.updated_at),
+            })
+        })
+        .collect();
+    axum::Json(json!({ "secrets": rows, "store": state.workspace.describe() })).into_response()
+}
+
+#[derive(Deserialize)]
+struct SecretValue {
+    value: String,
+}
+
+async fn set_secret(Shared(state): SharedState, UrlPath(name): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    let Ok(SecretValue { value }) = serde_json::from_slice::<SecretValue>(&body) else {
+        return bad_request("expected {\"value\": …}");
+    };
+    if value.is_empty() {
+        return bad_request("the value is empty; nothing was set");
+    }
+    if !declared_secrets(&state).iter().any(|d| d.name == name) {
+        return error(
+            StatusCode::NOT_FOUND,
+            "the project declares no secret of that name (declare it in the config first)",
+        );
+    }
+    let result = (|| -> Result<(), String> {
+        let store = state.workspace.open()?;
+        let (key, _) = state.workspace.require_secrets_key(true)?;
+        svc_runtime::secrets::prepare_store(store.as_ref(), &key)?;
+        store
+            .set_secret(&name, &key.seal(&name, &value), svc_runtime::apikey::unix_now())
+            .map_err(|e| e.to_string())
+    })();
+    match result {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => failed(e),
+    }
+}

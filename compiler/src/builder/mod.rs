@@ -1,0 +1,105 @@
+//! The Builder: the project in the browser, served by `svc dev` and `svc studio`.
+//!
+//! - [`model`]: the project as the browser sees it, read through the same pipeline as
+//!   `svc check` (routes as nodes, pins and wires; the palette; assets; diagnostics).
+//! - [`guard`]: who may use it (the token in the printed URL, the `Host` and `Origin`
+//!   checks).
+//! - [`api`]: the HTTP API under `/api/` (the project, API keys, secrets, positions).
+//! - The web app itself is `builder/app/` at the top of the repository, embedded in the
+//!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
+//!   SVG, nothing to build, nothing fetched from elsewhere.
+
+pub mod api;
+pub mod guard;
+pub mod model;
+
+use crate::workspace::Workspace;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+mod app {
+    include!(concat!(env!("OUT_DIR"), "/builder_app.rs"));
+}
+
+/// The Builder's port when none is given.
+pub const DEFAULT_PORT: u16 = 4400;
+
+/// What the Builder serves.
+pub struct Options {
+    pub dir: PathBuf,
+    pub addr: String,
+    pub port: u16,
+    pub workspace: Workspace,
+}
+
+/// A running Builder.
+pub struct Running {
+    /// The address to open, token included.
+    pub url: String,
+    pub addr: SocketAddr,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Running {
+    /// Serves until the process ends.
+    pub fn wait(self) {
+        let _ = self.thread.join();
+    }
+}
+
+/// The embedded file of the web app at `path` (`index.html`, `src/canvas.js`).
+pub fn app_file(path: &str) -> Option<&'static [u8]> {
+    app::APP.iter().find(|(p, _)| *p == path).map(|(_, bytes)| *bytes)
+}
+
+/// Starts the Builder on its own thread and runtime; returns once it listens.
+pub fn start(options: Options) -> Result<Running, String> {
+    let listener = std::net::TcpListener::bind((options.addr.as_str(), options.port)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            format!(
+                "{}:{} is in use (another `svc dev` or `svc studio`?); choose another port with --builder-port",
+                options.addr, options.port
+            )
+        } else {
+            format!("the Builder cannot listen on {}:{}: {e}", options.addr, options.port)
+        }
+    })?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let guard = guard::Guard::new(addr.port());
+    let host = match addr.ip() {
+        ip if ip.is_unspecified() => format!("127.0.0.1:{}", addr.port()),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]:{}", addr.port()),
+        ip => format!("{ip}:{}", addr.port()),
+    };
+    let url = format!("http://{host}/?token={}", guard.token());
+    let state = Arc::new(api::State::new(options.dir, options.workspace, guard));
+    let thread = std::thread::Builder::new()
+        .name("svc-builder".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for the Builder");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
+                let app = api::router(state);
+                if let Err(e) = axum::serve(listener, app).await {
+                    eprintln!("error: the Builder stopped: {e}");
+                }
+            });
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(Running { url, addr, thread })
+}
+
+/// What `svc studio` and `svc dev` say about listening beyond loopback.
+pub fn exposure_warning(addr: &str) -> Option<String> {
+    let ip: std::net::IpAddr = addr.parse().ok()?;
+    (!ip.is_loopback()).then(|| {
+        format!(
+            "warning: the Builder listens on {addr}, beyond this machine: anyone who can reach it and learns the URL's token can create API keys and set secrets. Prefer the default (127.0.0.1) and an SSH tunnel."
+        )
+    })
+}

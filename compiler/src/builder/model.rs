@@ -1,0 +1,718 @@
+//! What the Builder draws, read from the project through the same pipeline as `svc check`
+//! (load, then check): its routes as graphs of nodes, pins and wires, the palette of nodes
+//! the project can use, its assets and secrets, and every diagnostic, placed on the
+//! route, node and pin it concerns. The browser never parses YAML: this is its only view
+//! of the project.
+//!
+//! A project with errors still gives a model: whatever could be read is drawn, and the
+//! diagnostics say what could not.
+
+use crate::check::{self, Checked};
+use crate::project::Project;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+use svc_frontend::flow::{
+    Binding, BodySchema, Flow, FlowNode, KeyLocation, MissingOrigin, NodeKind, RefRoot, Reference, RequestPart,
+    Template,
+};
+use svc_frontend::node_crate::NodeCode;
+use svc_frontend::{Diagnostics, FileId, Span};
+use svc_types::{PinDefinition, PinKind, TypeRef};
+
+/// The id of the Start node on the canvas: not a valid flow node id, so it never clashes.
+pub const START: &str = "(start)";
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Model {
+    pub project: ProjectInfo,
+    pub routes: Vec<Route>,
+    pub palette: Vec<PaletteNode>,
+    pub assets: Value,
+    pub diagnostics: Vec<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectInfo {
+    pub name: String,
+    pub dir: String,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Route {
+    /// The flow's file name without `.yaml`: how `svc test` and the layout file name it.
+    pub name: String,
+    pub file: String,
+    pub route: String,
+    /// The path it is served at (`/acme/shop/orders`).
+    pub path: String,
+    pub methods: Vec<String>,
+    pub summary: Option<String>,
+    /// The protection types the flow uses, in flow order (`check-origin`, …).
+    pub protections: Vec<&'static str>,
+    pub start: String,
+    pub nodes: Vec<Node>,
+    pub wires: Vec<Wire>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub id: String,
+    /// `start`, `check-origin`, `rate-limit`, `check-api-key`, `code`, `return-json`.
+    #[serde(rename = "type")]
+    pub node_type: &'static str,
+    /// The Builder label: a code node's `name`, else the node id.
+    pub label: String,
+    pub category: String,
+    pub description: Option<String>,
+    /// A code node's key, and the language it is written in.
+    pub node_key: Option<String>,
+    pub language: Option<&'static str>,
+    pub line: u32,
+    pub inputs: Vec<Pin>,
+    pub outputs: Vec<Pin>,
+    /// What the node is set to, as `(label, value)` rows: limit, window, origins, status…
+    pub config: Vec<(String, String)>,
+}
+
+#[derive(Serialize, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct Pin {
+    pub id: String,
+    /// `sequence`, or a type string (`string`, `object:Order`, `type:array`, …).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// The element type of an array, as a type string.
+    pub items: Option<String>,
+    pub sequence: bool,
+    pub optional: bool,
+    pub description: Option<String>,
+    pub default: Option<Value>,
+    /// Whether the pin takes an inline value instead of a wire.
+    pub takes_inline: bool,
+    /// The inline value a flow gives it.
+    pub value: Option<Value>,
+    /// Where the flow writes the pin (its line in the flow file), when it does.
+    pub line: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Wire {
+    /// `sequence` or `data`.
+    pub kind: &'static str,
+    pub from: End,
+    pub to: End,
+    /// The reference as written (`price.quote.total`), for data wires.
+    pub text: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct End {
+    pub node: String,
+    pub pin: String,
+    /// Fields read past the pin (`["total"]` for `price.quote.total`).
+    pub path: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaletteNode {
+    pub key: String,
+    pub label: String,
+    pub category: String,
+    pub description: Option<String>,
+    /// `built-in`, `rust` or `typescript`.
+    pub language: &'static str,
+    pub inputs: Vec<Pin>,
+    pub outputs: Vec<Pin>,
+}
+
+/// Reads and checks the project at `dir` and describes it.
+pub fn read(dir: &Path) -> Model {
+    let mut diags = Diagnostics::new();
+    let project = Project::load(dir, &mut diags);
+    let checked = check::check(&project, &mut diags);
+    describe(&project, &checked, diags, dir)
+}
+
+fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path) -> Model {
+    let routes: Vec<Route> = project.flows.iter().map(|flow| route(project, checked, flow)).collect();
+    let mut diagnostics: Vec<Value> = Vec::new();
+    let (mut errors, mut warnings) = (0, 0);
+    for d in diags.sorted(&project.sources) {
+        match d.severity {
+            svc_frontend::Severity::Error => errors += 1,
+            svc_frontend::Severity::Warning => warnings += 1,
+        }
+        let mut json = d.to_json(&project.sources);
+        if let Some((route, node, pin)) = place(project, d.primary.span)
+            && let Value::Object(map) = &mut json
+        {
+            map.insert("route".into(), route.into());
+            if let Some(node) = node {
+                map.insert("node".into(), node.into());
+            }
+            if let Some(pin) = pin {
+                map.insert("pin".into(), pin.into());
+            }
+        }
+        diagnostics.push(json);
+    }
+    Model {
+        project: ProjectInfo {
+            name: project
+                .config
+                .as_ref()
+                .map(|c| c.project_name.clone())
+                .unwrap_or_default(),
+            dir: dir.display().to_string(),
+            errors,
+            warnings,
+        },
+        routes,
+        palette: palette(checked),
+        assets: serde_json::to_value(&checked.assets).unwrap_or(Value::Null),
+        diagnostics,
+    }
+}
+
+/// The flow file's name without its extension.
+fn route_name(project: &Project, file: FileId) -> String {
+    let path = &project.sources.get(file).display_path;
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.strip_suffix(".yaml")
+        .or(base.strip_suffix(".yml"))
+        .unwrap_or(base)
+        .to_string()
+}
+
+/// The route, node and pin a place in a flow file belongs to: the node whose block the
+/// line falls in (a node's block runs from its id to the next node's), and the code node
+/// input or response field written on that line.
+fn place(project: &Project, span: Span) -> Option<(String, Option<String>, Option<String>)> {
+    let flow = project.flows.iter().find(|f| f.file == span.file)?;
+    let route = route_name(project, flow.file);
+    let node = flow
+        .nodes
+        .iter()
+        .filter(|n| n.id.span.line <= span.line)
+        .max_by_key(|n| n.id.span.line);
+    let Some(node) = node else {
+        return Some((route, None, None));
+    };
+    let pin = input_pins_written(node)
+        .into_iter()
+        .find(|(_, line)| *line == span.line)
+        .map(|(id, _)| id);
+    Some((route, Some(node.id.value.clone()), pin))
+}
+
+/// A node's inputs as the flow writes them: `(pin id, line)`.
+fn input_pins_written(node: &FlowNode) -> Vec<(String, u32)> {
+    match &node.kind {
+        NodeKind::Code(call) => call
+            .inputs
+            .iter()
+            .map(|(id, _)| (id.value.clone(), id.span.line))
+            .collect(),
+        NodeKind::ReturnJson(response) => {
+            let mut pins = Vec::new();
+            for (name, _) in &response.headers {
+                pins.push((format!("headers.{}", name.value), name.span.line));
+            }
+            let mut body = Vec::new();
+            if let Some(template) = &response.body {
+                template_pins(template, "body", None, &mut body);
+            }
+            pins.extend(body.into_iter().filter_map(|p| Some((p.id, p.line?))));
+            pins
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
+    let mut nodes = vec![start_node(flow)];
+    let mut wires = Vec::new();
+    wires.push(Wire {
+        kind: "sequence",
+        from: end(START, "start", &[]),
+        to: end(&flow.start.value, "exec", &[]),
+        text: None,
+    });
+    for node in &flow.nodes {
+        nodes.push(flow_node(checked, node));
+        for (output, target) in node.kind.edges() {
+            if let Some(target) = target {
+                wires.push(Wire {
+                    kind: "sequence",
+                    from: end(&node.id.value, output, &[]),
+                    to: end(&target.value, "exec", &[]),
+                    text: None,
+                });
+            }
+        }
+        for (pin, reference) in wired_inputs(node) {
+            wires.push(Wire {
+                kind: "data",
+                from: source(flow, reference),
+                to: end(&node.id.value, &pin, &[]),
+                text: Some(reference.text.clone()),
+            });
+        }
+    }
+    Route {
+        name: route_name(project, flow.file),
+        file: project.sources.get(flow.file).display_path.clone(),
+        route: flow.route.value.clone(),
+        path: project
+            .config
+            .as_ref()
+            .map(|c| c.served_path(&flow.route.value))
+            .unwrap_or_else(|| format!("/{}", flow.route.value)),
+        methods: flow.methods.iter().map(|m| m.value.as_str().to_string()).collect(),
+        summary: flow.summary.clone(),
+        protections: flow
+            .nodes
+            .iter()
+            .filter(|n| {
+                matches!(
+                    n.kind,
+                    NodeKind::CheckOrigin(_) | NodeKind::RateLimit(_) | NodeKind::CheckApiKey(_)
+                )
+            })
+            .map(|n| n.kind.type_name())
+            .collect(),
+        start: flow.start.value.clone(),
+        nodes,
+        wires,
+    }
+}
+
+fn end(node: &str, pin: &str, path: &[String]) -> End {
+    End {
+        node: node.to_string(),
+        pin: pin.to_string(),
+        path: path.to_vec(),
+    }
+}
+
+/// Where a wire comes from: a request input on the Start node, or a node's output.
+fn source(flow: &Flow, reference: &Reference) -> End {
+    match &reference.root {
+        RefRoot::Request(part) => {
+            // A typed body is one pin (`body`, read into by the path); a body of fields,
+            // the query, the headers and the path parameters are a pin each
+            // (`body.currency`, `query.page`).
+            let typed_body = matches!(flow.request.body, Some(BodySchema::Typed(_)));
+            let (pin, rest) = match (part, reference.path.split_first()) {
+                (RequestPart::Body, _) if typed_body => ("body".to_string(), &reference.path[..]),
+                (part, Some((first, rest))) => (format!("{}.{first}", part.as_str()), rest),
+                (part, None) => (part.as_str().to_string(), &reference.path[..]),
+            };
+            end(START, &pin, rest)
+        }
+        RefRoot::Node(id) => match reference.path.split_first() {
+            Some((output, rest)) => end(&id.value, output, rest),
+            None => end(&id.value, "", &[]),
+        },
+    }
+}
+
+/// The inputs of a node that take a wire: `(pin id, reference)`.
+fn wired_inputs(node: &FlowNode) -> Vec<(String, &Reference)> {
+    match &node.kind {
+        NodeKind::Code(call) => call
+            .inputs
+            .iter()
+            .filter_map(|(id, binding)| match binding {
+                Binding::Wire(r) => Some((id.value.clone(), r)),
+                Binding::Literal(_) => None,
+            })
+            .collect(),
+        NodeKind::ReturnJson(response) => {
+            let mut out = Vec::new();
+            for (name, binding) in &response.headers {
+                if let Binding::Wire(r) = binding {
+                    out.push((format!("headers.{}", name.value), r));
+                }
+            }
+            if let Some(body) = &response.body {
+                template_wires(body, "body", &mut out);
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn template_wires<'a>(template: &'a Template, at: &str, out: &mut Vec<(String, &'a Reference)>) {
+    match template {
+        Template::Wire(r) => out.push((at.to_string(), r)),
+        Template::Literal(_) => {}
+        Template::Object(fields, _) => {
+            for (name, value) in fields {
+                template_wires(value, &format!("{at}.{}", name.value), out);
+            }
+        }
+        Template::Array(items, _) => {
+            for (i, item) in items.iter().enumerate() {
+                template_wires(item, &format!("{at}.{i}"), out);
+            }
+        }
+    }
+}
+
+fn start_node(flow: &Flow) -> Node {
+    let mut outputs = vec![sequence_pin("start")];
+    let request = &flow.request;
+    match &request.body {
+        Some(BodySchema::Typed(t)) => outputs.push(data_pin("body", &t.value)),
+        Some(BodySchema::Fields(fields)) => {
+            for f in fields {
+                let mut pin = data_pin(&format!("body.{}", f.name.value), &f.type_ref.value);
+                pin.optional = !f.required;
+                pin.description = f.description.clone();
+                outputs.push(pin);
+            }
+        }
+        None => {}
+    }
+    for (part, fields) in [("query", &request.query), ("headers", &request.headers)] {
+        for f in fields {
+            let mut pin = data_pin(&format!("{part}.{}", f.name.value), &f.type_ref.value);
+            pin.optional = !f.required;
+            pin.description = f.description.clone();
+            outputs.push(pin);
+        }
+    }
+    for p in &request.params {
+        outputs.push(data_pin(&format!("params.{}", p.value), &TypeRef::String));
+    }
+    Node {
+        id: START.into(),
+        node_type: "start",
+        label: "Start".into(),
+        category: "start".into(),
+        description: flow.summary.clone(),
+        node_key: None,
+        language: None,
+        line: flow.start.span.line,
+        inputs: Vec::new(),
+        outputs,
+        config: vec![
+            ("route".into(), flow.route.value.clone()),
+            (
+                "methods".into(),
+                flow.methods
+                    .iter()
+                    .map(|m| m.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        ],
+    }
+}
+
+fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
+    let id = node.id.value.clone();
+    let mut out = Node {
+        id: id.clone(),
+        node_type: node.kind.type_name(),
+        label: id.clone(),
+        category: "protection".into(),
+        description: node.description.clone(),
+        node_key: None,
+        language: None,
+        line: node.id.span.line,
+        inputs: vec![sequence_pin("exec")],
+        outputs: node.kind.edges().iter().map(|(name, _)| sequence_pin(name)).collect(),
+        config: Vec::new(),
+    };
+    match &node.kind {
+        NodeKind::CheckOrigin(n) => {
+            out.config.push((
+                "allowed origins".into(),
+                n.allowed_origins
+                    .iter()
+                    .map(|o| o.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ));
+            out.config.push((
+                "missing origin".into(),
+                match n.missing_origin {
+                    MissingOrigin::Allow => "allowed",
+                    MissingOrigin::Block => "blocked",
+                }
+                .into(),
+            ));
+            if !n.allowed_headers.is_empty() {
+                out.config
+                    .push(("allowed headers".into(), n.allowed_headers.join(", ")));
+            }
+            if let Some(age) = n.max_age {
+                out.config.push(("max age".into(), format!("{age}s")));
+            }
+        }
+        NodeKind::RateLimit(n) => {
+            out.config.push(("limit".into(), n.limit.value.to_string()));
+            out.config.push(("window".into(), window(n.window.value)));
+            out.config.push(("by".into(), n.by.value.as_str().into()));
+            if let Some(policy) = &n.on_store_error {
+                out.config.push(("on store error".into(), policy.value.as_str().into()));
+            }
+        }
+        NodeKind::CheckApiKey(n) => {
+            out.config
+                .push(("key location".into(), describe_location(&n.location.value)));
+            for output in check::flow::API_KEY_OUTPUTS {
+                out.outputs.push(data_pin(output, &TypeRef::String));
+            }
+        }
+        NodeKind::Code(call) => {
+            out.category = "code".into();
+            out.node_key = Some(call.node_key.value.clone());
+            let info = checked.catalog.nodes.get(call.node_key.value.as_str());
+            if let Some(info) = info {
+                let m = &info.manifest;
+                out.label = m.name.clone();
+                out.category = m.category.clone();
+                out.description = node.description.clone().or(m.description.clone());
+                out.language = Some(language(&info.code));
+                out.inputs = vec![sequence_pin("exec")];
+                out.inputs.extend(
+                    m.inputs
+                        .iter()
+                        .filter(|(_, p)| !p.is_sequence())
+                        .map(|(pin_id, p)| pin(pin_id, p)),
+                );
+                let sequence_outputs = std::mem::take(&mut out.outputs);
+                out.outputs = sequence_outputs;
+                out.outputs.extend(
+                    m.outputs
+                        .iter()
+                        .filter(|(_, p)| !p.is_sequence())
+                        .map(|(pin_id, p)| pin(pin_id, p)),
+                );
+                if call.on_fail.is_some() {
+                    let mut failure = data_pin("failure", &TypeRef::Object);
+                    failure.description = Some("`message` and `code` of `ctx.fail`, on the on_fail path".into());
+                    out.outputs.push(failure);
+                }
+            }
+            // What the flow gives each input: inline values on their pins; pins the
+            // manifest does not have (an error, already reported) are drawn all the same.
+            for (pin_id, binding) in &call.inputs {
+                let at = out.inputs.iter().position(|p| p.id == pin_id.value);
+                let pin = match at {
+                    Some(i) => &mut out.inputs[i],
+                    None => {
+                        let mut unknown = data_pin(&pin_id.value, &TypeRef::Any);
+                        unknown.type_name = "?".into();
+                        out.inputs.push(unknown);
+                        out.inputs.last_mut().expect("just pushed")
+                    }
+                };
+                pin.line = Some(pin_id.span.line);
+                if let Binding::Literal(literal) = binding {
+                    pin.value = Some(literal.to_json());
+                }
+            }
+        }
+        NodeKind::ReturnJson(response) => {
+            out.category = "response".into();
+            out.config.push(("status".into(), response.status.value.to_string()));
+            for (name, binding) in &response.headers {
+                let mut pin = data_pin(&format!("headers.{}", name.value), &TypeRef::Any);
+                pin.line = Some(name.span.line);
+                if let Binding::Literal(literal) = binding {
+                    pin.value = Some(literal.to_json());
+                }
+                out.inputs.push(pin);
+            }
+            if let Some(body) = &response.body {
+                template_pins(body, "body", None, &mut out.inputs);
+            }
+        }
+    }
+    out
+}
+
+/// A response body's leaves as input pins (`body.quote`, `body.error.code`), literals
+/// with their values; `line` is where the field was written.
+fn template_pins(template: &Template, at: &str, line: Option<u32>, pins: &mut Vec<Pin>) {
+    match template {
+        Template::Wire(r) => {
+            let mut pin = data_pin(at, &TypeRef::Any);
+            pin.line = line.or(Some(r.span.line));
+            pins.push(pin);
+        }
+        Template::Literal(literal) => {
+            let mut pin = data_pin(at, &TypeRef::Any);
+            pin.line = line.or(Some(literal.span.line));
+            pin.value = Some(literal.to_json());
+            pins.push(pin);
+        }
+        Template::Object(fields, _) => {
+            for (name, value) in fields {
+                template_pins(value, &format!("{at}.{}", name.value), Some(name.span.line), pins);
+            }
+        }
+        Template::Array(items, _) => {
+            for (i, item) in items.iter().enumerate() {
+                template_pins(item, &format!("{at}.{i}"), line, pins);
+            }
+        }
+    }
+}
+
+fn language(code: &NodeCode) -> &'static str {
+    match code {
+        NodeCode::Rust { .. } => "rust",
+        NodeCode::TypeScript { .. } => "typescript",
+    }
+}
+
+fn describe_location(location: &KeyLocation) -> String {
+    match location {
+        KeyLocation::HeaderXApiKey => "X-API-Key header".into(),
+        KeyLocation::AuthorizationBearer => "Authorization: Bearer".into(),
+        KeyLocation::Header(h) => format!("{h} header"),
+        KeyLocation::Query(q) => format!("query parameter `{q}`"),
+    }
+}
+
+/// A window in seconds as the flow would write it: `1m`, `1h`, `90s`.
+fn window(seconds: u64) -> String {
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] {
+        if seconds >= size && seconds.is_multiple_of(size) {
+            return format!("{}{unit}", seconds / size);
+        }
+    }
+    format!("{seconds}s")
+}
+
+fn sequence_pin(id: &str) -> Pin {
+    Pin {
+        id: id.into(),
+        type_name: "sequence".into(),
+        items: None,
+        sequence: true,
+        optional: false,
+        description: None,
+        default: None,
+        takes_inline: false,
+        value: None,
+        line: None,
+    }
+}
+
+fn data_pin(id: &str, t: &TypeRef) -> Pin {
+    let (type_name, items) = type_strings(t);
+    Pin {
+        id: id.into(),
+        type_name,
+        items,
+        sequence: false,
+        optional: false,
+        description: None,
+        default: None,
+        takes_inline: true,
+        value: None,
+        line: None,
+    }
+}
+
+fn type_strings(t: &TypeRef) -> (String, Option<String>) {
+    match t {
+        TypeRef::Array(inner) => ("type:array".into(), Some(inner.to_string())),
+        t => (t.to_string(), None),
+    }
+}
+
+/// A manifest pin as drawn.
+fn pin(id: &str, p: &PinDefinition) -> Pin {
+    let mut out = match &p.kind {
+        PinKind::Sequence => sequence_pin(id),
+        PinKind::Data(t) => data_pin(id, t),
+    };
+    out.optional = p.optional;
+    out.description = p.description.clone();
+    out.default = p.default.clone();
+    out.takes_inline = p.accepts_inline_value();
+    out
+}
+
+/// Every node a flow can use: the built-in ones, then the project's code nodes by key.
+fn palette(checked: &Checked) -> Vec<PaletteNode> {
+    let built_in = |key: &str, label: &str, category: &str, description: &str, outputs: Vec<Pin>| PaletteNode {
+        key: key.into(),
+        label: label.into(),
+        category: category.into(),
+        description: Some(description.into()),
+        language: "built-in",
+        inputs: vec![sequence_pin("exec")],
+        outputs,
+    };
+    let mut out = vec![
+        built_in(
+            "check-origin",
+            "Check Origin",
+            "protection",
+            "Lets browser requests through only from the origins listed (CORS); answers preflights.",
+            vec![sequence_pin("allowed"), sequence_pin("blocked")],
+        ),
+        built_in(
+            "rate-limit",
+            "Rate Limit",
+            "protection",
+            "Allows `limit` requests per `window` for each IP, user or API key.",
+            vec![sequence_pin("sequence-ok"), sequence_pin("sequence-limited")],
+        ),
+        built_in(
+            "check-api-key",
+            "Check API Key",
+            "protection",
+            "Lets a request through with an active API key of the workspace; gives the key's owner as `user`.",
+            {
+                let mut pins = vec![sequence_pin("valid"), sequence_pin("invalid")];
+                pins.extend(
+                    check::flow::API_KEY_OUTPUTS
+                        .iter()
+                        .map(|o| data_pin(o, &TypeRef::String)),
+                );
+                pins
+            },
+        ),
+        built_in(
+            "return-json",
+            "Return JSON",
+            "response",
+            "Answers the request: a status, headers, and a JSON body of literals and wired values.",
+            Vec::new(),
+        ),
+    ];
+    out[3].inputs = vec![sequence_pin("exec")];
+    for (key, info) in &checked.catalog.nodes {
+        let m = &info.manifest;
+        out.push(PaletteNode {
+            key: key.to_string(),
+            label: m.name.clone(),
+            category: m.category.clone(),
+            description: m.description.clone(),
+            language: language(&info.code),
+            inputs: m.inputs.iter().map(|(id, p)| pin(id, p)).collect(),
+            outputs: m.outputs.iter().map(|(id, p)| pin(id, p)).collect(),
+        });
+    }
+    out
+}
