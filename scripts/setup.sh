@@ -11,7 +11,9 @@
 #     (fuzzing step);
 #   - Node.js and npm (the TypeScript SDK's tests, and the test comparing its manifests
 #     with the Rust SDK's), and the SDK's pinned dev dependency, TypeScript (npm ci);
-#   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests.
+#   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests;
+#   - Debian's Chromium (the Builder's browser tests, headless; no browser download) and
+#     the tests' pinned npm packages, playwright-core and axe-core (npm ci in builder/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +26,7 @@ command -v openssl >/dev/null || missing_apt+=(openssl)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
 command -v node >/dev/null || missing_apt+=(nodejs)
 command -v npm >/dev/null || missing_apt+=(npm)
+command -v chromium >/dev/null || missing_apt+=(chromium)
 
 if [ ${#missing_apt[@]} -gt 0 ]; then
     echo "setup: installing ${missing_apt[*]} (apt)"
@@ -70,4 +73,9 @@ fi
 if [ ! -x sdk-ts/node_modules/.bin/tsc ]; then
     echo "setup: installing the TypeScript SDK's dev dependencies (npm ci in sdk-ts/)"
     (cd sdk-ts && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [ ! -d builder/node_modules/playwright-core ] || [ ! -d builder/node_modules/axe-core ]; then
+    echo "setup: installing the Builder tests' dependencies (npm ci in builder/)"
+    (cd builder && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -30,6 +30,11 @@ fi
 step "workspace tests (unit, diagnostics corpus, compile-fail, CLI)"
 cargo test --workspace
 
+step "the Builder: its layout under Node.js, and the Builder itself in headless Chromium on the shop"
+# target/debug/svc is the binary the workspace tests just built; screenshots of each view
+# are left in target/builder-screenshots.
+(cd builder && SVC_BIN="$PWD/../target/debug/svc" npm test)
+
 step "bench/loadgen, the open-loop load generator of bench/load.py: its own tests (real sockets)"
 CARGO_TARGET_DIR="$PWD/target" cargo test --quiet --manifest-path bench/loadgen/Cargo.toml
 

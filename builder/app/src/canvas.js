@@ -1,6 +1,6 @@
 // The canvas: one route drawn in SVG, with pan, zoom, fit, node dragging and selection.
 //
-// Nodes are `<g class="node">` groups (focusable, labelled, Enter selects them); wires
+// Nodes are `<g class="node">` groups whose header is their control (focusable, labelled,
 // are `<path class="wire">`; each pin is a row of its node with a native tooltip (type
 // and description). Positions come from `layout.js`, and positions the user drags nodes
 // to are handed to `onMove` to be kept.
@@ -91,19 +91,31 @@ export class Canvas {
       taken ? `is-taken outcome--${taken.outcome ?? "ran"}` : this.highlight ? "is-dim" : "",
     ];
     const label = node.type === "code" ? `${node.label} (${node.id})` : node.label;
+    const title = clip(node.label, 24);
+    const subtitle = clip(nodeSubtitle(node), 30);
     const group = svg("g", {
       class: classes.filter(Boolean).join(" "),
       transform: `translate(${box.x} ${box.y})`,
       "data-node": node.id,
-      tabindex: 0,
-      role: "button",
-      "aria-label": `${label}, ${node.type}${problems.length ? `, ${problems.length} problem${problems.length > 1 ? "s" : ""}` : ""}`,
     });
+    // The header is the node's control: focusable, and named by what it shows (and the
+    // node id and problems, which it does not).
+    const extra = [node.type === "code" ? `node ${node.id}` : null, problems.length ? `${problems.length} problem${problems.length > 1 ? "s" : ""}` : null];
     group.append(
       svg("rect", { class: "node-body", width: NODE_WIDTH, height: box.h, rx: 8 }),
-      svg("rect", { class: "node-header", width: NODE_WIDTH, height: HEADER - 6, rx: 8 }),
-      svg("text", { class: "node-label", x: 10, y: 16, text: clip(node.label, 24) }),
-      svg("text", { class: "node-category", x: 10, y: 30, text: clip(nodeSubtitle(node), 30) }),
+      svg(
+        "g",
+        {
+          class: "node-handle",
+          tabindex: 0,
+          role: "button",
+          "aria-label": [`${title} ${subtitle}`, ...extra].filter(Boolean).join(", "),
+        },
+        svg("rect", { class: "node-header", width: NODE_WIDTH, height: HEADER - 6, rx: 8 }),
+        // The trailing space keeps the two lines apart in the text a screen reader reads.
+        svg("text", { class: "node-label", x: 10, y: 16, text: `${title} ` }),
+        svg("text", { class: "node-category", x: 10, y: 30, text: subtitle }),
+      ),
     );
     if (problems.length) {
       group.append(
@@ -251,7 +263,7 @@ export class Canvas {
       if (nodeGroup && (event.key === "Enter" || event.key === " ")) {
         event.preventDefault();
         this.select(nodeGroup.dataset.node);
-        this.root.querySelector(`[data-node="${CSS.escape(nodeGroup.dataset.node)}"]`)?.focus();
+        this.root.querySelector(`[data-node="${CSS.escape(nodeGroup.dataset.node)}"] .node-handle`)?.focus();
       } else if (event.key === "+" || event.key === "=") {
         this.zoom(1.2);
       } else if (event.key === "-") {

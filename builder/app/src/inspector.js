@@ -3,7 +3,9 @@
 
 import { el, typeLabel } from "./dom.js";
 
-export function pinTable(pins, { showValues = false } = {}) {
+/** A table of pins; inputs (`side: "in"`) say whether they are required and how they
+ *  take a value, outputs only whether they may be left out. */
+export function pinTable(pins, { side = "in", showValues = false } = {}) {
   if (!pins.length) return el("p", { class: "muted" }, "None.");
   return el(
     "table",
@@ -22,9 +24,9 @@ export function pinTable(pins, { showValues = false } = {}) {
             "td",
             {},
             [
-              pin.sequence ? null : pin.optional ? "optional" : "required",
+              pin.sequence ? null : pin.optional ? "optional" : side === "in" ? "required" : null,
               pin.default !== undefined && pin.default !== null ? `default ${JSON.stringify(pin.default)}` : null,
-              !pin.sequence ? (pin.takesInline ? "inline value or wire" : "wire only") : null,
+              !pin.sequence && side === "in" ? (pin.takesInline ? "inline value or wire" : "wire only") : null,
               showValues && pin.value !== undefined && pin.value !== null ? `set to ${JSON.stringify(pin.value)}` : null,
             ]
               .filter(Boolean)
@@ -78,7 +80,7 @@ export function nodePanel(route, node, diagnostics) {
         )
       : null,
     el("h3", {}, "Outputs"),
-    pinTable(node.outputs),
+    pinTable(node.outputs, { side: "out" }),
     wiresOut.some((w) => w.kind === "sequence")
       ? el(
           "ul",

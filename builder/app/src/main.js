@@ -64,6 +64,8 @@ class Builder {
   }
 
   navigate() {
+    // Links within Settings (`#keys-title`) scroll, they do not change the view.
+    if (location.hash && !location.hash.startsWith("#/")) return;
     const [, view = "flows", name] = (location.hash || "#/flows").split("/");
     this.view = ["flows", "palette", "settings"].includes(view) ? view : "flows";
     for (const tab of document.querySelectorAll("[data-view]")) {
@@ -72,6 +74,7 @@ class Builder {
     }
     $("#routes").hidden = this.view !== "flows";
     $("#palette").hidden = this.view !== "palette";
+    $("#settings-nav").hidden = this.view !== "settings";
     $("#canvas").hidden = this.view === "settings";
     $("#settings").hidden = this.view !== "settings";
     if (this.view === "settings") {

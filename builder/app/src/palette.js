@@ -92,6 +92,6 @@ function details(n) {
     el("h3", {}, "Inputs"),
     pinTable(n.inputs),
     el("h3", {}, "Outputs"),
-    pinTable(n.outputs),
+    pinTable(n.outputs, { side: "out" }),
   );
 }

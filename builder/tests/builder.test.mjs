@@ -1,0 +1,236 @@
+// The Builder in a real browser: Debian's Chromium, headless, driven by playwright-core
+// (no browser is downloaded). `svc dev` serves a copy of the shop example and its Builder;
+// the test looks at the routes, the canvas, the palette and Settings as a user would,
+// creates and revokes an API key and calls the route with it, checks that the Builder
+// refuses requests without its token or from elsewhere, runs axe-core on every view, and
+// leaves a screenshot of each view in $SVC_ARTIFACTS (default target/builder-screenshots).
+//
+// Needs: the svc binary ($SVC_BIN, default target/debug/svc) and Chromium ($CHROMIUM,
+// default /usr/bin/chromium). Missing either is a failure, never a skip.
+
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, cpSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../..");
+const svcBin = process.env.SVC_BIN ?? join(repo, "target/debug/svc");
+const chromiumBin = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const artifacts = process.env.SVC_ARTIFACTS ?? join(repo, "target/builder-screenshots");
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+let dev; // the `svc dev` process
+let project; // the shop's copy
+let builderUrl; // with the token
+let builderOrigin;
+let apiBase;
+let browser;
+let page;
+let devLog = "";
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+    server.on("error", fail);
+  });
+}
+
+/** Waits for `predicate()` to hold, polling; fails with `what` after `ms`. */
+async function until(what, predicate, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- svc dev said:\n${devLog}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A raw HTTP request, so that `Host` and `Origin` can be anything. */
+function raw(url, headers = {}) {
+  return new Promise((ok, fail) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => ok({ status: res.statusCode, body }));
+    });
+    req.on("error", fail);
+    req.end();
+  });
+}
+
+async function order(key) {
+  const response = await fetch(`${apiBase}/acme/shop/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key, origin: "https://shop.example.com" },
+    body: JSON.stringify({ customerEmail: "ada@example.com", currency: "EUR", lines: [{ sku: "A1", quantity: 2, unitPrice: 10 }] }),
+  });
+  return response.status;
+}
+
+async function screenshot(name) {
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, `${name}.png`) });
+}
+
+/** axe-core on the page as it stands: no serious or critical violation. */
+async function accessible(view) {
+  await page.addScriptTag({ path: axePath });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ")}`);
+  });
+  assert.deepEqual(violations, [], `${view}: accessibility violations`);
+}
+
+before(async () => {
+  assert.ok(existsSync(svcBin), `no svc binary at ${svcBin}: build it (cargo build -p svc) or set SVC_BIN`);
+  assert.ok(existsSync(chromiumBin), `no Chromium at ${chromiumBin}: install Debian's chromium or set CHROMIUM`);
+  project = mkdtempSync(join(tmpdir(), "svc-builder-shop-"));
+  const files = execFileSync("git", ["ls-files", "examples/shop"], { cwd: repo, encoding: "utf8" }).split("\n").filter(Boolean);
+  for (const file of files) {
+    const to = join(project, file.slice("examples/shop/".length));
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(join(repo, file), to);
+  }
+  const [port, builderPort] = [await freePort(), await freePort()];
+  apiBase = `http://127.0.0.1:${port}`;
+  dev = spawn(svcBin, ["dev", project, "--port", String(port), "--builder-port", String(builderPort)], {
+    env: { ...process.env, CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR ?? join(repo, "target"), NO_COLOR: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  dev.stdout.on("data", (c) => (devLog += c));
+  dev.stderr.on("data", (c) => (devLog += c));
+  builderUrl = await until("the Builder's URL", () => devLog.match(/Builder: (http:\/\/\S+)/)?.[1]);
+  builderOrigin = new URL(builderUrl).origin;
+  // The route server: built once (dependencies are in the shared target directory).
+  await until("the shop's dev server", async () => (await fetch(`${apiBase}/healthz`).catch(() => null))?.ok, 600_000);
+  browser = await chromium.launch({ executablePath: chromiumBin, headless: true, args: ["--no-sandbox"] });
+  // The Builder's own CSP forbids injected scripts; axe-core is injected by the test.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  page = await context.newPage();
+  page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
+  await page.goto(builderUrl);
+});
+
+after(async () => {
+  await browser?.close();
+  if (dev) {
+    dev.stdin.end();
+    dev.kill("SIGTERM");
+  }
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+test("the token leaves the address bar, and the route list shows both shop routes", async () => {
+  assert.equal(new URL(page.url()).search, "", "the token is kept in a cookie, not the URL");
+  const routes = page.locator(".route-link");
+  await routes.first().waitFor();
+  assert.deepEqual(await routes.locator(".route-path").allTextContents(), ["/acme/shop/orders", "/acme/shop/exports"]);
+  assert.match(await routes.first().textContent(), /Origin.*API key.*Rate limit/);
+  await screenshot("routes-and-canvas");
+  await accessible("the flows view");
+});
+
+test("the create-order canvas draws every node and wire, and no two nodes overlap", async () => {
+  const model = await page.evaluate(async () => (await fetch("/api/project")).json());
+  const route = model.routes.find((r) => r.name === "create-order");
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await page.locator('[data-node="price"]').waitFor();
+  assert.equal(await page.locator("g.node").count(), route.nodes.length);
+  assert.equal(route.nodes.length, 11, "Start and the flow's ten nodes");
+  assert.equal(await page.locator("path.wire").count(), route.wires.length);
+  const boxes = await page.locator("g.node .node-body").evaluateAll((rects) =>
+    rects.map((r) => {
+      const b = r.getBoundingClientRect();
+      return { x: b.x, y: b.y, w: b.width, h: b.height, id: r.parentElement.dataset.node };
+    }),
+  );
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i], boxes[j]];
+      const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+      assert.ok(!overlap, `${a.id} overlaps ${b.id}`);
+    }
+  }
+  // Everything in view after Fit, at 1280×800.
+  for (const b of boxes) assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= 1280 && b.y + b.h <= 800, `${b.id} is out of view`);
+});
+
+test("a pin shows its type and description; a node opens in the inspector", async () => {
+  const pin = page.locator('[data-node="price"] [data-pin="order"]');
+  assert.match(await pin.locator("title").textContent(), /order: object:Order/);
+  const inline = page.locator('[data-node="price"] [data-pin="max_lines"]');
+  assert.match(await inline.textContent(), /= 50/, "an inline value is shown on its pin");
+  await page.locator('[data-node="price"] .node-header').click();
+  const panel = page.locator("#panel");
+  await panel.waitFor();
+  assert.match(await panel.textContent(), /Price order/);
+  assert.match(await panel.textContent(), /shop\.price-order/);
+  await screenshot("inspector");
+  await accessible("the inspector");
+  // By keyboard: focus a node, Enter selects it.
+  await page.locator('[data-node="limit"] .node-handle').focus();
+  await page.keyboard.press("Enter");
+  await until("the limit node in the inspector", async () => /limit/.test(await panel.locator("h2").textContent()));
+  assert.match(await panel.textContent(), /100/);
+  await page.keyboard.press("Escape");
+});
+
+test("the palette finds shop.price-order by searching price", async () => {
+  await page.locator('a[data-view="palette"]').click();
+  await page.locator(".palette-search").fill("price");
+  const found = page.locator('.palette-item[data-key="shop.price-order"]');
+  await found.waitFor();
+  assert.equal(await page.locator(".palette-item").count(), 1);
+  await found.click();
+  assert.match(await page.locator("#panel").textContent(), /Inputs/);
+  await screenshot("palette");
+  await accessible("the palette");
+});
+
+test("a key created in Settings opens the route; revoked, it is refused", async () => {
+  await page.locator('a[data-view="settings"]').click();
+  await page.locator("#key-name").fill("builder-test");
+  await page.locator("#key-owner").fill("alice");
+  await page.locator(".key-form button[type=submit]").click();
+  const key = await page.locator(".new-key").inputValue();
+  assert.match(key, /^svck_/);
+  await screenshot("settings-new-key");
+  await accessible("settings");
+  // Servers pick up new keys within a second (docs/security.md).
+  await until("the new key to open the route", async () => (await order(key)) === 201, 5_000);
+  // The listing never shows the key itself.
+  const listing = await page.evaluate(async () => (await fetch("/api/keys")).text());
+  assert.ok(!listing.includes(key), "the key list holds no key");
+  assert.ok(!/hash/i.test(listing), "the key list holds no hash");
+  await page.locator('button[aria-label="Revoke builder-test"]').click();
+  await until("the revoked key to be refused", async () => (await order(key)) === 401, 5_000);
+});
+
+test("requests without the token, with another Host, or from another site are refused", async () => {
+  const api = `${builderOrigin}/api/project`;
+  assert.equal((await raw(api)).status, 401, "no token");
+  const cookie = (await page.context().cookies()).find((c) => c.name === "svc_builder");
+  assert.ok(cookie?.httpOnly, "the token cookie is HttpOnly");
+  const withCookie = { cookie: `svc_builder=${cookie.value}` };
+  assert.equal((await raw(api, withCookie)).status, 200);
+  const port = new URL(builderOrigin).port;
+  assert.equal((await raw(api, { ...withCookie, host: `rebound.example:${port}` })).status, 403, "DNS rebinding");
+  assert.equal((await raw(api, { ...withCookie, origin: "https://evil.example" })).status, 403, "another site");
+  assert.equal((await raw(api, { ...withCookie, "sec-fetch-site": "cross-site" })).status, 403, "another site");
+});
