@@ -30,6 +30,9 @@ pub struct Options {
     pub dir: PathBuf,
     pub addr: String,
     pub port: u16,
+    /// When `port` is taken, listen on any free port instead of failing (`svc dev`
+    /// without `--builder-port`: a second `svc dev` should still start).
+    pub any_port_if_taken: bool,
     pub workspace: Workspace,
 }
 
@@ -55,7 +58,12 @@ pub fn app_file(path: &str) -> Option<&'static [u8]> {
 
 /// Starts the Builder on its own thread and runtime; returns once it listens.
 pub fn start(options: Options) -> Result<Running, String> {
-    let listener = std::net::TcpListener::bind((options.addr.as_str(), options.port)).map_err(|e| {
+    let bind = |port: u16| std::net::TcpListener::bind((options.addr.as_str(), port));
+    let listener = match bind(options.port) {
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && options.any_port_if_taken => bind(0),
+        other => other,
+    }
+    .map_err(|e| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
             format!(
                 "{}:{} is in use (another `svc dev` or `svc studio`?); choose another port with --builder-port",

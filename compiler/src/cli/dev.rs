@@ -22,9 +22,10 @@ pub struct Args {
     /// Build and start once, then stop (for scripts and CI); exit status 0 when it built.
     #[arg(long)]
     once: bool,
-    /// The Builder's port (it listens on --addr too).
-    #[arg(long, default_value_t = crate::builder::DEFAULT_PORT)]
-    builder_port: u16,
+    /// The Builder's port (it listens on --addr too); default 4400, or any free port when
+    /// that one is taken.
+    #[arg(long)]
+    builder_port: Option<u16>,
     /// Do not start the Builder.
     #[arg(long)]
     no_builder: bool,
@@ -46,7 +47,8 @@ pub fn run(args: Args) -> i32 {
     let builder = (!args.no_builder && !args.once).then(|| crate::builder::Options {
         dir: dir.clone(),
         addr: args.addr.clone(),
-        port: args.builder_port,
+        port: args.builder_port.unwrap_or(crate::builder::DEFAULT_PORT),
+        any_port_if_taken: args.builder_port.is_none(),
         workspace: args.store.clone().for_project(&dir).workspace(),
     });
     crate::dev::run(

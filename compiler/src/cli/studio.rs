@@ -27,6 +27,7 @@ pub fn run(args: Args) -> i32 {
         dir,
         addr: args.addr,
         port: args.port,
+        any_port_if_taken: false,
         workspace: store.workspace(),
     };
     match crate::builder::start(options) {

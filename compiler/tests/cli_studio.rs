@@ -1,0 +1,304 @@
+//! `svc studio` with the real binary: the Builder's API over HTTP on a copy of the hooks
+//! example (two secrets) and on a project with an error. What a browser sees is tested
+//! in `builder/tests/builder.test.mjs`; this is what its API promises: the guard, no secret
+//! value, key or hash in any answer, positions kept beside the flow and nowhere else, and
+//! diagnostics placed on the node and pin they concern.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use support::{copy_committed, repo, svc_command};
+
+struct Studio {
+    child: Child,
+    origin: String,
+    token: String,
+}
+
+impl Studio {
+    fn start(dir: &Path) -> Studio {
+        let mut child = svc_command()
+            .args(["studio", "--port", "0"])
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let url = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|line| line.trim().strip_prefix("Builder: ").map(str::to_string))
+            .expect("svc studio prints the Builder's URL");
+        std::thread::spawn(move || for _ in lines {});
+        let (origin, token) = url.split_once("/?token=").expect("the URL carries a token");
+        Studio {
+            child,
+            origin: origin.to_string(),
+            token: token.to_string(),
+        }
+    }
+
+    fn client(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+    }
+
+    async fn get(&self, path: &str) -> (u16, String) {
+        let r = self
+            .client()
+            .get(format!("{}{path}", self.origin))
+            .header("x-svc-token", &self.token)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str, body: serde_json::Value) -> (u16, String) {
+        let r = self
+            .client()
+            .request(method, format!("{}{path}", self.origin))
+            .header("x-svc-token", &self.token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+}
+
+impl Drop for Studio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn copy_of(example: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("svc-studio-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_committed(&repo().join("examples").join(example), &dir);
+    dir
+}
+
+#[tokio::test]
+async fn the_guard_refuses_what_is_not_the_printed_url() {
+    let dir = copy_of("hooks", "guard");
+    let studio = Studio::start(&dir);
+    let client = studio.client();
+    // The printed URL: the token moves into a cookie, and the browser to the bare address.
+    let r = client
+        .get(format!("{}/?token={}", studio.origin, studio.token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/");
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let value = cookie.split(';').next().unwrap().to_string();
+    let page = client
+        .get(format!("{}/", studio.origin))
+        .header("cookie", &value)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("default-src 'self'")
+    );
+    assert!(page.text().await.unwrap().contains("svc Builder"));
+    // No token, a wrong one, another Host, another site.
+    let api = format!("{}/api/project", studio.origin);
+    assert_eq!(client.get(&api).send().await.unwrap().status(), 401);
+    let wrong = client
+        .get(&api)
+        .header("x-svc-token", "0".repeat(48))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    let port = studio.origin.rsplit(':').next().unwrap();
+    let rebound = client
+        .get(&api)
+        .header("cookie", &value)
+        .header("host", format!("attacker.example:{port}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), 403);
+    let foreign = client
+        .post(format!("{}/api/keys", studio.origin))
+        .header("cookie", &value)
+        .header("origin", "https://attacker.example")
+        .json(&serde_json::json!({"name": "x", "owner": "y"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    let error: serde_json::Value = foreign.json().await.unwrap();
+    assert_eq!(error["error"]["status"], 403);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn secrets_keys_and_hashes_never_come_back() {
+    let dir = copy_of("hooks", "secrets");
+    let studio = Studio::start(&dir);
+    let value = "whsec_the-value-nobody-may-read-back-42";
+    let (status, body) = studio
+        .send(
+            reqwest::Method::PUT,
+            "/api/secrets/WEBHOOK_SIGNING_KEY",
+            serde_json::json!({ "value": value }),
+        )
+        .await;
+    assert_eq!(status, 204, "{body}");
+    // Only declared secrets can be set.
+    let (status, _) = studio
+        .send(
+            reqwest::Method::PUT,
+            "/api/secrets/NOT_DECLARED",
+            serde_json::json!({ "value": "x" }),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, secrets) = studio.get("/api/secrets").await;
+    assert_eq!(status, 200);
+    let secrets: serde_json::Value = serde_json::from_str(&secrets).unwrap();
+    let rows = secrets["secrets"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "both declared secrets: {secrets}");
+    assert_eq!(rows[0]["name"], "WEBHOOK_SIGNING_KEY");
+    assert_eq!(rows[0]["set"], true);
+    assert_eq!(rows[1]["set"], false);
+    // A key, shown once.
+    let (status, made) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/keys",
+            serde_json::json!({"name": "ci", "owner": "alice"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{made}");
+    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+    let key = made["key"].as_str().unwrap().to_string();
+    // A second key of that name is refused, as `svc keys create` refuses it.
+    let (status, again) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/keys",
+            serde_json::json!({"name": "ci", "owner": "bob"}),
+        )
+        .await;
+    assert_eq!(status, 409, "{again}");
+    for path in ["/api/secrets", "/api/keys", "/api/project"] {
+        let (_, text) = studio.get(path).await;
+        assert!(!text.contains(value), "{path} shows the secret value");
+        assert!(!text.contains(&key), "{path} shows the key");
+        assert!(!text.to_lowercase().contains("hash"), "{path} shows a hash: {text}");
+    }
+    // Sealed at rest, as `svc secrets set` seals it.
+    let store = std::fs::read(dir.join(".svc/workspace.db")).unwrap();
+    assert!(
+        !store.windows(value.len()).any(|w| w == value.as_bytes()),
+        "the value is sealed in the store"
+    );
+    // Rotated: a new key, the old one revoked.
+    let (status, rotated) = studio
+        .send(reqwest::Method::POST, "/api/keys/ci/rotate", serde_json::json!({}))
+        .await;
+    assert_eq!(status, 201, "{rotated}");
+    let (_, keys) = studio.get("/api/keys").await;
+    let keys: serde_json::Value = serde_json::from_str(&keys).unwrap();
+    let statuses: Vec<&str> = keys["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses.iter().filter(|s| **s == "active").count(), 1, "{keys}");
+    assert_eq!(statuses.iter().filter(|s| **s == "revoked").count(), 1, "{keys}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn positions_are_kept_beside_the_flow_and_nowhere_else() {
+    let dir = copy_of("hooks", "layout");
+    let studio = Studio::start(&dir);
+    let flow_before = std::fs::read(dir.join("flows/sign.yaml")).unwrap();
+    let (status, _) = studio
+        .send(
+            reqwest::Method::PUT,
+            "/api/layout/sign",
+            serde_json::json!({"positions": {"auth": {"x": 10.4, "y": 20.6}}}),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let saved = std::fs::read_to_string(dir.join("flows/sign.layout.json")).unwrap();
+    assert!(saved.contains("\"x\": 10") && saved.contains("\"y\": 21"), "{saved}");
+    assert_eq!(std::fs::read(dir.join("flows/sign.yaml")).unwrap(), flow_before);
+    let (_, back) = studio.get("/api/layout/sign").await;
+    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    assert_eq!(back["positions"]["auth"], serde_json::json!({"x": 10, "y": 21}));
+    // Only flows that exist, by name: no path leaves flows/.
+    for route in ["nope", "..%2Fsvc.config", "..", ".hidden"] {
+        let (status, _) = studio
+            .send(
+                reqwest::Method::PUT,
+                &format!("/api/layout/{route}"),
+                serde_json::json!({"positions": {}}),
+            )
+            .await;
+        assert_eq!(status, 404, "{route}");
+    }
+    let (status, _) = studio
+        .send(
+            reqwest::Method::PUT,
+            "/api/layout/sign",
+            serde_json::json!({"positions": {"auth": {"x": "left"}}}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
+    let dir = copy_of("shop", "errors");
+    let flow = dir.join("flows/create-order.yaml");
+    let text = std::fs::read_to_string(&flow).unwrap();
+    std::fs::write(&flow, text.replace("node: shop.price-order", "node: shop.pric-order")).unwrap();
+    let studio = Studio::start(&dir);
+    let (status, model) = studio.get("/api/project").await;
+    assert_eq!(status, 200);
+    let model: serde_json::Value = serde_json::from_str(&model).unwrap();
+    assert!(model["project"]["errors"].as_u64().unwrap() >= 1);
+    let unknown = model["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "E0401")
+        .expect("the unknown node key is reported, as svc check reports it");
+    assert_eq!(unknown["file"], "flows/create-order.yaml");
+    assert_eq!(unknown["route"], "create-order");
+    assert_eq!(unknown["node"], "price");
+    // What could be read is drawn: both routes, every node of the broken one.
+    let routes = model["routes"].as_array().unwrap();
+    assert_eq!(routes.len(), 2);
+    let nodes = routes[0]["nodes"].as_array().unwrap();
+    assert!(nodes.iter().any(|n| n["id"] == "price"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
