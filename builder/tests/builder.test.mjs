@@ -222,6 +222,49 @@ test("a key created in Settings opens the route; revoked, it is refused", async 
   await until("the revoked key to be refused", async () => (await order(key)) === 401, 5_000);
 });
 
+test("requests appear as they are answered, and one selected lights the path it took", async () => {
+  await page.locator('a[data-view="flows"]').click();
+  const made = await page.evaluate(async () => {
+    const r = await fetch("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "traces", owner: "alice" }) });
+    return r.json();
+  });
+  await until("the new key to open the route", async () => (await order(made.key)) === 201, 5_000);
+  const sent = Date.now();
+  const accepted = page.locator(".trace-item", { hasText: "201" }).first();
+  await accepted.waitFor({ timeout: 5_000 });
+  const arrivedAfter = Date.now() - sent;
+  assert.ok(arrivedAfter < 2_000, `the trace appeared ${arrivedAfter} ms after the response`);
+  await accepted.click();
+  const taken = async () =>
+    (await page.locator("g.node.is-taken").evaluateAll((nodes) => nodes.map((n) => n.dataset.node))).sort();
+  await until("the path to be marked", async () => (await taken()).includes("created"));
+  assert.deepEqual(await taken(), ["(start)", "auth", "created", "decide", "limit", "origin", "price"].sort());
+  const panel = page.locator("#panel");
+  assert.match(await panel.textContent(), /201/);
+  assert.ok(!(await panel.textContent()).includes(made.key), "the key is not shown");
+  assert.match(await panel.textContent(), /\[redacted\]/, "the x-api-key header is shown redacted");
+  await screenshot("trace");
+  await accessible("a trace");
+  // A node of the trace: its inputs and outputs.
+  await page.locator('[data-node="price"] .node-header').click();
+  await until("the price node's part of the request", async () => /In this request/.test(await panel.textContent()));
+  assert.match(await panel.textContent(), /line_count/);
+  // Replay sends it again: a second 201 arrives.
+  await page.locator(".trace-item", { hasText: "201" }).first().click();
+  const before = await page.locator(".trace-item").count();
+  await page.locator("button.replay").click();
+  await until("the replayed request", async () => (await page.locator(".trace-item").count()) > before, 5_000);
+  // Without a key: the invalid path.
+  assert.equal(await order("not-a-key"), 401);
+  const refused = page.locator(".trace-item", { hasText: "401" }).first();
+  await refused.waitFor({ timeout: 5_000 });
+  await refused.click();
+  await until("the 401 path to be marked", async () => (await taken()).includes("unauthorized"));
+  assert.deepEqual(await taken(), ["(start)", "auth", "origin", "unauthorized"].sort());
+  const invalid = page.locator('path.wire.is-taken[data-from="auth.invalid"]');
+  assert.equal(await invalid.count(), 1, "the invalid wire is lit");
+});
+
 test("requests without the token, with another Host, or from another site are refused", async () => {
   const api = `${builderOrigin}/api/project`;
   assert.equal((await raw(api)).status, 401, "no token");

@@ -174,7 +174,12 @@ fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
 /// TypeScript nodes from the bundle on disk rather than the one it embeds.
 const BUNDLE_ENV: &str = svc_script::engine::DEV_BUNDLE_ENV;
 
-fn start(dir: &Path, binary: &Path, opts: &DevOptions) -> Result<Server, String> {
+fn start(
+    dir: &Path,
+    binary: &Path,
+    opts: &DevOptions,
+    builder: Option<&crate::builder::Running>,
+) -> Result<Server, String> {
     let bundle = crate::emit::absolute(&crate::pipeline::default_out(dir))
         .join(crate::emit::SCRIPTS_DIR)
         .join(crate::emit::BUNDLE_FILE);
@@ -189,6 +194,13 @@ fn start(dir: &Path, binary: &Path, opts: &DevOptions) -> Result<Server, String>
         .arg(&opts.store)
         .env("SVC_EXIT_ON_STDIN_EOF", "1")
         .env(BUNDLE_ENV, bundle)
+        // Each request's trace goes to the Builder as well as to the terminal.
+        .envs(builder.into_iter().flat_map(|b| {
+            [
+                (svc_runtime::dev_traces::URL_ENV, b.traces_url.clone()),
+                (svc_runtime::dev_traces::TOKEN_ENV, b.token.clone()),
+            ]
+        }))
         .stdin(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
@@ -249,7 +261,7 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
         if let Some(old) = server.take() {
             old.stop();
         }
-        match start(dir, &binary, &opts) {
+        match start(dir, &binary, &opts, builder.as_ref()) {
             Ok(s) => {
                 *server = Some(s);
                 true

@@ -11,6 +11,7 @@ import { el } from "./dom.js";
 import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
 import { Settings } from "./settings.js";
+import { TraceList, highlightOf, stepPanel, tracePanel } from "./traces.js";
 
 const REFRESH_MS = 2000;
 
@@ -28,6 +29,8 @@ class Builder {
     });
     this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel));
     this.settings = new Settings($("#settings"), (message, isError) => this.say(message, isError));
+    this.trace = null;
+    this.traceList = new TraceList($("#traces"), (trace) => this.showTrace(trace));
     window.addEventListener("hashchange", () => this.navigate());
     $("#problems-toggle").addEventListener("click", () => this.toggleProblems());
     $("#panel-close").addEventListener("click", () => this.showPanel(null));
@@ -39,6 +42,7 @@ class Builder {
   async start() {
     await this.refresh();
     this.navigate();
+    this.traceList.follow();
     setInterval(() => {
       if (document.visibilityState === "visible") this.refresh().catch(() => {});
     }, REFRESH_MS);
@@ -73,6 +77,7 @@ class Builder {
       tab.setAttribute("aria-current", on ? "page" : "false");
     }
     $("#routes").hidden = this.view !== "flows";
+    $("#traces").hidden = this.view !== "flows";
     $("#palette").hidden = this.view !== "palette";
     $("#settings-nav").hidden = this.view !== "settings";
     $("#canvas").hidden = this.view === "settings";
@@ -84,6 +89,7 @@ class Builder {
     }
     const routes = this.model?.routes ?? [];
     const wanted = decodeURIComponent(name ?? this.routeName ?? routes[0]?.name ?? "");
+    if (this.trace && this.routeOf(this.trace)?.name !== wanted) this.clearTrace();
     if (routes.some((r) => r.name === wanted)) this.showRoute(wanted);
   }
 
@@ -191,7 +197,46 @@ class Builder {
 
   inspect(node) {
     const route = this.model.routes.find((r) => r.name === this.routeName);
-    this.showPanel(nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName)));
+    const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName));
+    if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
+    this.showPanel(panel);
+  }
+
+  /** The route a trace belongs to (traces name routes as flows write `route:`). */
+  routeOf(trace) {
+    return this.model?.routes.find((r) => r.route === trace.route);
+  }
+
+  async showTrace(trace) {
+    const route = this.routeOf(trace);
+    if (!route) {
+      this.say(`The route of this request (${trace.route}) is no longer in the project.`, true);
+      return;
+    }
+    this.trace = trace;
+    if (this.view !== "flows" || this.routeName !== route.name) {
+      history.replaceState(null, "", `#/flows/${encodeURIComponent(route.name)}`);
+      this.view = "flows";
+      await this.showRoute(route.name);
+    }
+    this.canvas.setHighlight(highlightOf(route, trace));
+    this.showPanel(tracePanel(trace, () => this.replay(trace)));
+  }
+
+  clearTrace() {
+    this.trace = null;
+    this.traceList.selected = null;
+    this.traceList.render();
+    this.canvas.setHighlight(null);
+  }
+
+  async replay(trace) {
+    try {
+      const answer = await api("POST", `/api/traces/${trace.seq}/replay`);
+      this.say(`Replayed: ${answer.status}. The new request is at the top of the list.`);
+    } catch (e) {
+      this.say(e.message, true);
+    }
   }
 
   showPanel(content) {

@@ -12,11 +12,15 @@
 //! | `POST /api/keys/<id>/rotate`         | a replacement, shown in this answer only        |
 //! | `GET /api/secrets`                   | the declared secrets: set or missing, no values |
 //! | `PUT /api/secrets/<name>`            | sets one (sealed; never shown back)             |
+//! | `GET /api/traces?after=<n>`          | requests served since trace n (waits for one)   |
+//! | `POST /api/traces`                   | the dev server's trace of a request             |
+//! | `POST /api/traces/<n>/replay`        | sends request n again                           |
 //!
 //! Errors are `{"error": {"status": …, "message": …}}`. No answer holds a secret value,
 //! an API key other than one just issued, or a key hash.
 
 use super::guard::{self, Admitted, Guard, Presented};
+use super::traces::{KeyPlaces, Traces};
 use crate::workspace::Workspace;
 use axum::Router;
 use axum::body::Body;
@@ -28,17 +32,46 @@ use axum::routing::{get, post, put};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 pub struct State {
     dir: PathBuf,
     workspace: Workspace,
     guard: Guard,
+    /// The requests the dev server answered.
+    pub traces: Traces,
+    /// Where the dev server listens (`http://127.0.0.1:8080`), when there is one.
+    server: Option<String>,
+    /// Where the flows read keys from, to redact them in traces; read again when older
+    /// than [`KEY_PLACES_AGE`].
+    key_places: Mutex<(Option<Instant>, KeyPlaces)>,
 }
 
+const KEY_PLACES_AGE: Duration = Duration::from_secs(2);
+
 impl State {
-    pub fn new(dir: PathBuf, workspace: Workspace, guard: Guard) -> State {
-        State { dir, workspace, guard }
+    pub fn new(dir: PathBuf, workspace: Workspace, guard: Guard, server: Option<String>) -> State {
+        State {
+            dir,
+            workspace,
+            guard,
+            traces: Traces::default(),
+            server,
+            key_places: Mutex::new((None, KeyPlaces::default())),
+        }
+    }
+
+    pub fn token(&self) -> &str {
+        self.guard.token()
+    }
+
+    fn key_places(&self) -> KeyPlaces {
+        let mut cached = self.key_places.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.0.is_none_or(|at| at.elapsed() > KEY_PLACES_AGE) {
+            *cached = (Some(Instant::now()), super::model::key_places(&self.dir));
+        }
+        cached.1.clone()
     }
 }
 
@@ -55,6 +88,8 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/keys/{id}/rotate", post(rotate_key))
         .route("/api/secrets", get(list_secrets))
         .route("/api/secrets/{name}", put(set_secret))
+        .route("/api/traces", get(traces).post(add_trace))
+        .route("/api/traces/{seq}/replay", post(replay))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page of the Builder") })
         .layer(axum::middleware::from_fn_with_state(state.clone(), admit))
         .with_state(state)
@@ -384,5 +419,105 @@ async fn set_secret(Shared(state): SharedState, UrlPath(name): UrlPath<String>, 
     match result {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => failed(e),
+    }
+}
+
+/// How long `GET /api/traces` waits for a new request before answering with none.
+const TRACE_WAIT: Duration = Duration::from_secs(10);
+
+/// `?after=N`: the traces after number N, waiting for one when there is none yet
+/// (`after=-1`: any). Without it: every trace kept, at once.
+#[derive(Deserialize)]
+struct After {
+    after: Option<i64>,
+}
+
+async fn traces(
+    Shared(state): SharedState,
+    axum::extract::Query(After { after }): axum::extract::Query<After>,
+) -> Response {
+    let since = after.and_then(|a| u64::try_from(a).ok());
+    // Listening before looking, so that a trace arriving in between is not missed.
+    let arrival = state.traces.arrivals().notified();
+    tokio::pin!(arrival);
+    arrival.as_mut().enable();
+    let mut found = state.traces.since(since);
+    if found.is_empty() && after.is_some() && state.server.is_some() {
+        let _ = tokio::time::timeout(TRACE_WAIT, arrival).await;
+        found = state.traces.since(since);
+    }
+    axum::Json(json!({ "live": state.server.is_some(), "traces": found })).into_response()
+}
+
+async fn add_trace(Shared(state): SharedState, body: axum::body::Bytes) -> Response {
+    let Ok(trace) = serde_json::from_slice::<Value>(&body) else {
+        return bad_request("expected a trace");
+    };
+    let places = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || state.key_places())
+            .await
+            .unwrap_or_default()
+    };
+    let seq = state.traces.add(trace, &places);
+    axum::Json(json!({ "seq": seq })).into_response()
+}
+
+/// Headers a replay does not copy: the connection's own, set again by the client.
+const NOT_REPLAYED: &[&str] = &[
+    "host",
+    "content-length",
+    "connection",
+    "transfer-encoding",
+    "keep-alive",
+    "x-request-id",
+];
+
+async fn replay(Shared(state): SharedState, UrlPath(seq): UrlPath<u64>) -> Response {
+    let Some(server) = &state.server else {
+        return error(
+            StatusCode::CONFLICT,
+            "no server runs here: replay works under `svc dev`",
+        );
+    };
+    let Some(raw) = state.traces.raw(seq) else {
+        return error(StatusCode::NOT_FOUND, "no such request (the oldest are dropped)");
+    };
+    if raw["body"]["cut"] == true {
+        return error(
+            StatusCode::CONFLICT,
+            "the request's body was too large to keep; send it again yourself",
+        );
+    }
+    let method = raw["method"]
+        .as_str()
+        .and_then(|m| m.parse::<reqwest::Method>().ok())
+        .unwrap_or(reqwest::Method::GET);
+    let mut url = format!("{server}{}", raw["path"].as_str().unwrap_or("/"));
+    if let Some(query) = raw["query"].as_str() {
+        url = format!("{url}?{query}");
+    }
+    let Ok(client) = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(30))
+        .build()
+    else {
+        return failed("cannot make an HTTP client");
+    };
+    let mut request = client.request(method, url);
+    for pair in raw["headers"].as_array().into_iter().flatten() {
+        let (Some(name), Some(value)) = (pair[0].as_str(), pair[1].as_str()) else {
+            continue;
+        };
+        if !NOT_REPLAYED.contains(&name.to_ascii_lowercase().as_str()) {
+            request = request.header(name, value);
+        }
+    }
+    if let Some(text) = raw["body"]["text"].as_str() {
+        request = request.body(text.to_string());
+    }
+    match request.send().await {
+        Ok(response) => axum::Json(json!({ "status": response.status().as_u16() })).into_response(),
+        Err(e) => error(StatusCode::BAD_GATEWAY, &format!("the dev server did not answer: {e}")),
     }
 }

@@ -12,6 +12,7 @@
 pub mod api;
 pub mod guard;
 pub mod model;
+pub mod traces;
 
 use crate::workspace::Workspace;
 use std::net::SocketAddr;
@@ -34,6 +35,9 @@ pub struct Options {
     /// without `--builder-port`: a second `svc dev` should still start).
     pub any_port_if_taken: bool,
     pub workspace: Workspace,
+    /// The dev server's address (`http://127.0.0.1:8080`) under `svc dev`: its requests
+    /// are traced in the Builder, and can be replayed.
+    pub server: Option<String>,
 }
 
 /// A running Builder.
@@ -41,6 +45,9 @@ pub struct Running {
     /// The address to open, token included.
     pub url: String,
     pub addr: SocketAddr,
+    /// Where a dev server posts its traces, and the token it sends.
+    pub traces_url: String,
+    pub token: String,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -82,7 +89,9 @@ pub fn start(options: Options) -> Result<Running, String> {
         ip => format!("{ip}:{}", addr.port()),
     };
     let url = format!("http://{host}/?token={}", guard.token());
-    let state = Arc::new(api::State::new(options.dir, options.workspace, guard));
+    let traces_url = format!("http://{host}/api/traces");
+    let token = guard.token().to_string();
+    let state = Arc::new(api::State::new(options.dir, options.workspace, guard, options.server));
     let thread = std::thread::Builder::new()
         .name("svc-builder".into())
         .spawn(move || {
@@ -99,7 +108,13 @@ pub fn start(options: Options) -> Result<Running, String> {
             });
         })
         .map_err(|e| e.to_string())?;
-    Ok(Running { url, addr, thread })
+    Ok(Running {
+        url,
+        addr,
+        traces_url,
+        token,
+        thread,
+    })
 }
 
 /// What `svc studio` and `svc dev` say about listening beyond loopback.

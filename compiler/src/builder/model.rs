@@ -716,3 +716,21 @@ fn palette(checked: &Checked) -> Vec<PaletteNode> {
     }
     out
 }
+
+/// Where the project's flows read API keys from: the headers and query parameters whose
+/// values traces must never show.
+pub fn key_places(dir: &Path) -> super::traces::KeyPlaces {
+    let mut diags = Diagnostics::new();
+    let project = Project::load(dir, &mut diags);
+    let mut places = super::traces::KeyPlaces::default();
+    for node in project.flows.iter().flat_map(|f| &f.nodes) {
+        if let NodeKind::CheckApiKey(check) = &node.kind {
+            match &check.location.value {
+                KeyLocation::Header(h) => places.headers.push(h.to_ascii_lowercase()),
+                KeyLocation::Query(q) => places.query.push(q.clone()),
+                KeyLocation::HeaderXApiKey | KeyLocation::AuthorizationBearer => {}
+            }
+        }
+    }
+    places
+}

@@ -49,6 +49,7 @@ pub fn run(args: Args) -> i32 {
         addr: args.addr.clone(),
         port: args.builder_port.unwrap_or(crate::builder::DEFAULT_PORT),
         any_port_if_taken: args.builder_port.is_none(),
+        server: (args.port != 0).then(|| format!("http://{}:{}", loopback_of(&args.addr), args.port)),
         workspace: args.store.clone().for_project(&dir).workspace(),
     });
     crate::dev::run(
@@ -61,4 +62,13 @@ pub fn run(args: Args) -> i32 {
             builder,
         },
     )
+}
+
+/// The address to reach a server listening on `addr` from this machine.
+fn loopback_of(addr: &str) -> String {
+    match addr.parse::<std::net::IpAddr>() {
+        Ok(ip) if ip.is_unspecified() => "127.0.0.1".into(),
+        Ok(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
+        _ => addr.to_string(),
+    }
 }

@@ -29,6 +29,7 @@ pub fn run(args: Args) -> i32 {
         port: args.port,
         any_port_if_taken: false,
         workspace: store.workspace(),
+        server: None,
     };
     match crate::builder::start(options) {
         Ok(running) => {

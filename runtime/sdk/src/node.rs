@@ -13,7 +13,8 @@ use svc_types::NodeManifest;
 /// `Node` implementing this trait.
 pub trait CodeFunctionNode: Send + Sync + 'static {
     /// The typed input values (`ctx.inputs`).
-    type Inputs: serde::de::DeserializeOwned + Send + Sync + 'static;
+    /// Serializable too: `svc dev` shows a call's inputs in the Builder's traces.
+    type Inputs: serde::de::DeserializeOwned + serde::Serialize + Send + Sync + 'static;
     /// The typed outputs `run` returns: exactly the declared output pins.
     type Outputs: serde::Serialize + Send + 'static;
     /// The stable `<namespace>.<node-name>` key.

@@ -371,8 +371,20 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     if args.test_mode {
         crate::ratelimit::freeze_test_clock();
     }
+    let mut trace_forwarder = None;
     if args.dev {
-        rt.dev_trace = Some(Arc::new(print_trace));
+        rt.dev_trace = Some(match crate::dev_traces::from_env() {
+            // Under `svc dev` with the Builder: the terminal line, and the trace to it.
+            Some((sink, forwarder)) => {
+                trace_forwarder = Some(forwarder);
+                rt.dev_bodies = Some(Default::default());
+                Arc::new(move |t: &Trace| {
+                    print_trace(t);
+                    sink.send(t);
+                })
+            }
+            None => Arc::new(print_trace),
+        });
         // `svc dev` keeps our stdin open while it runs: when it goes away, so do we.
         if std::env::var_os("SVC_EXIT_ON_STDIN_EOF").is_some() {
             std::thread::spawn(|| {
@@ -409,6 +421,9 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     drop(_entered);
 
     runtime.block_on(async move {
+        if let Some(forwarder) = trace_forwarder {
+            tokio::spawn(forwarder.run());
+        }
         if let Some(limiter) = &shared_limiter {
             match limiter.ping(Duration::from_secs(2)).await {
                 Ok(()) => tracing::info!(store = limiter.display(), "rate limits shared in Redis"),

@@ -144,6 +144,11 @@ impl<T: RequestInputs> Lazy<T> {
         } else {
             axum::body::Bytes::new()
         };
+        if T::HAS_BODY
+            && let Some(bodies) = &ex.runtime().dev_bodies
+        {
+            bodies.keep(&ex.request_id, bytes.clone());
+        }
         T::parse(ex, &params, &bytes)
     }
 }

@@ -26,10 +26,23 @@ use std::time::{Duration, Instant};
 use svc_sdk::{CodeFunctionNode, NodeFailure, RequestMeta, RunContext};
 
 /// Which way one node went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub node: &'static str,
     pub outcome: &'static str,
+    /// What the Builder shows of it, kept for `serve --dev` only.
+    pub detail: Option<Box<StepDetail>>,
+}
+
+/// What a step did, for the Builder's traces (`serve --dev` only): when it finished, and
+/// a code node's inputs, outputs or failure, with secret values redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepDetail {
+    /// Since the request began.
+    pub finished: Duration,
+    pub inputs: Option<serde_json::Value>,
+    pub outputs: Option<serde_json::Value>,
+    pub failure: Option<NodeFailure>,
 }
 
 /// One line logged by a node.
@@ -39,12 +52,19 @@ pub struct NodeLog {
     pub message: String,
 }
 
-/// Everything about a finished request, for `svc dev`'s per-request output.
+/// Everything about a finished request, for `svc dev`'s per-request output and the
+/// Builder's traces.
 #[derive(Debug, Clone)]
 pub struct Trace {
     pub request_id: RequestId,
     pub method: Method,
     pub path: String,
+    pub query: Option<String>,
+    /// As received, credentials included: `svc dev` keeps them to replay the request and
+    /// shows the Builder none of them.
+    pub headers: HeaderMap,
+    /// The body the route read, if it read one.
+    pub body: Option<bytes::Bytes>,
     pub route: &'static str,
     pub status: u16,
     pub steps: Vec<Step>,
@@ -213,10 +233,35 @@ impl<'r> Exchange<'r> {
             node.failed();
         }
         if self.tracing_steps() {
+            let detail = self.detailed().then(|| {
+                Box::new(StepDetail {
+                    finished: self.started.elapsed(),
+                    inputs: None,
+                    outputs: None,
+                    failure: None,
+                })
+            });
             self.steps.push(Step {
                 node: node.node(),
                 outcome,
+                detail,
             });
+        }
+    }
+
+    /// Whether steps carry what the Builder shows (`serve --dev`).
+    fn detailed(&self) -> bool {
+        self.rt.dev_trace.is_some()
+    }
+
+    /// A value as the Builder may see it: every secret value redacted.
+    fn shown(&self, value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(s) => Value::String(self.rt.redactor.redact(&s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.shown(v)).collect()),
+            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, self.shown(v))).collect()),
+            other => other,
         }
     }
 
@@ -383,6 +428,10 @@ impl<'r> Exchange<'r> {
         let wanted = self.rt.dev_trace.is_some() || tracing::enabled!(target: "svc::node", tracing::Level::INFO);
         let ctx = RunContext::new(N::NODE_KEY, inputs, meta, self.rt.env.clone(), self.rt.host.clone());
         let ctx = if wanted { ctx } else { ctx.discarding_logs() };
+        let shown_inputs = self
+            .detailed()
+            .then(|| serde_json::to_value(&ctx.inputs).ok().map(|v| self.shown(v)))
+            .flatten();
         let result = AssertUnwindSafe(N::run(&ctx)).catch_unwind().await;
         for line in ctx.take_logs() {
             let message = self.rt.redactor.redact(&line.message);
@@ -434,9 +483,29 @@ impl<'r> Exchange<'r> {
             _ => node.panicked(),
         }
         if self.tracing_steps() {
+            let detail = self.detailed().then(|| {
+                let (outputs, failure) = match &result {
+                    Ok(outputs) => (serde_json::to_value(outputs).ok().map(|v| self.shown(v)), None),
+                    Err(NodeError::Failed { failure, .. }) => (None, Some(failure.clone())),
+                    Err(e) => (
+                        None,
+                        Some(NodeFailure {
+                            message: self.rt.redactor.redact(e.message()),
+                            code: e.code().map(str::to_string),
+                        }),
+                    ),
+                };
+                Box::new(StepDetail {
+                    finished: self.started.elapsed(),
+                    inputs: shown_inputs,
+                    outputs,
+                    failure,
+                })
+            });
             self.steps.push(Step {
                 node: node.node(),
                 outcome: if outcome == "ok" { "next" } else { "on_fail" },
+                detail,
             });
         }
         result
@@ -609,10 +678,14 @@ impl<'r> Exchange<'r> {
             client_ip = %self.client_ip,
         );
         if let Some(dev) = &self.rt.dev_trace {
+            let body = self.rt.dev_bodies.as_ref().and_then(|b| b.take(&self.request_id));
             dev(&Trace {
                 request_id: self.request_id.clone(),
                 method: self.method.clone(),
                 path: self.uri.path().to_string(),
+                query: self.uri.query().map(str::to_string),
+                headers: self.headers.clone(),
+                body,
                 route: self.route,
                 status: status.as_u16(),
                 steps: self.steps.clone(),

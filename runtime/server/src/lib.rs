@@ -28,6 +28,7 @@ pub mod call;
 pub mod client_ip;
 pub mod convert;
 pub mod cors;
+pub mod dev_traces;
 pub mod error;
 pub mod exchange;
 pub mod fetch;

@@ -109,6 +109,31 @@ impl Host for RuntimeHost {
 /// Receives one line per request in development (`svc dev` prints them).
 pub type DevTrace = Arc<dyn Fn(&crate::exchange::Trace) + Send + Sync>;
 
+/// The request bodies routes read, kept until their trace is written (`serve --dev`
+/// only): the Builder shows a body and replays the request with it.
+#[derive(Default)]
+pub struct DevBodies(std::sync::Mutex<Vec<(crate::request_id::RequestId, bytes::Bytes)>>);
+
+impl DevBodies {
+    /// At most this many bodies wait for their trace (a request that never finishes, a
+    /// panic, leaves its body behind; the oldest go first).
+    const MAX: usize = 256;
+
+    pub fn keep(&self, id: &crate::request_id::RequestId, body: bytes::Bytes) {
+        let mut bodies = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if bodies.len() >= Self::MAX {
+            bodies.remove(0);
+        }
+        bodies.push((id.clone(), body));
+    }
+
+    pub fn take(&self, id: &crate::request_id::RequestId) -> Option<bytes::Bytes> {
+        let mut bodies = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let at = bodies.iter().position(|(k, _)| k == id)?;
+        Some(bodies.swap_remove(at).1)
+    }
+}
+
 /// Shared server state.
 pub struct Runtime {
     /// `<workspace_id>/<api_id>`: the realm of `WWW-Authenticate` challenges.
@@ -121,6 +146,8 @@ pub struct Runtime {
     pub trusted_proxies: TrustedProxies,
     pub limits: Limits,
     pub dev_trace: Option<DevTrace>,
+    /// `serve --dev`: bodies read, for the traces.
+    pub dev_bodies: Option<DevBodies>,
     /// `serve --test-mode`, for `svc test` only: each response says which way every
     /// check and node went (`x-svc-trace`), and a request may move the limiters' frozen
     /// clock forward (`x-svc-test-advance-ms`).
@@ -154,6 +181,7 @@ impl Runtime {
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             dev_trace: None,
+            dev_bodies: None,
             test_mode: false,
             health: Arc::default(),
             health_details: false,
