@@ -265,6 +265,25 @@ test("requests appear as they are answered, and one selected lights the path it 
   assert.equal(await invalid.count(), 1, "the invalid wire is lit");
 });
 
+test("the generated code beside the flow: a node marks the lines it became, a line selects its node", async () => {
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await page.locator("#code-toggle").click();
+  await page.locator(".code-lines li").first().waitFor();
+  assert.match(await page.locator(".code-file").textContent(), /src\/routes\/create_order\.rs/);
+  await page.locator('[data-node="price"] .node-header').click();
+  const marked = page.locator(".code-lines li.is-marked");
+  await until("the price node's lines to be marked", async () => (await marked.count()) > 0);
+  const text = (await marked.allTextContents()).join("\n");
+  assert.match(text, /Code node `price`: shop\.price-order/);
+  assert.match(text, /run_node/, "the lines that call the node");
+  await screenshot("code");
+  await accessible("the code view");
+  // The reverse: a line of `decide` selects that node.
+  await page.locator('.code-lines li[data-code-node="decide"]').first().click();
+  await until("decide in the inspector", async () => /Decide status/.test(await page.locator("#panel h2").textContent()));
+  await page.locator("#code-toggle").click();
+});
+
 test("requests without the token, with another Host, or from another site are refused", async () => {
   const api = `${builderOrigin}/api/project`;
   assert.equal((await raw(api)).status, 401, "no token");

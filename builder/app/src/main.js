@@ -7,6 +7,7 @@
 
 import { api } from "./api.js";
 import { Canvas } from "./canvas.js";
+import { CodeView } from "./code.js";
 import { el } from "./dom.js";
 import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
@@ -28,6 +29,8 @@ class Builder {
       onMove: (route, positions) => this.savePositions(route, positions),
     });
     this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel));
+    this.code = new CodeView($("#code"), (id) => this.canvas.select(id));
+    $("#code-toggle").addEventListener("click", () => this.toggleCode());
     this.settings = new Settings($("#settings"), (message, isError) => this.say(message, isError));
     this.trace = null;
     this.traceList = new TraceList($("#traces"), (trace) => this.showTrace(trace));
@@ -190,12 +193,24 @@ class Builder {
       link.setAttribute("aria-current", link.dataset.route === name ? "true" : "false");
     }
     this.canvas.show(route, this.positions, this.model.diagnostics.filter((d) => d.route === name));
+    if (!$("#code").hidden) this.code.show(name, this.text);
     const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
     if (selected) this.inspect(selected);
     document.title = `${route.methods.join(", ")} ${route.route} · svc Builder`;
   }
 
+  toggleCode(open) {
+    const pane = $("#code");
+    const show = open ?? pane.hidden;
+    pane.hidden = !show;
+    $("#code-toggle").setAttribute("aria-pressed", String(show));
+    $(".stage").classList.toggle("with-code", show);
+    if (show && this.routeName) this.code.show(this.routeName, this.text);
+    this.canvas.fit();
+  }
+
   inspect(node) {
+    if (!$("#code").hidden) this.code.mark(node.id);
     const route = this.model.routes.find((r) => r.name === this.routeName);
     const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName));
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));

@@ -4,6 +4,7 @@
 //! |--------------------------------------|-------------------------------------------------|
 //! | `GET /`, `GET /app/<file>`           | the web app (`builder/app/`)                    |
 //! | `GET /api/project`                   | the project ([`super::model::Model`])           |
+//! | `GET /api/code/<route>`              | its generated module, and each node's lines     |
 //! | `GET /api/layout/<route>`            | the positions a user dragged nodes to           |
 //! | `PUT /api/layout/<route>`            | keeps them, in `flows/<route>.layout.json`      |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
@@ -82,6 +83,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/", get(index))
         .route("/app/{*path}", get(app_file))
         .route("/api/project", get(project))
+        .route("/api/code/{route}", get(code))
         .route("/api/layout/{route}", get(layout).put(save_layout))
         .route("/api/keys", get(list_keys).post(create_key))
         .route("/api/keys/{id}/revoke", post(revoke_key))
@@ -189,6 +191,15 @@ async fn project(Shared(state): SharedState) -> Response {
     match tokio::task::spawn_blocking(move || super::model::read(&dir)).await {
         Ok(model) => axum::Json(model).into_response(),
         Err(e) => failed(format!("reading the project failed: {e}")),
+    }
+}
+
+async fn code(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
+    let dir = state.dir.clone();
+    match tokio::task::spawn_blocking(move || super::code::route_code(&dir, &route)).await {
+        Ok(Ok(code)) => axum::Json(code).into_response(),
+        Ok(Err(why)) => error(StatusCode::CONFLICT, &why),
+        Err(e) => failed(format!("emitting failed: {e}")),
     }
 }
 

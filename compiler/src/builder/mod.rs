@@ -10,6 +10,7 @@
 //!   SVG, nothing to build, nothing fetched from elsewhere.
 
 pub mod api;
+pub mod code;
 pub mod guard;
 pub mod model;
 pub mod traces;
