@@ -176,6 +176,8 @@ test("a pin shows its type and description; a node opens in the inspector", asyn
   assert.match(await pin.locator("title").textContent(), /order: object:Order/);
   const inline = page.locator('[data-node="price"] [data-pin="max_lines"]');
   assert.match(await inline.textContent(), /= 50/, "an inline value is shown on its pin");
+  const defaulted = page.locator('[data-node="decide"] [data-pin="review_above"]');
+  assert.match(await defaulted.textContent(), /\(1000\)/, "a default is shown on its pin");
   await page.locator('[data-node="price"] .node-header').click();
   const panel = page.locator("#panel");
   await panel.waitFor();

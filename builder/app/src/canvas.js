@@ -138,8 +138,12 @@ export class Canvas {
     const y = HEADER + ROW * index + ROW / 2;
     const x = side === "in" ? 0 : NODE_WIDTH;
     const problem = side === "in" && problems.find((d) => d.pin === pin.id);
+    // An input shows the inline value the flow gives it, else its default, in brackets.
+    const given = pin.value !== undefined && pin.value !== null;
+    const defaulted = !given && pin.default !== undefined && pin.default !== null;
     const parts = [pin.id];
-    if (!pin.sequence && side === "in" && pin.value !== undefined && pin.value !== null) parts.push(`= ${shortJson(pin.value, 14)}`);
+    if (!pin.sequence && side === "in" && given) parts.push(`= ${shortJson(pin.value, 14)}`);
+    if (!pin.sequence && side === "in" && defaulted) parts.push(`(${shortJson(pin.default, 12)})`);
     const text = clip(parts.join(" "), side === "in" ? 22 : 20);
     const tip = [
       `${pin.id}: ${pin.sequence ? "sequence" : typeLabel(pin)}${pin.optional ? " (optional)" : ""}`,
