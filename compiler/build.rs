@@ -80,20 +80,13 @@ fn main() {
     files.sort();
 
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a: the same on every toolchain.
-    let mut out = String::from("pub static FILES: &[(&str, &[u8])] = &[\n");
     for (path, source) in &files {
         let bytes = std::fs::read(source).unwrap();
         for b in path.as_bytes().iter().chain([0u8].iter()).chain(&bytes) {
             hash = (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
         }
-        writeln!(
-            out,
-            "    ({path:?}, include_bytes!({:?})),",
-            source.display().to_string()
-        )
-        .unwrap();
     }
-    out.push_str("];\n");
+    let mut out = table("FILES", &files);
     writeln!(out, "pub const HASH: &str = \"{hash:016x}\";").unwrap();
     std::fs::write(out_dir.join("carried_sources.rs"), out).unwrap();
 
@@ -101,9 +94,16 @@ fn main() {
     println!("cargo::rerun-if-changed={}", app.display());
     let mut app_files = Vec::new();
     collect(&app, &app, &mut app_files);
-    let mut out = String::from("pub static APP: &[(&str, &[u8])] = &[\n");
-    for (path, source) in &app_files {
+    for (_, source) in &app_files {
         println!("cargo::rerun-if-changed={}", source.display());
+    }
+    std::fs::write(out_dir.join("builder_app.rs"), table("APP", &app_files)).unwrap();
+}
+
+/// `pub static NAME: &[(&str, &[u8])]`: each file's path and contents, included.
+fn table(name: &str, files: &[(String, PathBuf)]) -> String {
+    let mut out = format!("pub static {name}: &[(&str, &[u8])] = &[\n");
+    for (path, source) in files {
         writeln!(
             out,
             "    ({path:?}, include_bytes!({:?})),",
@@ -112,7 +112,7 @@ fn main() {
         .unwrap();
     }
     out.push_str("];\n");
-    std::fs::write(out_dir.join("builder_app.rs"), out).unwrap();
+    out
 }
 
 fn read(path: &Path) -> String {

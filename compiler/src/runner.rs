@@ -5,7 +5,7 @@
 //! the server, so it reuses every compiled dependency of `svc dev` and `svc build`.
 
 use crate::check::Checked;
-use crate::emit::{CargoToml, File, Layout, NodeDep, Placement, SVC_VERSION, format_file};
+use crate::emit::{CargoToml, File, Layout, Placement, SVC_VERSION, format_file};
 use crate::lower::UsedNode;
 use askama::Template;
 use proc_macro2::TokenStream;
@@ -39,25 +39,7 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         out_dir,
         Placement::ProjectWorkspace,
     );
-    let cargo = CargoToml {
-        svc_version: SVC_VERSION,
-        project: &ir.name,
-        bin: BIN,
-        package: format!("{}-node-runner", ir.name),
-        version: &ir.version,
-        runtime_path: layout.svc_crate("runtime/server"),
-        sdk_path: layout.svc_crate("runtime/sdk"),
-        script_path: scripts.map(|_| layout.svc_crate("runtime/script")),
-        node_crate: ir
-            .node_crate
-            .as_ref()
-            .zip(layout.node_crate())
-            .map(|(k, path)| NodeDep {
-                package: k.package.clone(),
-                path: path.to_string(),
-            }),
-        standalone: false,
-    };
+    let cargo = CargoToml::new(&ir, &layout, format!("{}-node-runner", ir.name), BIN, scripts.is_some());
     let mut script_nodes = Vec::new();
     let entries: Vec<TokenStream> = checked
         .catalog

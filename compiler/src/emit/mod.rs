@@ -130,6 +130,32 @@ pub(crate) struct CargoToml<'a> {
     pub standalone: bool,
 }
 
+impl<'a> CargoToml<'a> {
+    /// The manifest of a crate of `ir`'s project laid out as `layout` says: package
+    /// `package` building binary `bin`, with svc-script when it runs TypeScript nodes.
+    pub(crate) fn new(ir: &'a ProjectIr, layout: &Layout, package: String, bin: &'a str, scripts: bool) -> Self {
+        CargoToml {
+            svc_version: SVC_VERSION,
+            project: &ir.name,
+            bin,
+            package,
+            version: &ir.version,
+            runtime_path: layout.svc_crate("runtime/server"),
+            sdk_path: layout.svc_crate("runtime/sdk"),
+            script_path: scripts.then(|| layout.svc_crate("runtime/script")),
+            node_crate: ir
+                .node_crate
+                .as_ref()
+                .zip(layout.node_crate())
+                .map(|(k, path)| NodeDep {
+                    package: k.package.clone(),
+                    path: path.to_string(),
+                }),
+            standalone: layout.placement == Placement::Standalone,
+        }
+    }
+}
+
 /// Where a generated crate is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
@@ -259,25 +285,7 @@ fn server_package(ir: &ProjectIr) -> String {
 pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
     let mut files = Vec::new();
 
-    let cargo = CargoToml {
-        svc_version: SVC_VERSION,
-        project: &ir.name,
-        bin: &ir.name,
-        package: server_package(ir),
-        version: &ir.version,
-        runtime_path: layout.svc_crate("runtime/server"),
-        sdk_path: layout.svc_crate("runtime/sdk"),
-        script_path: ir.scripts.as_ref().map(|_| layout.svc_crate("runtime/script")),
-        node_crate: ir
-            .node_crate
-            .as_ref()
-            .zip(layout.node_crate())
-            .map(|(k, path)| NodeDep {
-                package: k.package.clone(),
-                path: path.to_string(),
-            }),
-        standalone: layout.placement == Placement::Standalone,
-    };
+    let cargo = CargoToml::new(ir, layout, server_package(ir), &ir.name, ir.scripts.is_some());
     files.push(File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?));
 
     let main = MainRs {
