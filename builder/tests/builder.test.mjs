@@ -169,6 +169,15 @@ test("the create-order canvas draws every node and wire, and no two nodes overla
   }
   // Everything in view after Fit, at 1280×800.
   for (const b of boxes) assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= 1280 && b.y + b.h <= 800, `${b.id} is out of view`);
+  // With the sidebar out of the way the flow is drawn larger, still whole.
+  const width = async () => (await page.locator('[data-node="price"] .node-body').boundingBox()).width;
+  const narrow = await width();
+  await page.locator("#sidebar-toggle").click();
+  assert.ok((await width()) > narrow * 1.1, "the canvas uses the room");
+  const wide = await page.locator("g.node .node-body").evaluateAll((rects) => rects.map((r) => r.getBoundingClientRect()));
+  for (const b of wide) assert.ok(b.x >= 0 && b.right <= 1280 && b.bottom <= 800, "in view without the sidebar");
+  await screenshot("canvas-without-sidebar");
+  await page.locator("#sidebar-toggle").click();
 });
 
 test("a pin shows its type and description; a node opens in the inspector", async () => {

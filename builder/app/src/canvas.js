@@ -203,15 +203,16 @@ export class Canvas {
     this.applyView();
   }
 
-  /** The whole flow in view (not magnified past 1). */
+  /** The whole flow in view (not magnified past 1), below the buttons over the canvas. */
   fit() {
     if (!this.placed) return;
     const rect = this.root.getBoundingClientRect();
     const margin = 24;
+    const top = 56;
     const { width, height } = this.placed;
-    const scale = Math.min(1, (rect.width - 2 * margin) / Math.max(width, 1), (rect.height - 2 * margin) / Math.max(height, 1));
+    const scale = Math.min(1, (rect.width - 2 * margin) / Math.max(width, 1), (rect.height - top - margin) / Math.max(height, 1));
     const s = Math.max(MIN_SCALE, scale);
-    this.view = { scale: s, x: margin + (rect.width - 2 * margin - width * s) / 2, y: margin };
+    this.view = { scale: s, x: margin + (rect.width - 2 * margin - width * s) / 2, y: top };
     this.applyView();
   }
 

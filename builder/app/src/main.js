@@ -31,6 +31,7 @@ class Builder {
     this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel));
     this.code = new CodeView($("#code"), (id) => this.canvas.select(id));
     $("#code-toggle").addEventListener("click", () => this.toggleCode());
+    $("#sidebar-toggle").addEventListener("click", () => this.toggleSidebar());
     this.settings = new Settings($("#settings"), (message, isError) => this.say(message, isError));
     this.trace = null;
     this.traceList = new TraceList($("#traces"), (trace) => this.showTrace(trace));
@@ -39,6 +40,7 @@ class Builder {
     $("#panel-close").addEventListener("click", () => this.showPanel(null));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.showPanel(null);
+      if (event.key === "[" && !event.target.closest?.("input, textarea")) this.toggleSidebar();
     });
   }
 
@@ -197,6 +199,15 @@ class Builder {
     const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
     if (selected) this.inspect(selected);
     document.title = `${route.methods.join(", ")} ${route.route} · svc Builder`;
+  }
+
+  /** More room for the canvas: the sidebar out of the way, the flow fitted again. */
+  toggleSidebar() {
+    const hidden = document.body.classList.toggle("sidebar-hidden");
+    const button = $("#sidebar-toggle");
+    button.setAttribute("aria-pressed", String(hidden));
+    button.textContent = hidden ? "Show sidebar" : "Hide sidebar";
+    this.canvas.fit();
   }
 
   toggleCode(open) {
