@@ -495,8 +495,7 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
                         .filter(|(_, p)| !p.is_sequence())
                         .map(|(pin_id, p)| pin(pin_id, p)),
                 );
-                let sequence_outputs = std::mem::take(&mut out.outputs);
-                out.outputs = sequence_outputs;
+                // After the sequence outputs (`next`, `on_fail`), the manifest's data outputs.
                 out.outputs.extend(
                     m.outputs
                         .iter()
@@ -701,7 +700,6 @@ fn palette(checked: &Checked) -> Vec<PaletteNode> {
             Vec::new(),
         ),
     ];
-    out[3].inputs = vec![sequence_pin("exec")];
     for (key, info) in &checked.catalog.nodes {
         let m = &info.manifest;
         out.push(PaletteNode {
