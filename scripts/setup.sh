@@ -26,7 +26,8 @@ command -v openssl >/dev/null || missing_apt+=(openssl)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
 command -v node >/dev/null || missing_apt+=(nodejs)
 command -v npm >/dev/null || missing_apt+=(npm)
-command -v chromium >/dev/null || missing_apt+=(chromium)
+# Chromium only recommends a font; without one its screenshots show no text.
+command -v chromium >/dev/null || missing_apt+=(chromium fonts-liberation)
 
 if [ ${#missing_apt[@]} -gt 0 ]; then
     echo "setup: installing ${missing_apt[*]} (apt)"
