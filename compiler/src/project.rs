@@ -42,6 +42,14 @@ impl Project {
             .is_some_and(|c| self.sources.get(c.file).display_path == TS_CONFIG_FILE)
     }
 
+    /// Reads only the config of the project at `root` (YAML or TypeScript): for commands
+    /// that need its declarations (secrets) and nothing else. `None` when it cannot be
+    /// read; `svc check` says why.
+    pub fn config_only(root: &Path) -> Option<Config> {
+        let mut diags = Diagnostics::new();
+        load_config(&Disk, root, &mut SourceMap::new(), &mut diags)
+    }
+
     /// Reads the project at `root` from disk.
     pub fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         Self::load_from(&Disk, root, diags)

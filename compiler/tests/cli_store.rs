@@ -191,6 +191,40 @@ fn secrets_list_reports_required_secrets_without_values() {
     );
 }
 
+/// A TypeScript project declares its secrets in `svc.config.ts`: listed all the same.
+#[test]
+fn secrets_list_reads_a_typescript_config() {
+    let store = temp_store("ts-config");
+    let project = store.parent().unwrap().join("ts-project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("svc.config.ts"),
+        r#"import { collectAssets, defineSecret } from "@svc/sdk";
+export default {
+  projectName: "tsapi",
+  workspaceId: "acme",
+  apiId: "tsapi",
+  ...collectAssets([defineSecret({ name: "PAYMENT_TOKEN" }), defineSecret({ name: "OPTIONAL_TOKEN", required: false })]),
+};
+"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = svc(
+        &store,
+        &["secrets", "list", "--project", project.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("PAYMENT_TOKEN") && stdout.contains("MISSING (required)"),
+        "{stdout}{stderr}"
+    );
+    assert!(
+        stdout.contains("OPTIONAL_TOKEN") && stdout.contains("not set (optional)"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn secrets_keys_are_generated_rotated_and_wrong_keys_refused() {
     let store = temp_store("rotate");

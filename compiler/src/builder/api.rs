@@ -370,9 +370,9 @@ async fn rotate_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>, bo
 
 /// The secrets the project declares, in its config (YAML or TypeScript).
 fn declared_secrets(state: &State) -> Vec<svc_types::assets::SecretDefinition> {
-    let mut diags = svc_frontend::Diagnostics::new();
-    let project = crate::project::Project::load(&state.dir, &mut diags);
-    project.config.map(|c| c.assets.secrets).unwrap_or_default()
+    crate::project::Project::config_only(&state.dir)
+        .map(|c| c.assets.secrets)
+        .unwrap_or_default()
 }
 
 async fn list_secrets(Shared(state): SharedState) -> Response {

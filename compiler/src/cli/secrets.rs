@@ -97,11 +97,10 @@ fn read_value(from_file: Option<&PathBuf>) -> Result<String, String> {
     Ok(value)
 }
 
-/// The secrets a project declares, if `dir` is a project.
+/// The secrets a project declares (in `svc.config.yaml` or `svc.config.ts`), if `dir`
+/// is a project.
 fn declared(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
-    let text = std::fs::read_to_string(dir.join(svc_frontend::config::CONFIG_FILE)).ok()?;
-    let mut diags = svc_frontend::Diagnostics::new();
-    let config = svc_frontend::config::load(svc_frontend::FileId(0), &text, &mut diags)?;
+    let config = crate::project::Project::config_only(dir)?;
     Some(
         config
             .assets
