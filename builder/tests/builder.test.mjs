@@ -196,6 +196,7 @@ test("a pin shows its type and description; a node opens in the inspector", asyn
   await accessible("the inspector");
   // By keyboard: focus a node, Enter selects it.
   await page.locator('[data-node="limit"] .node-handle').focus();
+  await screenshot("keyboard-focus");
   await page.keyboard.press("Enter");
   await until("the limit node in the inspector", async () => /limit/.test(await panel.locator("h2").textContent()));
   assert.match(await panel.textContent(), /100/);

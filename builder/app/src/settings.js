@@ -210,49 +210,34 @@ function reveal({ title, key }) {
   );
 }
 
+/** One read-only table per asset (`kind`: Enum, Structure), or "None." */
+function assetTables(kind, assets, headings, cells) {
+  if (!assets.length) return el("p", { class: "muted" }, "None.");
+  return assets.map((asset) =>
+    el(
+      "table",
+      { class: "asset", "aria-label": `${kind} ${asset.name}` },
+      el("caption", {}, asset.name, asset.description ? ` — ${asset.description}` : ""),
+      el("thead", {}, el("tr", {}, headings.map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, cells(asset).map((row) => el("tr", {}, row.map((cell) => el("td", {}, cell))))),
+    ),
+  );
+}
+
 function assetsSection(assets) {
-  const enums = assets?.enums ?? [];
-  const structures = assets?.structures ?? [];
+  const enumRows = (e) =>
+    e.values.map((v) => {
+      const value = typeof v === "string" ? { value: v } : v;
+      return [el("code", {}, value.value), value.key ?? "", value.label ?? ""];
+    });
+  const fieldRows = (s) => s.fields.map((f) => [el("code", {}, f.name), el("code", {}, f.type), f.required ? "yes" : "no"]);
   return el(
     "section",
     { class: "settings-section", "aria-labelledby": "assets-title" },
     el("h2", { id: "assets-title" }, "Assets"),
     el("h3", {}, "Enums"),
-    enums.length
-      ? enums.map((e) =>
-          el(
-            "table",
-            { class: "asset", "aria-label": `Enum ${e.name}` },
-            el("caption", {}, e.name, e.description ? ` — ${e.description}` : ""),
-            el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Value"), el("th", { scope: "col" }, "Key"), el("th", { scope: "col" }, "Label"))),
-            el(
-              "tbody",
-              {},
-              e.values.map((v) => {
-                const value = typeof v === "string" ? { value: v } : v;
-                return el("tr", {}, el("td", {}, el("code", {}, value.value)), el("td", {}, value.key ?? ""), el("td", {}, value.label ?? ""));
-              }),
-            ),
-          ),
-        )
-      : el("p", { class: "muted" }, "None."),
+    assetTables("Enum", assets?.enums ?? [], ["Value", "Key", "Label"], enumRows),
     el("h3", {}, "Structures"),
-    structures.length
-      ? structures.map((s) =>
-          el(
-            "table",
-            { class: "asset", "aria-label": `Structure ${s.name}` },
-            el("caption", {}, s.name, s.description ? ` — ${s.description}` : ""),
-            el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Field"), el("th", { scope: "col" }, "Type"), el("th", { scope: "col" }, "Required"))),
-            el(
-              "tbody",
-              {},
-              s.fields.map((f) =>
-                el("tr", {}, el("td", {}, el("code", {}, f.name)), el("td", {}, el("code", {}, f.type)), el("td", {}, f.required ? "yes" : "no")),
-              ),
-            ),
-          ),
-        )
-      : el("p", { class: "muted" }, "None."),
+    assetTables("Structure", assets?.structures ?? [], ["Field", "Type", "Required"], fieldRows),
   );
 }

@@ -41,7 +41,7 @@ pub struct State {
     workspace: Workspace,
     guard: Guard,
     /// The requests the dev server answered.
-    pub traces: Traces,
+    traces: Traces,
     /// Where the dev server listens (`http://127.0.0.1:8080`), when there is one.
     server: Option<String>,
     /// Where the flows read keys from, to redact them in traces; read again when older
@@ -61,10 +61,6 @@ impl State {
             server,
             key_places: Mutex::new((None, KeyPlaces::default())),
         }
-    }
-
-    pub fn token(&self) -> &str {
-        self.guard.token()
     }
 
     fn key_places(&self) -> KeyPlaces {

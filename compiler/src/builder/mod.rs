@@ -16,7 +16,6 @@ pub mod model;
 pub mod traces;
 
 use crate::workspace::Workspace;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -45,7 +44,6 @@ pub struct Options {
 pub struct Running {
     /// The address to open, token included.
     pub url: String,
-    pub addr: SocketAddr,
     /// Where a dev server posts its traces, and the token it sends.
     pub traces_url: String,
     pub token: String,
@@ -111,7 +109,6 @@ pub fn start(options: Options) -> Result<Running, String> {
         .map_err(|e| e.to_string())?;
     Ok(Running {
         url,
-        addr,
         traces_url,
         token,
         thread,

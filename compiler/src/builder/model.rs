@@ -17,7 +17,7 @@ use svc_frontend::flow::{
     Template,
 };
 use svc_frontend::node_crate::NodeCode;
-use svc_frontend::{Diagnostics, FileId, Span};
+use svc_frontend::{Diagnostics, FileId};
 use svc_types::{PinDefinition, PinKind, TypeRef};
 
 /// The id of the Start node on the canvas: not a valid flow node id, so it never clashes.
@@ -153,7 +153,8 @@ fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path
             svc_frontend::Severity::Warning => warnings += 1,
         }
         let mut json = d.to_json(&project.sources);
-        if let Some((route, node, pin)) = place(project, d.primary.span)
+        let file = &project.sources.get(d.primary.span.file).display_path;
+        if let Some((route, node, pin)) = place(&routes, file, d.primary.span.line)
             && let Value::Object(map) = &mut json
         {
             map.insert("route".into(), route.into());
@@ -195,48 +196,20 @@ fn route_name(project: &Project, file: FileId) -> String {
 }
 
 /// The route, node and pin a place in a flow file belongs to: the node whose block the
-/// line falls in (a node's block runs from its id to the next node's), and the code node
-/// input or response field written on that line.
-fn place(project: &Project, span: Span) -> Option<(String, Option<String>, Option<String>)> {
-    let flow = project.flows.iter().find(|f| f.file == span.file)?;
-    let route = route_name(project, flow.file);
-    let node = flow
+/// line falls in (a node's block runs from its id to the next node's), and the input the
+/// flow writes on that line (a code node's pin, a response's header or body field).
+fn place(routes: &[Route], file: &str, line: u32) -> Option<(String, Option<String>, Option<String>)> {
+    let route = routes.iter().find(|r| r.file == file)?;
+    let node = route
         .nodes
         .iter()
-        .filter(|n| n.id.span.line <= span.line)
-        .max_by_key(|n| n.id.span.line);
+        .filter(|n| n.id != START && n.line <= line)
+        .max_by_key(|n| n.line);
     let Some(node) = node else {
-        return Some((route, None, None));
+        return Some((route.name.clone(), None, None));
     };
-    let pin = input_pins_written(node)
-        .into_iter()
-        .find(|(_, line)| *line == span.line)
-        .map(|(id, _)| id);
-    Some((route, Some(node.id.value.clone()), pin))
-}
-
-/// A node's inputs as the flow writes them: `(pin id, line)`.
-fn input_pins_written(node: &FlowNode) -> Vec<(String, u32)> {
-    match &node.kind {
-        NodeKind::Code(call) => call
-            .inputs
-            .iter()
-            .map(|(id, _)| (id.value.clone(), id.span.line))
-            .collect(),
-        NodeKind::ReturnJson(response) => {
-            let mut pins = Vec::new();
-            for (name, _) in &response.headers {
-                pins.push((format!("headers.{}", name.value), name.span.line));
-            }
-            let mut body = Vec::new();
-            if let Some(template) = &response.body {
-                template_pins(template, "body", None, &mut body);
-            }
-            pins.extend(body.into_iter().filter_map(|p| Some((p.id, p.line?))));
-            pins
-        }
-        _ => Vec::new(),
-    }
+    let pin = node.inputs.iter().find(|p| p.line == Some(line)).map(|p| p.id.clone());
+    Some((route.name.clone(), Some(node.id.clone()), pin))
 }
 
 fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {

@@ -100,7 +100,8 @@ impl Traces {
     }
 
     /// How many are kept, and their size (for tests of the bound).
-    pub fn kept(&self) -> (usize, usize) {
+    #[cfg(test)]
+    fn kept(&self) -> (usize, usize) {
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         (ring.entries.len(), ring.bytes)
     }
@@ -134,10 +135,7 @@ fn redacted(raw: &Value, places: &KeyPlaces) -> Value {
         shown["query"] = cleaned.join("&").into();
     }
     // Keys wired into a node, echoed in a body or logged: whatever looks like one.
-    match serde_json::from_str(&without_keys(&shown.to_string())) {
-        Ok(clean) => clean,
-        Err(_) => Value::Null,
-    }
+    serde_json::from_str(&without_keys(&shown.to_string())).unwrap_or(Value::Null)
 }
 
 /// `text` with every API-key-shaped run (`svck_` and what follows of base62) redacted.

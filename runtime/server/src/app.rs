@@ -377,7 +377,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
             // Under `svc dev` with the Builder: the terminal line, and the trace to it.
             Some((sink, forwarder)) => {
                 trace_forwarder = Some(forwarder);
-                rt.dev_bodies = Some(Default::default());
+                rt.dev_details = Some(Default::default());
                 Arc::new(move |t: &Trace| {
                     print_trace(t);
                     sink.send(t);

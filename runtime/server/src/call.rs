@@ -145,9 +145,9 @@ impl<T: RequestInputs> Lazy<T> {
             axum::body::Bytes::new()
         };
         if T::HAS_BODY
-            && let Some(bodies) = &ex.runtime().dev_bodies
+            && let Some(details) = &ex.runtime().dev_details
         {
-            bodies.keep(&ex.request_id, bytes.clone());
+            details.keep(&ex.request_id, bytes.clone());
         }
         T::parse(ex, &params, &bytes)
     }

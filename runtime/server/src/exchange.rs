@@ -249,9 +249,10 @@ impl<'r> Exchange<'r> {
         }
     }
 
-    /// Whether steps carry what the Builder shows (`serve --dev`).
+    /// Whether steps carry what the Builder shows (`serve --dev` under `svc dev` with the
+    /// Builder; a plain `--dev` server prints one line per request and needs none).
     fn detailed(&self) -> bool {
-        self.rt.dev_trace.is_some()
+        self.rt.dev_details.is_some()
     }
 
     /// A value as the Builder may see it: every secret value redacted.
@@ -678,7 +679,7 @@ impl<'r> Exchange<'r> {
             client_ip = %self.client_ip,
         );
         if let Some(dev) = &self.rt.dev_trace {
-            let body = self.rt.dev_bodies.as_ref().and_then(|b| b.take(&self.request_id));
+            let body = self.rt.dev_details.as_ref().and_then(|d| d.take(&self.request_id));
             dev(&Trace {
                 request_id: self.request_id.clone(),
                 method: self.method.clone(),

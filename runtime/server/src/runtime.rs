@@ -109,12 +109,14 @@ impl Host for RuntimeHost {
 /// Receives one line per request in development (`svc dev` prints them).
 pub type DevTrace = Arc<dyn Fn(&crate::exchange::Trace) + Send + Sync>;
 
-/// The request bodies routes read, kept until their trace is written (`serve --dev`
-/// only): the Builder shows a body and replays the request with it.
+/// What `serve --dev` keeps for the Builder's traces, when `svc dev` runs one: its
+/// presence is what makes steps carry their details (inputs, outputs, timing), and it
+/// holds the request bodies routes read until their trace is written (the Builder shows a
+/// body and replays the request with it).
 #[derive(Default)]
-pub struct DevBodies(std::sync::Mutex<Vec<(crate::request_id::RequestId, bytes::Bytes)>>);
+pub struct DevDetails(std::sync::Mutex<Vec<(crate::request_id::RequestId, bytes::Bytes)>>);
 
-impl DevBodies {
+impl DevDetails {
     /// At most this many bodies wait for their trace (a request that never finishes, a
     /// panic, leaves its body behind; the oldest go first).
     const MAX: usize = 256;
@@ -146,8 +148,8 @@ pub struct Runtime {
     pub trusted_proxies: TrustedProxies,
     pub limits: Limits,
     pub dev_trace: Option<DevTrace>,
-    /// `serve --dev`: bodies read, for the traces.
-    pub dev_bodies: Option<DevBodies>,
+    /// `serve --dev` under `svc dev` with the Builder: see [`DevDetails`].
+    pub dev_details: Option<DevDetails>,
     /// `serve --test-mode`, for `svc test` only: each response says which way every
     /// check and node went (`x-svc-trace`), and a request may move the limiters' frozen
     /// clock forward (`x-svc-test-advance-ms`).
@@ -181,7 +183,7 @@ impl Runtime {
             trusted_proxies: TrustedProxies::default(),
             limits: Limits::default(),
             dev_trace: None,
-            dev_bodies: None,
+            dev_details: None,
             test_mode: false,
             health: Arc::default(),
             health_details: false,
