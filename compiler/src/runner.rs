@@ -13,17 +13,27 @@ use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 use svc_frontend::node_crate::NodeCode;
 
-/// The runner's binary (and cargo target) name.
-pub const BIN: &str = "svc-node-runner";
+/// The runner's package and binary name for project `name`. It is per project because
+/// every project built on one machine may share a cargo target dir (`CARGO_TARGET_DIR`),
+/// where one fixed name would let two projects' `svc run` copy each other's runner.
+pub fn bin_name(project: &str) -> String {
+    format!("{project}-node-runner")
+}
 
 /// Where the runner crate of a project is written.
 pub fn crate_dir(dir: &Path) -> PathBuf {
     dir.join(".svc").join("runner")
 }
 
+/// The runner crate of a project: its binary's name and its files.
+pub struct RunnerCrate {
+    pub bin: String,
+    pub files: Vec<File>,
+}
+
 /// Every file of the runner crate, for a crate written to `out_dir`: every node of the
 /// project, Rust (from the node crate) and TypeScript (over the compiled bundle).
-pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
+pub fn emit(checked: &Checked, out_dir: &Path) -> Result<RunnerCrate, String> {
     let ir = crate::lower::lower(checked, crate::lower::TypeScriptNodes::Engine);
     let scripts = checked.scripts.as_ref();
     if ir.node_crate.is_none() && scripts.is_none() {
@@ -39,7 +49,8 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         out_dir,
         Placement::ProjectWorkspace,
     );
-    let cargo = CargoToml::new(&ir, &layout, format!("{}-node-runner", ir.name), BIN, scripts.is_some());
+    let bin = bin_name(&ir.name);
+    let cargo = CargoToml::new(&ir, &layout, bin.clone(), &bin, scripts.is_some());
     let mut script_nodes = Vec::new();
     let entries: Vec<TokenStream> = checked
         .catalog
@@ -115,5 +126,5 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<Vec<File>, String> {
         ));
         files.extend(crate::emit::script_files(scripts)?);
     }
-    Ok(files)
+    Ok(RunnerCrate { bin, files })
 }

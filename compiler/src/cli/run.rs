@@ -22,33 +22,32 @@ pub fn run(args: Args) -> i32 {
 /// Builds the node runner of the project in `dir` and runs node `key` with `input`.
 pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
     let crate_dir = crate::runner::crate_dir(dir);
-    let emitted = crate::pipeline::with_checked(dir, "the node was not run", |checked| {
+    let bin = match crate::pipeline::with_checked(dir, "the node was not run", |checked| {
         if checked.catalog.get(key).is_none() {
             let keys: Vec<&str> = checked.catalog.nodes.keys().copied().collect();
             let hint = super::did_you_mean(key, &keys, "the project's nodes", "the project has no code nodes");
             return Err(format!("no node has the key `{key}`\n  = help: {hint}"));
         }
         crate::sources::link(dir)?;
-        let files = crate::runner::emit(checked, &crate_dir)?;
-        crate::emit::write_crate(dir, &crate_dir, crate::emit::Placement::ProjectWorkspace, &files)
+        let runner = crate::runner::emit(checked, &crate_dir)?;
+        crate::emit::write_crate(dir, &crate_dir, crate::emit::Placement::ProjectWorkspace, &runner.files)
             .map_err(|e| format!("cannot write `{}`: {e}", crate_dir.display()))?;
-        Ok(())
-    });
-    match emitted {
+        Ok(runner.bin)
+    }) {
         None => return 1,
         Some(Err(e)) => {
             eprintln!("error: {e}");
             return 2;
         }
-        Some(Ok(())) => {}
-    }
+        Some(Ok(bin)) => bin,
+    };
     let opts = crate::build::BuildOptions {
         flags: None,
         release: false,
-        output: Some(dir.join(".svc").join("bin").join(crate::runner::BIN)),
+        output: Some(dir.join(".svc").join("bin").join(&bin)),
         quiet: true,
     };
-    let built = match crate::build::cargo_build(dir, &crate_dir, crate::runner::BIN, &opts) {
+    let built = match crate::build::cargo_build(dir, &crate_dir, &bin, &opts) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
