@@ -235,9 +235,46 @@ export interface EnumDefinition<N extends string = string> {
   readonly values: readonly EnumValueDefinition[];
 }
 
+/** What a valid value is, beyond its type: JSON Schema 2020-12's keywords, checked by
+ *  `svc check` against every literal and by the server against every request. On an
+ *  array field, `minItems`, `maxItems` and `uniqueItems` apply to the array and the
+ *  others to each item. */
+export interface FieldConstraints {
+  /** Numbers: at least this. */
+  readonly minimum?: number;
+  /** Numbers: at most this. */
+  readonly maximum?: number;
+  /** Numbers: greater than this. */
+  readonly exclusiveMinimum?: number;
+  /** Numbers: less than this. */
+  readonly exclusiveMaximum?: number;
+  /** Numbers: a multiple of this (greater than 0). */
+  readonly multipleOf?: number;
+  /** Numbers: a whole number. */
+  readonly integer?: boolean;
+  /** Strings: at least this many characters (Unicode code points). */
+  readonly minLength?: number;
+  /** Strings: at most this many characters (Unicode code points). */
+  readonly maxLength?: number;
+  /** Strings: contains a match of this regular expression (write `^…$` for the whole
+   *  string). No look-around or backreferences: svc matches in linear time. */
+  readonly pattern?: string;
+  /** Strings: one of the formats svc checks. */
+  readonly format?: "email" | "uri" | "uuid" | "date" | "date-time" | "ipv4" | "ipv6";
+  /** Arrays: at least this many items. */
+  readonly minItems?: number;
+  /** Arrays: at most this many items. */
+  readonly maxItems?: number;
+  /** Arrays: no item twice. */
+  readonly uniqueItems?: boolean;
+}
+
+/** Every constraint key with the kind of value it takes, in the order svc writes them. */
+export declare const CONSTRAINT_KEYS: readonly (readonly [keyof FieldConstraints, "number" | "boolean" | "string"])[];
+
 /** One field of a structure, with a raw type string (`string`, `enum-value:Color`,
  *  `object:Line:array`): not a `t.*` builder. Fields are optional unless `required`. */
-export interface FieldDefinition {
+export interface FieldDefinition extends FieldConstraints {
   readonly name: string;
   readonly type: string;
   readonly required?: boolean;

@@ -262,10 +262,33 @@ export function defineStructure(definition) {
     const field = { name: f.name, type: f.type };
     if (f.required !== undefined && requireBoolean(f.required, `field \`${f.name}\`: required`)) field.required = true;
     if (f.description !== undefined) field.description = requireString(f.description, `field \`${f.name}\`: description`);
+    for (const [key, kind] of CONSTRAINT_KEYS) {
+      if (f[key] === undefined) continue;
+      const what = `field \`${f.name}\`: ${key}`;
+      field[key] = kind === "boolean" ? requireBoolean(f[key], what) : kind === "string" ? requireString(f[key], what) : requireNumber(f[key], what);
+    }
     return Object.freeze(field);
   });
   return asset("structure", withDescription(definition, { fields: Object.freeze(fields) }));
 }
+
+// The constraint keys a field may carry, in the order svc writes them (svc-types'
+// `constraints::KEYS`; a test compares the two lists).
+export const CONSTRAINT_KEYS = Object.freeze([
+  ["minimum", "number"],
+  ["maximum", "number"],
+  ["exclusiveMinimum", "number"],
+  ["exclusiveMaximum", "number"],
+  ["multipleOf", "number"],
+  ["integer", "boolean"],
+  ["minLength", "number"],
+  ["maxLength", "number"],
+  ["pattern", "string"],
+  ["format", "string"],
+  ["minItems", "number"],
+  ["maxItems", "number"],
+  ["uniqueItems", "boolean"],
+]);
 
 /** Declares a secret requirement (required unless `required: false`). It holds no value. */
 export function defineSecret(definition) {
@@ -301,6 +324,11 @@ export function collectAssets(assets) {
 
 function requireString(value, what) {
   if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
+  return value;
+}
+
+function requireNumber(value, what) {
+  if (typeof value !== "number" || !Number.isFinite(value)) throw new TypeError(`${what} must be a finite number`);
   return value;
 }
 

@@ -8,6 +8,8 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
 use svc_types::TypeRef;
+use svc_syntax::config::{ConstraintSpans, read_constraints};
+use svc_types::Constraints;
 
 /// A value with the place it was written.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +65,10 @@ pub struct FieldSchema {
     pub type_ref: Spanned<TypeRef>,
     pub required: bool,
     pub description: Option<String>,
+    /// What a valid value is, beyond its type; checked at the edge.
+    pub constraints: Constraints,
+    /// Where each constraint was written.
+    pub constraint_spans: ConstraintSpans,
 }
 
 /// The request body: one typed value (`body: object:CreateOrder`) or a set of fields.
@@ -566,6 +572,8 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
                         type_ref: Spanned::new(t, v.span),
                         required: true,
                         description: None,
+                        constraints: Constraints::default(),
+                        constraint_spans: ConstraintSpans::default(),
                     });
                 }
             }
@@ -586,17 +594,32 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
                     .get("description")
                     .and_then(|n| yaml::expect_str(n, "text", diags))
                     .map(str::to_string);
-                fr.finish(&["type", "required", "description"], diags);
+                let (constraints, constraint_spans) = read_constraints(&mut fr, diags);
+                let known: Vec<&str> = ["type", "required", "description"]
+                    .into_iter()
+                    .chain(svc_types::constraints::KEYS.iter().copied())
+                    .collect();
+                fr.finish(&known, diags);
                 let Some(t) = t else { continue };
                 let Some(ts) = yaml::expect_str(t, "a type such as `string`", diags) else {
                     continue;
                 };
                 if let Some(type_ref) = parse_type(ts, t.span, diags) {
+                    for p in constraints.problems(&type_ref) {
+                        let at = constraint_spans.span(p.key).unwrap_or(t.span);
+                        diags.push(
+                            Diagnostic::new(Code::InvalidConstraint, at, p.message)
+                                .label("cannot hold here")
+                                .help(p.hint),
+                        );
+                    }
                     out.push(FieldSchema {
                         name,
                         type_ref: Spanned::new(type_ref, t.span),
                         required,
                         description,
+                        constraints,
+                        constraint_spans,
                     });
                 }
             }

@@ -198,6 +198,7 @@ mod tests {
             type_: t.into(),
             required: false,
             description: None,
+            constraints: Default::default(),
         };
         let assets = Assets {
             structures: vec![
@@ -267,12 +268,14 @@ mod tests {
                         type_: "string".into(),
                         required: true,
                         description: None,
+                        constraints: Default::default(),
                     },
                     FieldDefinition {
                         name: "stateNow".into(),
                         type_: "enum-value:State".into(),
                         required: false,
                         description: None,
+                        constraints: Default::default(),
                     },
                 ],
             }],

@@ -21,6 +21,7 @@ use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
 use svc_types::assets::{AssetLocation, AssetProblemKind};
 use svc_types::{Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
+use svc_types::constraints::{self, Constraints, Format};
 
 /// The config file's name, at the project root.
 pub const CONFIG_FILE: &str = "svc.config.yaml";
@@ -76,6 +77,18 @@ pub struct StructureSpans {
     pub name: Span,
     /// Per field: (name, type) spans.
     pub fields: Vec<(Span, Span)>,
+    /// Per field: where each constraint key's value is written.
+    pub constraints: Vec<ConstraintSpans>,
+}
+
+/// Where each constraint key of one field or input is written (its value's span).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConstraintSpans(pub Vec<(&'static str, Span)>);
+
+impl ConstraintSpans {
+    pub fn span(&self, key: &str) -> Option<Span> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, s)| *s)
+    }
 }
 
 impl AssetSpans {
@@ -99,6 +112,13 @@ impl AssetSpans {
                 structure_index,
                 field_index,
             } => self.structures[structure_index].fields[field_index].1,
+            AssetLocation::FieldConstraint {
+                structure_index,
+                field_index,
+                key,
+            } => self.structures[structure_index].constraints[field_index]
+                .span(key)
+                .unwrap_or(self.structures[structure_index].fields[field_index].1),
             AssetLocation::SecretName { secret_index } => self.secrets[secret_index],
         }
     }
@@ -115,6 +135,7 @@ pub fn asset_problem_code(kind: AssetProblemKind) -> Code {
         AssetProblemKind::InvalidFieldName => Code::InvalidFieldName,
         AssetProblemKind::DuplicateField => Code::DuplicateField,
         AssetProblemKind::InvalidType => Code::InvalidType,
+        AssetProblemKind::InvalidConstraint => Code::InvalidConstraint,
         AssetProblemKind::UnknownStructure => Code::UnknownStructure,
         AssetProblemKind::UnknownEnum => Code::UnknownEnum,
         AssetProblemKind::InvalidSecretName => Code::InvalidSecretName,
@@ -381,6 +402,81 @@ fn scalar_string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<Str
     }
 }
 
+/// The keys of a structure field: its own and the constraint keys.
+const FIELD_KEYS: [&str; 4 + constraints::KEYS.len()] = {
+    let mut keys = [""; 4 + constraints::KEYS.len()];
+    let own = ["name", "type", "required", "description"];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = if i < 4 { own[i] } else { constraints::KEYS[i - 4] };
+        i += 1;
+    }
+    keys
+};
+
+/// Reads the constraint keys (JSON Schema's names, see `svc_types::constraints`) of a
+/// structure field or a request input, each checked for its shape where it is written.
+/// Whether they fit the field's type is checked with the type (`Constraints::problems`).
+pub fn read_constraints(r: &mut MapReader, diags: &mut Diagnostics) -> (Constraints, ConstraintSpans) {
+    let mut c = Constraints::default();
+    let mut spans = ConstraintSpans::default();
+    for &key in constraints::KEYS {
+        let Some(node) = r.get(key) else { continue };
+        spans.0.push((key, node.span));
+        let number = |diags: &mut Diagnostics| match &node.value {
+            Value::Int(i) => Some(serde_json::Number::from(*i)),
+            Value::Float(f) => serde_json::Number::from_f64(*f).or_else(|| {
+                diags.push(node.wrong_shape("a finite number", format!("`{key}` is a number, for example `{key}: 1`")));
+                None
+            }),
+            _ => {
+                diags.push(node.wrong_shape("a number", format!("`{key}` is a number, for example `{key}: 1`")));
+                None
+            }
+        };
+        let count = |diags: &mut Diagnostics| {
+            yaml::expect_u64(node, &format!("`{key}` is a count, for example `{key}: 1`"), diags)
+        };
+        let flag = |diags: &mut Diagnostics| {
+            yaml::expect_bool(node, &format!("`{key}` is `true` or `false`"), diags).unwrap_or(false)
+        };
+        match key {
+            "minimum" => c.minimum = number(diags),
+            "maximum" => c.maximum = number(diags),
+            "exclusiveMinimum" => c.exclusive_minimum = number(diags),
+            "exclusiveMaximum" => c.exclusive_maximum = number(diags),
+            "multipleOf" => c.multiple_of = number(diags),
+            "integer" => c.integer = flag(diags),
+            "minLength" => c.min_length = count(diags),
+            "maxLength" => c.max_length = count(diags),
+            "minItems" => c.min_items = count(diags),
+            "maxItems" => c.max_items = count(diags),
+            "uniqueItems" => c.unique_items = flag(diags),
+            "pattern" => {
+                c.pattern = yaml::expect_str(node, "a regular expression, for example `pattern: \"^[A-Z]{3}-[0-9]+$\"`", diags)
+                    .map(str::to_string)
+            }
+            "format" => {
+                let Some(name) = yaml::expect_str(node, "a format name, for example `format: email`", diags) else {
+                    continue;
+                };
+                c.format = Format::parse(name);
+                if c.format.is_none() {
+                    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                    let help = svc_types::assets::nearest_or_all(name, &names, format_args!("svc checks the formats"));
+                    diags.push(
+                        Diagnostic::new(Code::InvalidConstraint, node.span, format!("unknown format `{name}`"))
+                            .label("not a format svc checks")
+                            .help(help),
+                    );
+                }
+            }
+            _ => unreachable!("every constraint key is read"),
+        }
+    }
+    (c, spans)
+}
+
 /// Reads one asset from its located tree (a YAML node, or a TypeScript object literal
 /// read statically): every problem reported at its place.
 pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(StructureDefinition, StructureSpans)> {
@@ -390,6 +486,7 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
     let description = opt_string(&mut r, "description", diags);
     let mut fields = Vec::new();
     let mut field_spans = Vec::new();
+    let mut all_constraint_spans = Vec::new();
     if let Some(list) = r.required(
         "fields",
         "list the structure's fields: `fields: [{ name: id, type: string, required: true }]`",
@@ -410,7 +507,8 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
                 .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
                 .unwrap_or(false);
             let fdesc = opt_string(&mut fr, "description", diags);
-            fr.finish(&["name", "type", "required", "description"], diags);
+            let (constraints, constraint_spans) = read_constraints(&mut fr, diags);
+            fr.finish(&FIELD_KEYS, diags);
             let (Some(n), Some(t)) = (fname, ftype) else {
                 continue;
             };
@@ -425,8 +523,10 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
                 type_: ts.to_string(),
                 required,
                 description: fdesc,
+                constraints,
             });
             field_spans.push((n.span, t.span));
+            all_constraint_spans.push(constraint_spans);
         }
     }
     r.finish(&["name", "description", "fields"], diags);
@@ -439,6 +539,7 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
         StructureSpans {
             name: name_node?.span,
             fields: field_spans,
+            constraints: all_constraint_spans,
         },
     ))
 }

@@ -64,6 +64,7 @@ codes! {
     InvalidSecretName = "E0211", "invalid-secret-name";
     DuplicateSecret = "E0212", "duplicate-secret";
     InvalidProjectId = "E0213", "invalid-project-id";
+    InvalidConstraint = "E0214", "invalid-constraint";
     // Node definitions in Rust source (E03xx)
     InvalidNodeKey = "E0301", "invalid-node-key";
     DuplicateNodeKey = "E0302", "duplicate-node-key";
@@ -89,6 +90,7 @@ codes! {
     LiteralMismatch = "E0503", "literal-mismatch";
     InlineValueNotAllowed = "E0504", "inline-value-not-allowed";
     OptionalToRequired = "E0505", "optional-to-required";
+    LiteralBreaksConstraint = "E0506", "literal-breaks-constraint";
     // Flow graphs (E06xx)
     RequiredInputUnwired = "E0601", "required-input-unwired";
     CheckOutputUnwired = "E0602", "check-output-unwired";

@@ -4,6 +4,7 @@
 //! `define_enum` / `define_structure` / `define_secret` build them, the compiler decodes
 //! them from `svc.config.yaml`, and [`Assets::validate`] applies the same rules to both.
 
+use crate::constraints::Constraints;
 use crate::case;
 use crate::names;
 use crate::type_ref::{AssetRef, TypeRef};
@@ -111,6 +112,10 @@ pub struct FieldDefinition {
     pub required: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What a valid value is, beyond its type (`minimum`, `maxLength`, …): JSON
+    /// Schema's keywords, written beside `type` (see [`crate::constraints`]).
+    #[serde(flatten)]
+    pub constraints: Constraints,
 }
 
 impl FieldDefinition {
@@ -208,7 +213,14 @@ impl FieldDefinition {
             type_: type_.into(),
             required: false,
             description: None,
+            constraints: Default::default(),
         }
+    }
+
+    /// Sets what a valid value is, beyond its type.
+    pub fn constraints(mut self, constraints: Constraints) -> Self {
+        self.constraints = constraints;
+        self
     }
 
     /// Marks the field required.
@@ -329,6 +341,12 @@ pub enum AssetLocation {
     StructureName { structure_index: usize },
     FieldName { structure_index: usize, field_index: usize },
     FieldType { structure_index: usize, field_index: usize },
+    /// One constraint key of a field (`minimum`, …).
+    FieldConstraint {
+        structure_index: usize,
+        field_index: usize,
+        key: &'static str,
+    },
     SecretName { secret_index: usize },
 }
 
@@ -343,6 +361,7 @@ pub enum AssetProblemKind {
     InvalidFieldName,
     DuplicateField,
     InvalidType,
+    InvalidConstraint,
     UnknownStructure,
     UnknownEnum,
     InvalidSecretName,
@@ -584,7 +603,16 @@ impl Assets {
                 }
                 match TypeRef::parse(&f.type_) {
                     Err(e) => push(AssetProblemKind::InvalidType, type_at, e.message, e.hint, None),
-                    Ok(t) => match t.referenced_asset() {
+                    Ok(t) => {
+                        for p in f.constraints.problems(&t) {
+                            let at = AssetLocation::FieldConstraint {
+                                structure_index: si,
+                                field_index: fi,
+                                key: p.key,
+                            };
+                            push(AssetProblemKind::InvalidConstraint, at, p.message, p.hint, None);
+                        }
+                        match t.referenced_asset() {
                         Some(AssetRef::Structure(name)) if self.structure_named(name).is_none() => {
                             let hint = if self.enum_named(name).is_some() {
                                 format!("`{name}` is an enum: write `enum-value:{name}`")
@@ -614,7 +642,8 @@ impl Assets {
                             )
                         }
                         _ => {}
-                    },
+                    }
+                    }
                 }
             }
         }
@@ -720,6 +749,7 @@ mod tests {
             type_: ty.into(),
             required: true,
             description: None,
+            constraints: Default::default(),
         }
     }
 

@@ -9,11 +9,13 @@
 
 pub mod assets;
 pub mod case;
+pub mod constraints;
 pub mod manifest;
 pub mod names;
 pub mod origin;
 pub mod type_ref;
 
 pub use assets::{Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
+pub use constraints::{Constraints, Format};
 pub use manifest::{NodeManifest, PinDefinition, PinKind, PinMap};
 pub use type_ref::{TypeParseError, TypeRef};

@@ -1,0 +1,778 @@
+//! Field constraints: what a valid value of a structure field, or of a request query or
+//! header input, is, beyond its type. The names and meanings are JSON Schema 2020-12's
+//! (`minimum`, `maxLength`, `pattern`, `format`, …), so that `svc.config.yaml`, the
+//! OpenAPI document, editors and the Builder all read the same words.
+//!
+//! On a field whose type is an array, the array keywords (`minItems`, `maxItems`,
+//! `uniqueItems`) apply to the array and every other keyword to each item (JSON Schema
+//! would write those under `items`; the two sets never overlap, so one list is enough).
+//!
+//! The value checks here (numbers, lengths, formats) are shared by the compiler, which
+//! checks every literal of a flow against them, and by generated servers, which check
+//! every request at the edge. `pattern` is matched by the caller: the compiler and the
+//! runtime use one linear-time engine (`regex-lite`), kept out of this crate because
+//! every node crate links it.
+
+use crate::TypeRef;
+use serde::{Deserialize, Serialize};
+use serde_json::Number;
+use std::fmt;
+
+/// The constraints of one field or input. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Constraints {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusive_minimum: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusive_maximum: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiple_of: Option<Number>,
+    /// A whole number (JSON Schema's `"type": "integer"`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+    /// In Unicode code points, as JSON Schema counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// A regular expression the string must contain a match of (unanchored, as in JSON
+    /// Schema: write `^…$` to match the whole string).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Format>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unique_items: bool,
+}
+
+/// Every constraint key, as written in the config (and in JSON Schema).
+pub const KEYS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "integer",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
+/// The keys that apply to numbers, to strings and to arrays.
+pub const NUMBER_KEYS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "integer",
+];
+pub const STRING_KEYS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+pub const ARRAY_KEYS: &[&str] = &["minItems", "maxItems", "uniqueItems"];
+
+/// A string format svc checks. JSON Schema's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Format {
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+    #[serde(rename = "uuid")]
+    Uuid,
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "ipv4")]
+    Ipv4,
+    #[serde(rename = "ipv6")]
+    Ipv6,
+}
+
+impl Format {
+    pub const ALL: &'static [Format] = &[
+        Format::Email,
+        Format::Uri,
+        Format::Uuid,
+        Format::Date,
+        Format::DateTime,
+        Format::Ipv4,
+        Format::Ipv6,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Email => "email",
+            Format::Uri => "uri",
+            Format::Uuid => "uuid",
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Ipv4 => "ipv4",
+            Format::Ipv6 => "ipv6",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Whether `s` is a value of this format.
+    pub fn matches(self, s: &str) -> bool {
+        match self {
+            Format::Email => formats::is_email(s),
+            Format::Uri => formats::is_uri(s),
+            Format::Uuid => formats::is_uuid(s),
+            Format::Date => formats::is_date(s),
+            Format::DateTime => formats::is_date_time(s),
+            Format::Ipv4 => s.parse::<std::net::Ipv4Addr>().is_ok(),
+            Format::Ipv6 => s.parse::<std::net::Ipv6Addr>().is_ok(),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A constraint a value breaks: its key and what it asks, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Broken {
+    /// The constraint's key (`minimum`, `format`, …).
+    pub constraint: &'static str,
+    /// What the constraint asks, for a message: `must be at least 1`.
+    pub message: String,
+}
+
+/// A constraint that cannot hold, or does not apply to its field's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The key the problem is reported at.
+    pub key: &'static str,
+    pub message: String,
+    pub hint: String,
+}
+
+impl Constraints {
+    pub fn is_empty(&self) -> bool {
+        self == &Constraints::default()
+    }
+
+    /// Whether any number keyword is set.
+    pub fn has_number(&self) -> bool {
+        self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.multiple_of.is_some()
+            || self.integer
+    }
+
+    /// Whether any string keyword is set.
+    pub fn has_string(&self) -> bool {
+        self.min_length.is_some() || self.max_length.is_some() || self.pattern.is_some() || self.format.is_some()
+    }
+
+    /// Whether any array keyword is set.
+    pub fn has_array(&self) -> bool {
+        self.min_items.is_some() || self.max_items.is_some() || self.unique_items
+    }
+
+    /// The keys that are set, in [`KEYS`] order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        let set = [
+            self.minimum.is_some(),
+            self.maximum.is_some(),
+            self.exclusive_minimum.is_some(),
+            self.exclusive_maximum.is_some(),
+            self.multiple_of.is_some(),
+            self.integer,
+            self.min_length.is_some(),
+            self.max_length.is_some(),
+            self.pattern.is_some(),
+            self.format.is_some(),
+            self.min_items.is_some(),
+            self.max_items.is_some(),
+            self.unique_items,
+        ];
+        KEYS.iter().zip(set).filter(|(_, s)| *s).map(|(k, _)| *k).collect()
+    }
+
+    /// What is wrong with these constraints on a value of type `ty`: keys that do not
+    /// apply to it, and limits that no value can meet. `pattern` is compiled by the
+    /// caller (see the module's doc).
+    pub fn problems(&self, ty: &TypeRef) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let (item, is_array) = match ty {
+            TypeRef::Array(inner) => (inner.as_ref(), true),
+            other => (other, false),
+        };
+        let applies = |keys: &[&'static str], ok: bool, what: &str, out: &mut Vec<Problem>| {
+            if ok {
+                return;
+            }
+            for key in self.keys().into_iter().filter(|k| keys.contains(k)) {
+                out.push(Problem {
+                    key,
+                    message: format!("`{key}` applies to {what}, and this field is `{}`", ty.raw()),
+                    hint: format!("remove `{key}`, or give the field a type it applies to"),
+                });
+            }
+        };
+        applies(NUMBER_KEYS, *item == TypeRef::Number, "numbers", &mut out);
+        applies(STRING_KEYS, *item == TypeRef::String, "strings", &mut out);
+        applies(ARRAY_KEYS, is_array, "arrays", &mut out);
+
+        let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
+        let low = f(&self.minimum).map(|v| (v, false)).into_iter().chain(f(&self.exclusive_minimum).map(|v| (v, true)));
+        let high: Vec<(f64, bool)> = f(&self.maximum)
+            .map(|v| (v, false))
+            .into_iter()
+            .chain(f(&self.exclusive_maximum).map(|v| (v, true)))
+            .collect();
+        for (lo, lo_exclusive) in low {
+            for &(hi, hi_exclusive) in &high {
+                let empty = if lo_exclusive || hi_exclusive { lo >= hi } else { lo > hi };
+                if empty {
+                    out.push(Problem {
+                        key: if hi_exclusive { "exclusiveMaximum" } else { "maximum" },
+                        message: format!("no number is both {} and {}", bound_words(lo, lo_exclusive, true), bound_words(hi, hi_exclusive, false)),
+                        hint: "the lower limit must be below the upper one".into(),
+                    });
+                }
+            }
+        }
+        if let Some(m) = f(&self.multiple_of)
+            && !(m > 0.0)
+        {
+            out.push(Problem {
+                key: "multipleOf",
+                message: format!("`multipleOf` is {m}; it must be greater than 0"),
+                hint: "for example `multipleOf: 0.01` for cents".into(),
+            });
+        }
+        if let (Some(lo), Some(hi)) = (self.min_length, self.max_length)
+            && lo > hi
+        {
+            out.push(Problem {
+                key: "maxLength",
+                message: format!("`minLength` {lo} is above `maxLength` {hi}: no string fits"),
+                hint: "the lower limit must not be above the upper one".into(),
+            });
+        }
+        if let (Some(lo), Some(hi)) = (self.min_items, self.max_items)
+            && lo > hi
+        {
+            out.push(Problem {
+                key: "maxItems",
+                message: format!("`minItems` {lo} is above `maxItems` {hi}: no array fits"),
+                hint: "the lower limit must not be above the upper one".into(),
+            });
+        }
+        out
+    }
+
+    /// The first number constraint `v` breaks.
+    pub fn check_number(&self, v: f64) -> Option<Broken> {
+        let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
+        if self.integer && v.fract() != 0.0 {
+            return Some(Broken {
+                constraint: "integer",
+                message: "must be a whole number".into(),
+            });
+        }
+        if let Some(m) = f(&self.minimum)
+            && v < m
+        {
+            return Some(broken_bound("minimum", m, false, true));
+        }
+        if let Some(m) = f(&self.exclusive_minimum)
+            && v <= m
+        {
+            return Some(broken_bound("exclusiveMinimum", m, true, true));
+        }
+        if let Some(m) = f(&self.maximum)
+            && v > m
+        {
+            return Some(broken_bound("maximum", m, false, false));
+        }
+        if let Some(m) = f(&self.exclusive_maximum)
+            && v >= m
+        {
+            return Some(broken_bound("exclusiveMaximum", m, true, false));
+        }
+        if let Some(m) = f(&self.multiple_of)
+            && !is_multiple_of(v, m)
+        {
+            return Some(Broken {
+                constraint: "multipleOf",
+                message: format!("must be a multiple of {}", number_text(m)),
+            });
+        }
+        None
+    }
+
+    /// The first string constraint `s` breaks, `pattern` aside (the caller matches it).
+    pub fn check_string(&self, s: &str) -> Option<Broken> {
+        let len = || s.chars().count() as u64;
+        if let Some(min) = self.min_length
+            && len() < min
+        {
+            return Some(Broken {
+                constraint: "minLength",
+                message: format!("must be at least {min} characters long"),
+            });
+        }
+        if let Some(max) = self.max_length
+            && len() > max
+        {
+            return Some(Broken {
+                constraint: "maxLength",
+                message: format!("must be at most {max} characters long"),
+            });
+        }
+        if let Some(format) = self.format
+            && !format.matches(s)
+        {
+            return Some(Broken {
+                constraint: "format",
+                message: format!("must be {}", format_words(format)),
+            });
+        }
+        None
+    }
+
+    /// The first array constraint an array of `len` items breaks; `distinct` says
+    /// whether its items are pairwise different (only asked for under `uniqueItems`).
+    pub fn check_items(&self, len: usize, distinct: impl FnOnce() -> bool) -> Option<Broken> {
+        let len = len as u64;
+        if let Some(min) = self.min_items
+            && len < min
+        {
+            return Some(Broken {
+                constraint: "minItems",
+                message: format!("must have at least {min} item{}", plural(min)),
+            });
+        }
+        if let Some(max) = self.max_items
+            && len > max
+        {
+            return Some(Broken {
+                constraint: "maxItems",
+                message: format!("must have at most {max} item{}", plural(max)),
+            });
+        }
+        if self.unique_items && !distinct() {
+            return Some(Broken {
+                constraint: "uniqueItems",
+                message: "must not repeat an item".into(),
+            });
+        }
+        None
+    }
+
+    /// The constraints in words, for documentation (`at least 1, a whole number`).
+    pub fn describe(&self) -> String {
+        let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
+        let mut parts = Vec::new();
+        if self.integer {
+            parts.push("a whole number".to_string());
+        }
+        if let Some(m) = f(&self.minimum) {
+            parts.push(bound_words(m, false, true));
+        }
+        if let Some(m) = f(&self.exclusive_minimum) {
+            parts.push(bound_words(m, true, true));
+        }
+        if let Some(m) = f(&self.maximum) {
+            parts.push(bound_words(m, false, false));
+        }
+        if let Some(m) = f(&self.exclusive_maximum) {
+            parts.push(bound_words(m, true, false));
+        }
+        if let Some(m) = f(&self.multiple_of) {
+            parts.push(format!("a multiple of {}", number_text(m)));
+        }
+        match (self.min_length, self.max_length) {
+            (Some(lo), Some(hi)) => parts.push(format!("{lo} to {hi} characters")),
+            (Some(lo), None) => parts.push(format!("at least {lo} characters")),
+            (None, Some(hi)) => parts.push(format!("at most {hi} characters")),
+            (None, None) => {}
+        }
+        if let Some(p) = &self.pattern {
+            parts.push(format!("matching `{p}`"));
+        }
+        if let Some(format) = self.format {
+            parts.push(format_words(format).to_string());
+        }
+        match (self.min_items, self.max_items) {
+            (Some(lo), Some(hi)) => parts.push(format!("{lo} to {hi} items")),
+            (Some(lo), None) => parts.push(format!("at least {lo} item{}", plural(lo))),
+            (None, Some(hi)) => parts.push(format!("at most {hi} item{}", plural(hi))),
+            (None, None) => {}
+        }
+        if self.unique_items {
+            parts.push("no item repeated".into());
+        }
+        parts.join(", ")
+    }
+}
+
+/// Whether `v` is a multiple of `m`, tolerating the binary rounding of decimal steps
+/// (`0.3` is a multiple of `0.1`), as JSON Schema validators do.
+pub fn is_multiple_of(v: f64, m: f64) -> bool {
+    if m <= 0.0 || !v.is_finite() {
+        return false;
+    }
+    let q = v / m;
+    if !q.is_finite() {
+        return false;
+    }
+    (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+}
+
+/// A number as a person writes it: `1`, `0.5`, `1000000`.
+pub fn number_text(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn bound_words(v: f64, exclusive: bool, lower: bool) -> String {
+    let v = number_text(v);
+    match (lower, exclusive) {
+        (true, false) => format!("at least {v}"),
+        (true, true) => format!("greater than {v}"),
+        (false, false) => format!("at most {v}"),
+        (false, true) => format!("less than {v}"),
+    }
+}
+
+fn broken_bound(constraint: &'static str, v: f64, exclusive: bool, lower: bool) -> Broken {
+    Broken {
+        constraint,
+        message: format!("must be {}", bound_words(v, exclusive, lower)),
+    }
+}
+
+fn format_words(format: Format) -> &'static str {
+    match format {
+        Format::Email => "an e-mail address",
+        Format::Uri => "an absolute URI",
+        Format::Uuid => "a UUID",
+        Format::Date => "a date (YYYY-MM-DD)",
+        Format::DateTime => "a date and time (RFC 3339)",
+        Format::Ipv4 => "an IPv4 address",
+        Format::Ipv6 => "an IPv6 address",
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The format checks, each the grammar its RFC gives, written out by hand so that no
+/// input can make one slow: every check is one pass over the string.
+pub mod formats {
+    /// RFC 5321's Mailbox, as JSON Schema's `email`: a dot-atom local part (at most 64
+    /// characters) or a quoted one, `@`, and a domain of LDH labels or an address literal.
+    pub fn is_email(s: &str) -> bool {
+        let Some(at) = s.rfind('@') else {
+            return false;
+        };
+        let (local, domain) = (&s[..at], &s[at + 1..]);
+        let local_ok = if local.len() >= 2 && local.starts_with('"') && local.ends_with('"') {
+            local[1..local.len() - 1]
+                .bytes()
+                .all(|b| (b' '..=b'~').contains(&b))
+        } else {
+            is_dot_atom(local)
+        };
+        local_ok && local.len() <= 64 && is_mail_domain(domain)
+    }
+
+    fn is_dot_atom(s: &str) -> bool {
+        const SPECIALS: &[u8] = b"!#$%&'*+-/=?^_`{|}~";
+        !s.is_empty()
+            && s.split('.')
+                .all(|atom| !atom.is_empty() && atom.bytes().all(|b| b.is_ascii_alphanumeric() || SPECIALS.contains(&b)))
+    }
+
+    fn is_mail_domain(d: &str) -> bool {
+        if let Some(literal) = d.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
+            return literal.parse::<std::net::Ipv4Addr>().is_ok()
+                || literal
+                    .strip_prefix("IPv6:")
+                    .is_some_and(|v6| v6.parse::<std::net::Ipv6Addr>().is_ok());
+        }
+        is_hostname(d)
+    }
+
+    /// LDH labels of 1 to 63 characters, not starting or ending with `-`, at most 253 in all.
+    pub fn is_hostname(d: &str) -> bool {
+        !d.is_empty()
+            && d.len() <= 253
+            && d.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+    }
+
+    /// RFC 3986's URI (absolute, with a scheme): `scheme ":" …` where the rest holds
+    /// only characters a URI may contain, every `%` starting an escape, `#` at most once.
+    pub fn is_uri(s: &str) -> bool {
+        let Some(colon) = s.find(':') else {
+            return false;
+        };
+        let scheme = &s[..colon];
+        let scheme_ok = scheme.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+        if !scheme_ok {
+            return false;
+        }
+        let rest = s[colon + 1..].as_bytes();
+        let mut i = 0;
+        let mut hashes = 0;
+        while i < rest.len() {
+            let b = rest[i];
+            if b == b'%' {
+                if i + 2 >= rest.len()
+                    || !rest[i + 1].is_ascii_hexdigit()
+                    || !rest[i + 2].is_ascii_hexdigit()
+                {
+                    return false;
+                }
+                i += 3;
+                continue;
+            }
+            if b == b'#' {
+                hashes += 1;
+            }
+            let allowed = b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&b);
+            if !allowed || hashes > 1 {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// RFC 4122's textual form: 8-4-4-4-12 hexadecimal digits, either case.
+    pub fn is_uuid(s: &str) -> bool {
+        let b = s.as_bytes();
+        b.len() == 36
+            && b.iter().enumerate().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => *c == b'-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    }
+
+    /// RFC 3339's full-date: `YYYY-MM-DD`, a day that exists.
+    pub fn is_date(s: &str) -> bool {
+        let b = s.as_bytes();
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return false;
+        }
+        let (Some(year), Some(month), Some(day)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10])) else {
+            return false;
+        };
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let days = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return false,
+        };
+        (1..=days).contains(&day)
+    }
+
+    /// RFC 3339's date-time: full-date `T` partial-time (fractions of a second allowed)
+    /// and an offset (`Z` or `±HH:MM`). `T` and `Z` may be lowercase, as the RFC allows.
+    pub fn is_date_time(s: &str) -> bool {
+        let b = s.as_bytes();
+        if b.len() < 20 || !is_date(&s[..10]) || !matches!(b[10], b'T' | b't') {
+            return false;
+        }
+        let time = &b[11..];
+        if time.len() < 9 || time[2] != b':' || time[5] != b':' {
+            return false;
+        }
+        let (Some(h), Some(m), Some(sec)) = (digits(&time[0..2]), digits(&time[3..5]), digits(&time[6..8])) else {
+            return false;
+        };
+        // 60: a leap second.
+        if h > 23 || m > 59 || sec > 60 {
+            return false;
+        }
+        let mut rest = &time[8..];
+        if let Some(frac) = rest.strip_prefix(b".") {
+            let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                return false;
+            }
+            rest = &frac[n..];
+        }
+        match rest {
+            [b'Z' | b'z'] => true,
+            [b'+' | b'-', oh @ .., ] if oh.len() == 5 && oh[2] == b':' => {
+                matches!((digits(&oh[0..2]), digits(&oh[3..5])), (Some(h), Some(m)) if h <= 23 && m <= 59)
+            }
+            _ => false,
+        }
+    }
+
+    fn digits(b: &[u8]) -> Option<u32> {
+        if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(b.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(json: &str) -> Constraints {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn reads_json_schema_names_and_writes_them_back() {
+        let k = c(r#"{"minimum":1,"maxLength":5,"format":"date-time","uniqueItems":true}"#);
+        assert_eq!(k.keys(), ["minimum", "maxLength", "format", "uniqueItems"]);
+        assert_eq!(
+            serde_json::to_string(&k).unwrap(),
+            r#"{"minimum":1,"maxLength":5,"format":"date-time","uniqueItems":true}"#
+        );
+    }
+
+    #[test]
+    fn problems_name_keys_that_do_not_apply_and_limits_no_value_meets() {
+        let keys = |k: &Constraints, t: &str| -> Vec<&'static str> {
+            k.problems(&TypeRef::parse(t).unwrap()).iter().map(|p| p.key).collect()
+        };
+        assert_eq!(keys(&c(r#"{"minLength":1}"#), "number"), ["minLength"]);
+        assert_eq!(keys(&c(r#"{"minimum":1}"#), "string"), ["minimum"]);
+        assert_eq!(keys(&c(r#"{"minItems":1}"#), "string"), ["minItems"]);
+        assert!(keys(&c(r#"{"minItems":1,"minimum":0}"#), "number:array").is_empty());
+        assert_eq!(keys(&c(r#"{"minimum":5,"maximum":4}"#), "number"), ["maximum"]);
+        assert!(keys(&c(r#"{"minimum":5,"maximum":5}"#), "number").is_empty());
+        assert_eq!(keys(&c(r#"{"minimum":5,"exclusiveMaximum":5}"#), "number"), ["exclusiveMaximum"]);
+        assert_eq!(keys(&c(r#"{"multipleOf":0}"#), "number"), ["multipleOf"]);
+        assert_eq!(keys(&c(r#"{"minLength":3,"maxLength":2}"#), "string"), ["maxLength"]);
+        assert_eq!(keys(&c(r#"{"minItems":3,"maxItems":2}"#), "string:array"), ["maxItems"]);
+    }
+
+    #[test]
+    fn numbers() {
+        let k = c(r#"{"minimum":1,"maximum":50,"integer":true}"#);
+        assert_eq!(k.check_number(1.0), None);
+        assert_eq!(k.check_number(0.0).unwrap().constraint, "minimum");
+        assert_eq!(k.check_number(0.0).unwrap().message, "must be at least 1");
+        assert_eq!(k.check_number(51.0).unwrap().constraint, "maximum");
+        assert_eq!(k.check_number(1.5).unwrap().constraint, "integer");
+        let k = c(r#"{"exclusiveMinimum":0,"multipleOf":0.01}"#);
+        assert_eq!(k.check_number(0.0).unwrap().constraint, "exclusiveMinimum");
+        assert_eq!(k.check_number(0.3), None);
+        assert_eq!(k.check_number(19.99), None);
+        assert_eq!(k.check_number(0.005).unwrap().message, "must be a multiple of 0.01");
+    }
+
+    #[test]
+    fn strings_count_code_points() {
+        let k = c(r#"{"minLength":2,"maxLength":3}"#);
+        assert_eq!(k.check_string("éé"), None);
+        assert_eq!(k.check_string("é").unwrap().constraint, "minLength");
+        assert_eq!(k.check_string("abcd").unwrap().constraint, "maxLength");
+    }
+
+    #[test]
+    fn items() {
+        let k = c(r#"{"minItems":1,"maxItems":2,"uniqueItems":true}"#);
+        assert_eq!(k.check_items(1, || true), None);
+        assert_eq!(k.check_items(0, || true).unwrap().constraint, "minItems");
+        assert_eq!(k.check_items(3, || true).unwrap().constraint, "maxItems");
+        assert_eq!(k.check_items(2, || false).unwrap().constraint, "uniqueItems");
+    }
+
+    #[test]
+    fn formats() {
+        use Format::*;
+        let yes = [
+            (Email, "ada@example.com"),
+            (Email, "a.b+c@x-y.example"),
+            (Email, "!#$%&'*+-/=?^_`{|}~@a.b"),
+            (Email, "\"john doe\"@example.com"),
+            (Email, "a@[127.0.0.1]"),
+            (Email, "a@localhost"),
+            (Uri, "https://shop.example.com/a?b=c#d"),
+            (Uri, "urn:isbn:0451450523"),
+            (Uri, "http://[::1]:80/%20"),
+            (Uuid, "123e4567-e89b-12d3-a456-426614174000"),
+            (Uuid, "123E4567-E89B-12D3-A456-426614174000"),
+            (Date, "2024-02-29"),
+            (Date, "2000-02-29"),
+            (DateTime, "2024-02-29T12:00:00Z"),
+            (DateTime, "2024-02-29t12:00:00.123456+05:30"),
+            (DateTime, "1990-12-31T23:59:60z"),
+            (Ipv4, "192.168.0.1"),
+            (Ipv6, "::1"),
+            (Ipv6, "2001:db8::8a2e:370:7334"),
+        ];
+        for (f, s) in yes {
+            assert!(f.matches(s), "{f} should accept {s:?}");
+        }
+        let no = [
+            (Email, "ada"),
+            (Email, "ada@"),
+            (Email, "@example.com"),
+            (Email, "a..b@example.com"),
+            (Email, "a@-x.com"),
+            (Email, "a b@example.com"),
+            (Uri, "/relative/path"),
+            (Uri, "1http://x"),
+            (Uri, "http://x/%zz"),
+            (Uri, "http://x/%2"),
+            (Uri, "http://x/a b"),
+            (Uri, "http://x/#a#b"),
+            (Uuid, "123e4567e89b12d3a456426614174000"),
+            (Uuid, "123e4567-e89b-12d3-a456-42661417400g"),
+            (Date, "2023-02-29"),
+            (Date, "1900-02-29"),
+            (Date, "2024-13-01"),
+            (Date, "2024-1-01"),
+            (DateTime, "2024-02-29 12:00:00Z"),
+            (DateTime, "2024-02-29T24:00:00Z"),
+            (DateTime, "2024-02-29T12:00:00"),
+            (DateTime, "2024-02-29T12:00:00.Z"),
+            (DateTime, "2024-02-29T12:00:00+0530"),
+            (Ipv4, "192.168.0.01"),
+            (Ipv4, "256.1.1.1"),
+            (Ipv6, "1::2::3"),
+        ];
+        for (f, s) in no {
+            assert!(!f.matches(s), "{f} should refuse {s:?}");
+        }
+    }
+}
