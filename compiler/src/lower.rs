@@ -31,6 +31,9 @@ pub struct ProjectIr {
     pub api_id: String,
     pub node_crate: Option<NodeCrateIr>,
     pub assets: Assets,
+    /// The structures whose values carry field constraints to check (directly or in a
+    /// nested structure): `src/validate.rs` has a function for each.
+    pub validated: BTreeSet<String>,
     /// Whether the asset types come from the node crate (`include_assets!`) rather than
     /// being generated in the server crate.
     pub assets_from_nodes: bool,
@@ -184,6 +187,15 @@ pub struct ParamIr {
     pub name: String,
     pub ty: TypeRef,
     pub required: bool,
+    /// Checked at the edge, with the structure constraints of `ty`.
+    pub constraints: svc_types::Constraints,
+}
+
+/// An output of a code node whose value carries field constraints.
+pub struct CheckedOutput {
+    pub pin: String,
+    pub ty: TypeRef,
+    pub optional: bool,
 }
 
 pub struct OriginIr {
@@ -264,6 +276,9 @@ pub enum NodeIr {
         /// Whether the node may read `ctx.request` (else it is not built for it).
         with_request: bool,
         inputs: Vec<(String, InputIr)>,
+        /// The outputs (pin id, type) whose values carry field constraints: checked
+        /// after the node runs, a broken one being a node error.
+        checked_outputs: Vec<CheckedOutput>,
         binds: bool,
         next: Cont,
         on_fail: Option<(Cont, bool)>,
@@ -392,6 +407,38 @@ pub enum HeaderIr {
 }
 
 /// Lowers a checked project (which must have no errors).
+/// The structures whose values need checking, in definition order: those with a
+/// constrained field, and those with a field of such a structure (to any depth).
+pub fn validated_structures(assets: &Assets) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let before = out.len();
+        for s in &assets.structures {
+            if out.contains(&s.name) {
+                continue;
+            }
+            let needs = s.fields.iter().any(|f| {
+                !f.constraints.is_empty() || f.type_ref().is_some_and(|t| checks_type(&t, &out))
+            });
+            if needs {
+                out.insert(s.name.clone());
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+/// Whether a value of `ty` has something to check, given the validated structures.
+pub fn checks_type(ty: &TypeRef, validated: &BTreeSet<String>) -> bool {
+    match ty {
+        TypeRef::Structure(name) => validated.contains(name),
+        TypeRef::Array(inner) => checks_type(inner, validated),
+        _ => false,
+    }
+}
+
 pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
     let project = checked.project;
     let config = project
@@ -402,6 +449,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
     let mut used: BTreeMap<String, UsedNode> = BTreeMap::new();
     let mut modules: BTreeSet<String> = BTreeSet::new();
     let boxed = svc_frontend::assets_codegen::recursive_fields(&checked.assets);
+    let validated = validated_structures(&checked.assets);
     for (flow, graph) in project.flows.iter().zip(&checked.graphs) {
         let file = project.sources.get(flow.file).display_path.clone();
         let mut module = module_name(&file);
@@ -414,6 +462,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
             graph,
             assets: &checked.assets,
             boxed: &boxed,
+            validated: &validated,
             blocks: Vec::new(),
             scope: moves::Scope::default(),
             held_names: BTreeSet::new(),
@@ -451,6 +500,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
         assets_from_nodes: project.node_crate.as_ref().is_some_and(|k| k.include_assets.is_some()),
         node_crate,
         assets: checked.assets.clone(),
+        validated,
         secrets: config
             .assets
             .secrets
@@ -490,6 +540,8 @@ struct FlowLowerer<'a> {
     graph: &'a FlowGraph,
     assets: &'a Assets,
     boxed: &'a BTreeSet<(String, String)>,
+    /// The structures with constraints to check ([`validated_structures`]).
+    validated: &'a BTreeSet<String>,
     blocks: Vec<BlockIr>,
     /// What the function being lowered owns (see [`moves`]).
     scope: moves::Scope,
@@ -583,6 +635,7 @@ impl<'a> FlowLowerer<'a> {
                     name: f.name.value.clone(),
                     ty: f.type_ref.value.clone(),
                     required: f.required,
+                    constraints: f.constraints.clone(),
                 })
                 .collect()
         };
@@ -887,6 +940,17 @@ impl<'a> FlowLowerer<'a> {
                 let next = self.cont(next);
                 let on_fail = on_fail.map(|t| (self.cont(t), fail_binds));
                 self.scope.leave(outer);
+                let checked_outputs = info
+                    .manifest
+                    .outputs
+                    .data()
+                    .filter(|(_, _, ty)| checks_type(ty, self.validated))
+                    .map(|(id, pin, ty)| CheckedOutput {
+                        pin: id.to_string(),
+                        ty: ty.clone(),
+                        optional: pin.optional,
+                    })
+                    .collect();
                 NodeIr::Code {
                     id,
                     index: i,
@@ -895,6 +959,7 @@ impl<'a> FlowLowerer<'a> {
                     parse_request,
                     with_request: info.uses_request,
                     inputs,
+                    checked_outputs,
                     binds,
                     next,
                     on_fail,

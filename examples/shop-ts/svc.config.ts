@@ -18,25 +18,35 @@ export default {
   projectName: "shop",
   workspaceId: "acme",
   apiId: "shop",
+  // Field constraints (JSON Schema's keywords) are checked by `svc check` against every
+  // literal, by the server against every request (400 before any node runs), and
+  // published by `svc openapi`.
   ...collectAssets([
     Currency,
     QuoteStatus,
     defineStructure({
       name: "OrderLine",
       fields: [
-        { name: "sku", type: "string", required: true },
-        { name: "quantity", type: "number", required: true },
-        { name: "unitPrice", type: "number", required: true, description: "Price of one unit, in the order's currency" },
-        { name: "tags", type: "string:array" },
+        { name: "sku", type: "string", required: true, pattern: "^[A-Z0-9][A-Z0-9-]*$", maxLength: 32 },
+        { name: "quantity", type: "number", required: true, integer: true, minimum: 1, maximum: 1000 },
+        {
+          name: "unitPrice",
+          type: "number",
+          required: true,
+          minimum: 0,
+          maximum: 1000000,
+          description: "Price of one unit, in the order's currency",
+        },
+        { name: "tags", type: "string:array", maxItems: 10, maxLength: 40 },
       ],
     }),
     defineStructure({
       name: "Order",
       fields: [
-        { name: "customerEmail", type: "string", required: true },
+        { name: "customerEmail", type: "string", required: true, format: "email", maxLength: 254 },
         { name: "currency", type: "enum-value:Currency", required: true },
-        { name: "lines", type: "object:OrderLine:array", required: true },
-        { name: "couponCode", type: "string" },
+        { name: "lines", type: "object:OrderLine:array", required: true, minItems: 1, maxItems: 50 },
+        { name: "couponCode", type: "string", maxLength: 32 },
       ],
     }),
     defineStructure({

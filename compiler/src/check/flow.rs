@@ -236,7 +236,7 @@ impl FlowContext<'_> {
                     if let Err(p) = check_literal(lit, pin_type, self.assets) {
                         diags.push(
                             Diagnostic::new(
-                                Code::LiteralMismatch,
+                                p.code,
                                 p.node.span,
                                 format!("{}, for {pin_name}", p.message),
                             )

@@ -5,9 +5,11 @@
 //! - [`graph`]: the shape of each flow and what has run on every path.
 //! - [`flow`]: names, types, literals and lints within a flow.
 //! - [`routes`]: routes across flows.
+//! - [`constraints`]: the patterns of field constraints.
 //! - [`types`]: the type rules.
 
 pub mod catalog;
+pub mod constraints;
 pub mod flow;
 pub mod graph;
 pub mod routes;
@@ -61,6 +63,7 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         graphs.push(graph);
     }
     routes::check(&project.flows, diags);
+    constraints::check_patterns(project, diags);
     if let Some(config) = &project.config
         && (project.node_crate.is_some() || project.script_nodes.is_some())
     {

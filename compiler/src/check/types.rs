@@ -18,7 +18,9 @@
 //! default applies when the value is absent); it does not fit a required pin.
 
 use svc_frontend::yaml::{Node, Value};
-use svc_types::{Assets, TypeRef};
+use svc_frontend::Code;
+use svc_types::constraints::Broken;
+use svc_types::{Assets, Constraints, TypeRef};
 
 /// The type of a wired value: a type, and whether it may be absent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +88,9 @@ pub struct LiteralProblem<'a> {
     pub expected: TypeRef,
     pub message: String,
     pub hint: String,
+    /// `LiteralMismatch` for a value of the wrong shape, `LiteralBreaksConstraint` for
+    /// one of the right shape that a field's constraints refuse.
+    pub code: Code,
 }
 
 /// Whether the YAML literal `node` is a valid value of type `ty`.
@@ -96,6 +101,7 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
             expected: ty.clone(),
             message,
             hint,
+            code: Code::LiteralMismatch,
         })
     };
     match (ty, &node.value) {
@@ -146,6 +152,7 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
                             expected: ty.clone(),
                             message: format!("structure `{name}` has no field `{key}`"),
                             hint,
+                            code: Code::LiteralMismatch,
                         });
                     }
                     Some(f) => {
@@ -154,6 +161,7 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
                         }
                         if let Some(ft) = f.type_ref() {
                             check_literal(v, &ft, assets)?;
+                            check_constraints(v, &ft, &f.constraints, &format!("`{name}.{key}`"))?;
                         }
                     }
                 }
@@ -182,6 +190,56 @@ pub fn check_literal<'a>(node: &'a Node, ty: &TypeRef, assets: &Assets) -> Resul
             ),
             literal_hint(ty, assets),
         ),
+    }
+}
+
+/// Whether `node`, a literal already known to be of type `ty`, meets `constraints`
+/// (on an array: the array keywords on the list, the others on each item). `what`
+/// names the field for the message.
+pub fn check_constraints<'a>(
+    node: &'a Node,
+    ty: &TypeRef,
+    constraints: &Constraints,
+    what: &str,
+) -> Result<(), LiteralProblem<'a>> {
+    if constraints.is_empty() {
+        return Ok(());
+    }
+    let broken = |at: &'a Node, b: Broken| LiteralProblem {
+        node: at,
+        expected: ty.clone(),
+        message: format!("{} breaks `{}` of {what}: it {}", describe_literal(at), b.constraint, b.message),
+        hint: format!("{what} is {}", constraints.describe()),
+        code: Code::LiteralBreaksConstraint,
+    };
+    let check_item = |item: &'a Node| -> Result<(), LiteralProblem<'a>> {
+        let b = match &item.value {
+            Value::Int(i) => constraints.check_number(*i as f64),
+            Value::Float(f) => constraints.check_number(*f),
+            Value::String(s) => constraints.check_string(s).or_else(|| {
+                let p = constraints.pattern.as_deref()?;
+                let re = super::constraints::compile_pattern(p).ok()?;
+                (!re.is_match(s)).then(|| Broken {
+                    constraint: "pattern",
+                    message: format!("must match `{p}`"),
+                })
+            }),
+            _ => None,
+        };
+        b.map_or(Ok(()), |b| Err(broken(item, b)))
+    };
+    match (&node.value, ty) {
+        (Value::Seq(items), TypeRef::Array(_)) => {
+            let distinct = || {
+                let texts: Vec<String> = items.iter().map(Node::to_json_text).collect();
+                texts.iter().collect::<std::collections::BTreeSet<_>>().len() == texts.len()
+            };
+            if let Some(b) = constraints.check_items(items.len(), distinct) {
+                return Err(broken(node, b));
+            }
+            items.iter().try_for_each(check_item)
+        }
+        _ => check_item(node),
     }
 }
 

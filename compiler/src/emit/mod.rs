@@ -14,6 +14,7 @@
 //! runtime and to the node crate, which are relative whenever the output lives near them.
 
 pub mod route;
+pub mod validate;
 pub mod values;
 
 use crate::lower::{ProjectIr, RouteIr};
@@ -216,6 +217,8 @@ struct MainRs {
     api_literal: String,
     /// Whether the crate has `src/scripts.rs` (TypeScript nodes).
     scripts: bool,
+    /// Whether the crate has `src/validate.rs` (structures with field constraints).
+    validate: bool,
 }
 
 /// `to` relative to `from` when they share more than the filesystem root; `to` otherwise.
@@ -293,6 +296,7 @@ pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
         workspace_literal: format!("{:?}", ir.workspace_id),
         api_literal: format!("{:?}", ir.api_id),
         scripts: ir.scripts.is_some(),
+        validate: !ir.validated.is_empty(),
     };
     let main_text = main.render().map_err(|e| e.to_string())?;
     let main_tokens: TokenStream = main_text.parse().map_err(|e| format!("main.rs template: {e}"))?;
@@ -306,12 +310,15 @@ pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
     ));
 
     files.push(File::text("src/assets.rs", format_file(assets(ir))?));
+    if let Some(validate) = validate::module(&ir.assets, &ir.validated) {
+        files.push(File::text("src/validate.rs", format_file(validate)?));
+    }
     files.push(File::text("src/nodes.rs", format_file(nodes(ir))?));
     files.push(File::text("src/routes/mod.rs", format_file(routes_mod(ir))?));
     for route in &ir.routes {
         let code_keys: BTreeMap<usize, String> = route_code_keys(route);
         let ids = route_ids(route);
-        let emitter = route::RouteEmitter::new(route, &ir.assets, &ids, code_keys);
+        let emitter = route::RouteEmitter::new(route, &ir.assets, &ir.validated, &ids, code_keys);
         files.push(File::text(
             format!("src/routes/{}.rs", route.module),
             format_file(emitter.module())?,

@@ -2,6 +2,7 @@
 //! request inputs, `handle` (the flow as straight-line code), one `async fn` per merge
 //! point, and the CORS preflight answer.
 
+use super::validate;
 use super::values::{self, Names, access, header_field, literal, param_field, query_field, wire_input};
 use crate::lower::{BodyIr, Cont, HeaderIr, InputIr, LimitKeyIr, Local, NodeIr, ParamIr, RouteIr, TemplateIr};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -98,6 +99,8 @@ fn scalar(ty: &TypeRef) -> TokenStream {
 pub struct RouteEmitter<'a> {
     pub route: &'a RouteIr,
     pub assets: &'a Assets,
+    /// The structures with field constraints to check (`ProjectIr::validated`).
+    pub validated: &'a BTreeSet<String>,
     /// Node index → (key of the code node) for code nodes, to name their types.
     pub code_keys: BTreeMap<usize, String>,
     names: RouteNames,
@@ -107,12 +110,14 @@ impl<'a> RouteEmitter<'a> {
     pub fn new(
         route: &'a RouteIr,
         assets: &'a Assets,
+        validated: &'a BTreeSet<String>,
         ids: &[(usize, String)],
         code_keys: BTreeMap<usize, String>,
     ) -> Self {
         RouteEmitter {
             route,
             assets,
+            validated,
             code_keys,
             names: RouteNames::new(route, ids),
         }
@@ -121,6 +126,31 @@ impl<'a> RouteEmitter<'a> {
     fn node_path(&self, index: usize) -> TokenStream {
         let alias = node_alias(&self.code_keys[&index]);
         quote!(crate::nodes::#alias)
+    }
+
+    /// The checks of the request's field constraints, in `Req::parse`; empty when the
+    /// route's inputs have none.
+    fn request_checks(&self) -> TokenStream {
+        let req = &self.route.request;
+        let body = match &req.body {
+            Some(BodyIr::Typed(t)) => Some((t, &[][..])),
+            Some(BodyIr::Fields(fields)) => Some((&TypeRef::Object, fields.as_slice())),
+            None => None,
+        };
+        let query: Vec<_> = req.query.iter().map(|p| (query_field(&p.name), p)).collect();
+        let headers: Vec<_> = req.headers.iter().map(|p| (header_field(&p.name), p)).collect();
+        validate::request_checks(body, &query, &headers, self.validated)
+    }
+
+    /// Whether some code node of the route has outputs with field constraints.
+    fn checks_outputs(&self) -> bool {
+        let mut any = false;
+        self.route.for_each_node(&mut |n| {
+            if let NodeIr::Code { checked_outputs, .. } = n {
+                any |= !checked_outputs.is_empty();
+            }
+        });
+        any
     }
 
     fn has_request(&self) -> bool {
@@ -143,6 +173,12 @@ impl<'a> RouteEmitter<'a> {
         let handle = self.handle();
         let blocks = r.blocks.iter().map(|b| self.block(b));
         let preflight = self.preflight();
+        // Only a route that checks field constraints names what checks them.
+        let validate = if !self.request_checks().is_empty() || self.checks_outputs() {
+            validate::imports()
+        } else {
+            quote!()
+        };
         quote! {
             #![doc = #doc]
             #![allow(unused_mut, unused_variables, unused_imports, clippy::all)]
@@ -155,6 +191,7 @@ impl<'a> RouteEmitter<'a> {
             use ::svc_runtime::json::JsonWriter;
             use ::svc_runtime::ratelimit::LimitKey;
             use ::svc_runtime::{ApiError, Exchange};
+            #validate
 
             /// The route, as written in the flow.
             pub const ROUTE: &str = #route;
@@ -335,6 +372,7 @@ impl<'a> RouteEmitter<'a> {
             None => {}
         }
         let needs_query = !req.query.is_empty();
+        let checks = self.request_checks();
         for p in &req.query {
             let f = query_field(&p.name);
             let (ty, parse) = param_parse(p, &paths, quote!(query), "query");
@@ -361,6 +399,16 @@ impl<'a> RouteEmitter<'a> {
             parses.push(quote!(#f: ::svc_runtime::call::path_param(params, #p)?));
         }
         let has_body = req.body.is_some();
+        let parse_and_check = if checks.is_empty() {
+            quote!(Ok(Req { #(#parses,)* }))
+        } else {
+            quote! {
+                let req = Req { #(#parses,)* };
+                svc_comment!("The field constraints, before any code node runs.");
+                #checks
+                Ok(req)
+            }
+        };
         let query = if needs_query {
             quote!(let query = ::svc_runtime::body::Query::parse(ex.uri.query());)
         } else {
@@ -379,7 +427,7 @@ impl<'a> RouteEmitter<'a> {
 
                 fn parse(ex: &Exchange<'_>, params: &[(String, String)], body: &[u8]) -> Result<Self, ApiError> {
                     #query
-                    Ok(Req { #(#parses,)* })
+                    #parse_and_check
                 }
             }
         }
@@ -616,6 +664,7 @@ impl<'a> RouteEmitter<'a> {
                 parse_request,
                 with_request,
                 inputs,
+                checked_outputs,
                 binds,
                 next,
                 on_fail,
@@ -648,10 +697,21 @@ impl<'a> RouteEmitter<'a> {
                 });
                 let out = self.names.output(*index);
                 let fail = self.names.failure(*index);
-                let ok_arm = if *binds {
-                    quote!(Ok(outputs) => outputs,)
-                } else {
-                    quote!(Ok(_) => {},)
+                let ok_arm = match (validate::output_checks(checked_outputs, self.validated), *binds) {
+                    (None, true) => quote!(Ok(outputs) => outputs,),
+                    (None, false) => quote!(Ok(_) => {},),
+                    (Some(checks), binds) => {
+                        let value = if binds { quote!(outputs) } else { quote!({}) };
+                        quote! {
+                            Ok(outputs) => {
+                                #checks
+                                if let Some(problem) = violations.into_output_problem() {
+                                    return ex.node_output_invalid(#key, problem);
+                                }
+                                #value
+                            }
+                        }
+                    }
                 };
                 let err_arm = match on_fail {
                     // `on_fail` routes the node's own failures; a defect (a panic, an

@@ -87,7 +87,14 @@ pub fn generate(assets: &Assets, sdk: &TokenStream) -> TokenStream {
             if boxed.contains(&(s.name.clone(), f.name.clone())) {
                 ty = quote!(::std::boxed::Box<#ty>);
             }
-            let doc = f.description.as_deref().map(doc_attr);
+            // The constraints are documented on the field: a value that reached a node
+            // through a request has been checked against them at the edge.
+            let constraints = (!f.constraints.is_empty())
+                .then(|| doc_attr(&format!("Checked at the edge: {}.", f.constraints.describe())));
+            let doc = match (f.description.as_deref().map(doc_attr), constraints) {
+                (Some(d), Some(c)) => Some(quote!(#d #[doc = ""] #c)),
+                (d, c) => d.or(c),
+            };
             if f.required {
                 quote! { #doc #[serde(rename = #wire)] pub #field_ident: #ty, }
             } else {

@@ -10,12 +10,14 @@
 //! ```
 //!
 //! Optional members: `"field"` (the path of the offending field of a request body or
-//! query, for 400), `"node"` (the key of a node that failed, for 500), `"retry_after"`
-//! (seconds, for 429).
+//! query, for 400), `"violations"` and `"violation_count"` (the field constraints a
+//! request breaks, for 400 `invalid_request`: see [`crate::validate`]), `"node"` (the
+//! key of a node that failed, for 500), `"retry_after"` (seconds, for 429).
 
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use serde::Serialize;
+use crate::validate::Violation;
 use std::borrow::Cow;
 
 /// An error response.
@@ -27,12 +29,23 @@ pub struct ApiError {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The constraints the request breaks (boxed: rare, and errors travel by value).
+    #[serde(flatten)]
+    pub violated: Option<Box<Violated>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+}
+
+/// The field constraints a request breaks: the first [`crate::validate::MAX_LISTED`],
+/// and how many in all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violated {
+    pub violations: Vec<Violation>,
+    pub violation_count: usize,
 }
 
 #[derive(Serialize)]
@@ -54,6 +67,7 @@ impl ApiError {
             code: code.into(),
             message: message.into(),
             field: None,
+            violated: None,
             node: None,
             retry_after: None,
             request_id: None,
@@ -87,6 +101,14 @@ impl ApiError {
 
     pub fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
+        self
+    }
+
+    pub fn violations(mut self, violations: Vec<Violation>, count: usize) -> Self {
+        self.violated = Some(Box::new(Violated {
+            violations,
+            violation_count: count,
+        }));
         self
     }
 

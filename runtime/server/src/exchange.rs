@@ -609,6 +609,14 @@ impl<'r> Exchange<'r> {
         self.finish(response)
     }
 
+    /// The answer when a node's outputs break the field constraints of the structures
+    /// they are declared as: a node defect (500 `node_output_invalid`, whatever the
+    /// flow's `on_fail`), as outputs of the wrong type are for TypeScript nodes.
+    pub fn node_output_invalid(self, node_key: &'static str, problem: String) -> Response {
+        let abort = svc_sdk::__private::NodeAbort::new("node_output_invalid", problem);
+        self.node_error(NodeError::Aborted { node_key, abort })
+    }
+
     /// The default answer to a node failure that the flow does not route (`on_fail`
     /// unwired): 500 with the message, the code and the node key.
     pub fn node_error(self, error: NodeError) -> Response {

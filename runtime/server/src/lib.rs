@@ -47,6 +47,7 @@ pub mod server;
 pub mod store;
 pub mod tls_roots;
 pub mod url_redaction;
+pub mod validate;
 
 pub use error::ApiError;
 

@@ -289,100 +289,27 @@ impl Constraints {
     /// The first number constraint `v` breaks.
     pub fn check_number(&self, v: f64) -> Option<Broken> {
         let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
-        if self.integer && v.fract() != 0.0 {
-            return Some(Broken {
-                constraint: "integer",
-                message: "must be a whole number".into(),
-            });
-        }
-        if let Some(m) = f(&self.minimum)
-            && v < m
-        {
-            return Some(broken_bound("minimum", m, false, true));
-        }
-        if let Some(m) = f(&self.exclusive_minimum)
-            && v <= m
-        {
-            return Some(broken_bound("exclusiveMinimum", m, true, true));
-        }
-        if let Some(m) = f(&self.maximum)
-            && v > m
-        {
-            return Some(broken_bound("maximum", m, false, false));
-        }
-        if let Some(m) = f(&self.exclusive_maximum)
-            && v >= m
-        {
-            return Some(broken_bound("exclusiveMaximum", m, true, false));
-        }
-        if let Some(m) = f(&self.multiple_of)
-            && !is_multiple_of(v, m)
-        {
-            return Some(Broken {
-                constraint: "multipleOf",
-                message: format!("must be a multiple of {}", number_text(m)),
-            });
-        }
-        None
+        (self.integer.then(|| check::integer(v)).flatten())
+            .or_else(|| check::minimum(v, f(&self.minimum)?))
+            .or_else(|| check::exclusive_minimum(v, f(&self.exclusive_minimum)?))
+            .or_else(|| check::maximum(v, f(&self.maximum)?))
+            .or_else(|| check::exclusive_maximum(v, f(&self.exclusive_maximum)?))
+            .or_else(|| check::multiple_of(v, f(&self.multiple_of)?))
     }
 
     /// The first string constraint `s` breaks, `pattern` aside (the caller matches it).
     pub fn check_string(&self, s: &str) -> Option<Broken> {
-        let len = || s.chars().count() as u64;
-        if let Some(min) = self.min_length
-            && len() < min
-        {
-            return Some(Broken {
-                constraint: "minLength",
-                message: format!("must be at least {min} characters long"),
-            });
-        }
-        if let Some(max) = self.max_length
-            && len() > max
-        {
-            return Some(Broken {
-                constraint: "maxLength",
-                message: format!("must be at most {max} characters long"),
-            });
-        }
-        if let Some(format) = self.format
-            && !format.matches(s)
-        {
-            return Some(Broken {
-                constraint: "format",
-                message: format!("must be {}", format_words(format)),
-            });
-        }
-        None
+        (self.min_length.and_then(|n| check::min_length(s, n)))
+            .or_else(|| check::max_length(s, self.max_length?))
+            .or_else(|| check::format(s, self.format?))
     }
 
     /// The first array constraint an array of `len` items breaks; `distinct` says
     /// whether its items are pairwise different (only asked for under `uniqueItems`).
     pub fn check_items(&self, len: usize, distinct: impl FnOnce() -> bool) -> Option<Broken> {
-        let len = len as u64;
-        if let Some(min) = self.min_items
-            && len < min
-        {
-            return Some(Broken {
-                constraint: "minItems",
-                message: format!("must have at least {min} item{}", plural(min)),
-            });
-        }
-        if let Some(max) = self.max_items
-            && len > max
-        {
-            return Some(Broken {
-                constraint: "maxItems",
-                message: format!("must have at most {max} item{}", plural(max)),
-            });
-        }
-        if self.unique_items && !distinct() {
-            return Some(Broken {
-                constraint: "uniqueItems",
-                message: "must not repeat an item".into(),
-            });
-        }
-        None
+        (self.min_items.and_then(|n| check::min_items(len, n)))
+            .or_else(|| check::max_items(len, self.max_items?))
+            .or_else(|| self.unique_items.then(|| check::unique_items(distinct())).flatten())
     }
 
     /// The constraints in words, for documentation (`at least 1, a whole number`).
@@ -464,10 +391,101 @@ fn bound_words(v: f64, exclusive: bool, lower: bool) -> String {
     }
 }
 
-fn broken_bound(constraint: &'static str, v: f64, exclusive: bool, lower: bool) -> Broken {
-    Broken {
-        constraint,
-        message: format!("must be {}", bound_words(v, exclusive, lower)),
+/// One check per keyword: what a value breaks, if anything. Generated servers call
+/// these one by one (straight-line code per field); the compiler calls them through
+/// [`Constraints`] for literals. Both therefore word a broken constraint alike.
+pub mod check {
+    use super::{Broken, Format, bound_words, format_words, is_multiple_of, number_text, plural};
+
+    fn bound(constraint: &'static str, limit: f64, exclusive: bool, lower: bool) -> Broken {
+        Broken {
+            constraint,
+            message: format!("must be {}", bound_words(limit, exclusive, lower)),
+        }
+    }
+
+    pub fn minimum(v: f64, limit: f64) -> Option<Broken> {
+        (v < limit).then(|| bound("minimum", limit, false, true))
+    }
+
+    pub fn exclusive_minimum(v: f64, limit: f64) -> Option<Broken> {
+        (v <= limit).then(|| bound("exclusiveMinimum", limit, true, true))
+    }
+
+    pub fn maximum(v: f64, limit: f64) -> Option<Broken> {
+        (v > limit).then(|| bound("maximum", limit, false, false))
+    }
+
+    pub fn exclusive_maximum(v: f64, limit: f64) -> Option<Broken> {
+        (v >= limit).then(|| bound("exclusiveMaximum", limit, true, false))
+    }
+
+    pub fn multiple_of(v: f64, step: f64) -> Option<Broken> {
+        (!is_multiple_of(v, step)).then(|| Broken {
+            constraint: "multipleOf",
+            message: format!("must be a multiple of {}", number_text(step)),
+        })
+    }
+
+    pub fn integer(v: f64) -> Option<Broken> {
+        (v.fract() != 0.0 || !v.is_finite()).then(|| Broken {
+            constraint: "integer",
+            message: "must be a whole number".into(),
+        })
+    }
+
+    /// Lengths count Unicode code points, as JSON Schema does; the byte length bounds
+    /// the count, so most strings are decided without counting.
+    pub fn min_length(s: &str, n: u64) -> Option<Broken> {
+        let short = (s.len() as u64) < n || (s.chars().count() as u64) < n;
+        short.then(|| Broken {
+            constraint: "minLength",
+            message: format!("must be at least {n} character{} long", plural(n)),
+        })
+    }
+
+    pub fn max_length(s: &str, n: u64) -> Option<Broken> {
+        let long = (s.len() as u64) > n && (s.chars().count() as u64) > n;
+        long.then(|| Broken {
+            constraint: "maxLength",
+            message: format!("must be at most {n} character{} long", plural(n)),
+        })
+    }
+
+    pub fn format(s: &str, format: Format) -> Option<Broken> {
+        (!format.matches(s)).then(|| Broken {
+            constraint: "format",
+            message: format!("must be {}", format_words(format)),
+        })
+    }
+
+    /// `matched`: whether the string contains a match of `pattern` (the caller's engine).
+    pub fn pattern(matched: bool, pattern: &str) -> Option<Broken> {
+        (!matched).then(|| Broken {
+            constraint: "pattern",
+            message: format!("must match `{pattern}`"),
+        })
+    }
+
+    pub fn min_items(len: usize, n: u64) -> Option<Broken> {
+        ((len as u64) < n).then(|| Broken {
+            constraint: "minItems",
+            message: format!("must have at least {n} item{}", plural(n)),
+        })
+    }
+
+    pub fn max_items(len: usize, n: u64) -> Option<Broken> {
+        ((len as u64) > n).then(|| Broken {
+            constraint: "maxItems",
+            message: format!("must have at most {n} item{}", plural(n)),
+        })
+    }
+
+    pub fn unique_items(distinct: bool) -> Option<Broken> {
+        (!distinct).then(|| Broken {
+            constraint: "uniqueItems",
+            message: "must not repeat an item".into(),
+        })
     }
 }
 

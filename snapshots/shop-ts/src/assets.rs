@@ -140,13 +140,18 @@ impl ::core::fmt::Display for QuoteStatus {
 )]
 #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
 pub struct OrderLine {
+    /// Checked at the edge: at most 32 characters, matching `^[A-Z0-9][A-Z0-9-]*$`.
     #[serde(rename = "sku")]
     pub sku: ::std::string::String,
+    /// Checked at the edge: a whole number, at least 1, at most 1000.
     #[serde(rename = "quantity")]
     pub quantity: f64,
     /// Price of one unit, in the order's currency
+    ///
+    /// Checked at the edge: at least 0, at most 1000000.
     #[serde(rename = "unitPrice")]
     pub unit_price: f64,
+    /// Checked at the edge: at most 40 characters, at most 10 items.
     #[serde(
         rename = "tags",
         default,
@@ -165,12 +170,15 @@ pub struct OrderLine {
 )]
 #[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
 pub struct Order {
+    /// Checked at the edge: at most 254 characters, an e-mail address.
     #[serde(rename = "customerEmail")]
     pub customer_email: ::std::string::String,
     #[serde(rename = "currency")]
     pub currency: Currency,
+    /// Checked at the edge: 1 to 50 items.
     #[serde(rename = "lines")]
     pub lines: ::std::vec::Vec<OrderLine>,
+    /// Checked at the edge: at most 32 characters.
     #[serde(
         rename = "couponCode",
         default,
@@ -224,7 +232,7 @@ pub mod secrets {}
 /// Every asset of the project, as `collect_assets` would return them.
 pub fn definitions() -> ::svc_sdk::Assets {
     ::svc_sdk::__private::serde_json::from_str(
-            "{\"enums\":[{\"name\":\"Currency\",\"description\":\"ISO 4217 currency codes the shop accepts\",\"values\":[\"EUR\",\"USD\",\"GBP\"]},{\"name\":\"QuoteStatus\",\"values\":[\"accepted\",{\"key\":\"needs_review\",\"value\":\"needs-review\",\"label\":\"Needs manual review\"}]}],\"structures\":[{\"name\":\"OrderLine\",\"fields\":[{\"name\":\"sku\",\"type\":\"string\",\"required\":true},{\"name\":\"quantity\",\"type\":\"number\",\"required\":true},{\"name\":\"unitPrice\",\"type\":\"number\",\"required\":true,\"description\":\"Price of one unit, in the order's currency\"},{\"name\":\"tags\",\"type\":\"string:array\"}]},{\"name\":\"Order\",\"fields\":[{\"name\":\"customerEmail\",\"type\":\"string\",\"required\":true},{\"name\":\"currency\",\"type\":\"enum-value:Currency\",\"required\":true},{\"name\":\"lines\",\"type\":\"object:OrderLine:array\",\"required\":true},{\"name\":\"couponCode\",\"type\":\"string\"}]},{\"name\":\"PricedLine\",\"fields\":[{\"name\":\"sku\",\"type\":\"string\",\"required\":true},{\"name\":\"quantity\",\"type\":\"number\",\"required\":true},{\"name\":\"lineTotal\",\"type\":\"number\",\"required\":true}]},{\"name\":\"Quote\",\"fields\":[{\"name\":\"currency\",\"type\":\"enum-value:Currency\",\"required\":true},{\"name\":\"lines\",\"type\":\"object:PricedLine:array\",\"required\":true},{\"name\":\"subtotal\",\"type\":\"number\",\"required\":true},{\"name\":\"discount\",\"type\":\"number\",\"required\":true},{\"name\":\"total\",\"type\":\"number\",\"required\":true}]}],\"secrets\":[]}",
+            "{\"enums\":[{\"name\":\"Currency\",\"description\":\"ISO 4217 currency codes the shop accepts\",\"values\":[\"EUR\",\"USD\",\"GBP\"]},{\"name\":\"QuoteStatus\",\"values\":[\"accepted\",{\"key\":\"needs_review\",\"value\":\"needs-review\",\"label\":\"Needs manual review\"}]}],\"structures\":[{\"name\":\"OrderLine\",\"fields\":[{\"name\":\"sku\",\"type\":\"string\",\"required\":true,\"maxLength\":32,\"pattern\":\"^[A-Z0-9][A-Z0-9-]*$\"},{\"name\":\"quantity\",\"type\":\"number\",\"required\":true,\"minimum\":1,\"maximum\":1000,\"integer\":true},{\"name\":\"unitPrice\",\"type\":\"number\",\"required\":true,\"description\":\"Price of one unit, in the order's currency\",\"minimum\":0,\"maximum\":1000000},{\"name\":\"tags\",\"type\":\"string:array\",\"maxLength\":40,\"maxItems\":10}]},{\"name\":\"Order\",\"fields\":[{\"name\":\"customerEmail\",\"type\":\"string\",\"required\":true,\"maxLength\":254,\"format\":\"email\"},{\"name\":\"currency\",\"type\":\"enum-value:Currency\",\"required\":true},{\"name\":\"lines\",\"type\":\"object:OrderLine:array\",\"required\":true,\"minItems\":1,\"maxItems\":50},{\"name\":\"couponCode\",\"type\":\"string\",\"maxLength\":32}]},{\"name\":\"PricedLine\",\"fields\":[{\"name\":\"sku\",\"type\":\"string\",\"required\":true},{\"name\":\"quantity\",\"type\":\"number\",\"required\":true},{\"name\":\"lineTotal\",\"type\":\"number\",\"required\":true}]},{\"name\":\"Quote\",\"fields\":[{\"name\":\"currency\",\"type\":\"enum-value:Currency\",\"required\":true},{\"name\":\"lines\",\"type\":\"object:PricedLine:array\",\"required\":true},{\"name\":\"subtotal\",\"type\":\"number\",\"required\":true},{\"name\":\"discount\",\"type\":\"number\",\"required\":true},{\"name\":\"total\",\"type\":\"number\",\"required\":true}]}],\"secrets\":[]}",
         )
         .expect("assets embedded by svc are valid")
 }

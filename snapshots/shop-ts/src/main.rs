@@ -3,6 +3,7 @@
 mod assets;
 mod nodes;
 mod routes;
+mod validate;
 mod scripts;
 /// svc's choice of allocator for servers (docs/runtime.md, "Memory allocator").
 #[global_allocator]

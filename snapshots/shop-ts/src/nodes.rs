@@ -175,14 +175,6 @@ pub mod shop_price_order {
         ) -> js::Flow<super::Outputs> {
             let l_order = &ctx.inputs.order;
             let l_max_lines: f64 = ctx.inputs.max_lines;
-            if ((((*l_order).lines).len() as f64) == 0f64) {
-                return js::fail(
-                    ::std::string::String::from("the order has no lines"),
-                    ::core::option::Option::Some(
-                        ::std::string::String::from("EMPTY_ORDER"),
-                    ),
-                );
-            }
             if ((((*l_order).lines).len() as f64) > l_max_lines) {
                 return js::fail(
                     {
@@ -199,36 +191,6 @@ pub mod shop_price_order {
             }
             let l_lines: ::std::vec::Vec<Record0> = {
                 let mut f = |l_line: &crate::assets::OrderLine| -> js::Flow<Record0> {
-                    if (((*l_line).quantity <= 0f64)
-                        || (!js::is_integer((*l_line).quantity)))
-                    {
-                        return js::fail(
-                            {
-                                let mut s = ::std::string::String::new();
-                                s.push_str("line `");
-                                s.push_str(((*l_line).sku).as_str());
-                                s.push_str("` has an invalid quantity");
-                                s
-                            },
-                            ::core::option::Option::Some(
-                                ::std::string::String::from("INVALID_QUANTITY"),
-                            ),
-                        );
-                    }
-                    if ((*l_line).unit_price < 0f64) {
-                        return js::fail(
-                            {
-                                let mut s = ::std::string::String::new();
-                                s.push_str("line `");
-                                s.push_str(((*l_line).sku).as_str());
-                                s.push_str("` has a negative price");
-                                s
-                            },
-                            ::core::option::Option::Some(
-                                ::std::string::String::from("INVALID_PRICE"),
-                            ),
-                        );
-                    }
                     return ::core::result::Result::Ok(Record0 {
                         f_sku: ((*l_line).sku).clone(),
                         f_quantity: (*l_line).quantity,

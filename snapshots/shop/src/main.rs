@@ -3,6 +3,7 @@
 mod assets;
 mod nodes;
 mod routes;
+mod validate;
 /// svc's choice of allocator for servers (docs/runtime.md, "Memory allocator").
 #[global_allocator]
 static ALLOCATOR: svc_runtime::alloc::ServerAllocator = svc_runtime::alloc::ServerAllocator;

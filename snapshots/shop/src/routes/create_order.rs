@@ -8,6 +8,7 @@ use ::svc_runtime::call::{Call, Lazy, RequestInputs};
 use ::svc_runtime::json::JsonWriter;
 use ::svc_runtime::ratelimit::LimitKey;
 use ::svc_runtime::{ApiError, Exchange};
+use ::svc_runtime::validate::{At, Format, Pattern, Violations};
 /// The route, as written in the flow.
 pub const ROUTE: &str = "orders";
 /// The path it is served at.
@@ -84,9 +85,18 @@ impl RequestInputs for Req {
         params: &[(String, String)],
         body: &[u8],
     ) -> Result<Self, ApiError> {
-        Ok(Req {
+        let req = Req {
             body: ::svc_runtime::body::parse_json(body)?,
-        })
+        };
+        // The field constraints, before any code node runs.
+        let mut violations = Violations::new();
+        let out = &mut violations;
+        {
+            let at = At::BODY;
+            crate::validate::order(&req.body, &at, out);
+        }
+        violations.into_result()?;
+        Ok(req)
     }
 }
 /// Runs the flow for one request.

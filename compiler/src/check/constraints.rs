@@ -1,0 +1,58 @@
+//! The part of checking constraints that needs a regular-expression engine: every
+//! `pattern` compiles with the engine generated servers match with (`regex-lite`, whose
+//! matching is linear in the input, so no request can make a pattern slow). The rest
+//! (keys that do not apply, limits no value meets) is `Constraints::problems`, checked
+//! where the constraints are read; literals are checked in [`super::types`].
+
+use crate::project::Project;
+use svc_frontend::flow::BodySchema;
+use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+
+/// The largest compiled pattern a server accepts, in bytes of the engine's program: a
+/// pattern is written by the project's author, but `a{1000}{1000}` is one line too.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// Compiles `pattern` as generated servers will.
+pub fn compile_pattern(pattern: &str) -> Result<regex_lite::Regex, regex_lite::Error> {
+    regex_lite::RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build()
+}
+
+/// Reports every pattern of the config's structures and the flows' request inputs that
+/// does not compile.
+pub fn check_patterns(project: &Project, diags: &mut Diagnostics) {
+    if let Some(config) = &project.config {
+        for (s, spans) in config.assets.structures.iter().zip(&config.spans.structures) {
+            for (f, at) in s.fields.iter().zip(&spans.constraints) {
+                if let (Some(p), Some(span)) = (&f.constraints.pattern, at.span("pattern")) {
+                    check_pattern(p, span, diags);
+                }
+            }
+        }
+    }
+    for flow in &project.flows {
+        let request = &flow.request;
+        let body_fields = match &request.body {
+            Some(BodySchema::Fields(fields)) => fields.as_slice(),
+            _ => &[],
+        };
+        for f in body_fields.iter().chain(&request.query).chain(&request.headers) {
+            if let (Some(p), Some(span)) = (&f.constraints.pattern, f.constraint_spans.span("pattern")) {
+                check_pattern(p, span, diags);
+            }
+        }
+    }
+}
+
+fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
+    let Err(e) = compile_pattern(pattern) else { return };
+    // regex-lite's message starts with the position and ends with the reason: keep it whole.
+    let reason = e.to_string();
+    diags.push(
+        Diagnostic::new(Code::InvalidConstraint, span, format!("the pattern `{pattern}` does not compile"))
+            .label("not a pattern svc can match")
+            .help(format!(
+                "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available, and classes such as `\\d` and `\\w` are ASCII",
+                reason.lines().last().unwrap_or(&reason).trim()
+            )),
+    );
+}
