@@ -17,7 +17,8 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use svc_frontend::Diagnostics;
 use svc_frontend::flow::{BodySchema, FieldSchema, Flow, KeyLocation, NodeKind, Template};
-use svc_types::{Assets, TypeRef};
+use svc_types::constraints;
+use svc_types::{Assets, Constraints, TypeRef};
 
 /// The OpenAPI schema of a svc type.
 pub fn type_schema(ty: &TypeRef) -> Value {
@@ -30,6 +31,36 @@ pub fn type_schema(ty: &TypeRef) -> Value {
         TypeRef::Structure(name) | TypeRef::Enum(name) => json!({ "$ref": format!("#/components/schemas/{name}") }),
         TypeRef::Array(inner) => json!({ "type": "array", "items": type_schema(inner) }),
     }
+}
+
+/// The schema of a value of `ty` held to `constraints`: JSON Schema's own keywords (on an
+/// array, the array keywords on the array and the others on its items), with
+/// `integer` as `"type": "integer"`.
+pub fn constrained_schema(ty: &TypeRef, constraints: &Constraints) -> Value {
+    let mut schema = type_schema(ty);
+    if constraints.is_empty() {
+        return schema;
+    }
+    let Value::Object(mut keywords) = serde_json::to_value(constraints).expect("constraints serialize") else {
+        unreachable!("constraints are an object")
+    };
+    let integer = keywords.remove("integer").is_some();
+    let mut target = &mut schema;
+    if let TypeRef::Array(_) = ty {
+        for key in constraints::ARRAY_KEYS {
+            if let Some(v) = keywords.remove(*key) {
+                schema[*key] = v;
+            }
+        }
+        target = &mut schema["items"];
+    }
+    if integer {
+        target["type"] = json!("integer");
+    }
+    for (k, v) in keywords {
+        target[k] = v;
+    }
+    schema
 }
 
 fn assets_schemas(assets: &Assets) -> Map<String, Value> {
@@ -48,7 +79,10 @@ fn assets_schemas(assets: &Assets) -> Map<String, Value> {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for f in &st.fields {
-            let mut p = f.type_ref().map(|t| type_schema(&t)).unwrap_or_else(|| json!({}));
+            let mut p = f
+                .type_ref()
+                .map(|t| constrained_schema(&t, &f.constraints))
+                .unwrap_or_else(|| json!({}));
             if let Some(d) = &f.description {
                 // `$ref` siblings are allowed in 3.1 (JSON Schema 2020-12).
                 p["description"] = json!(d);
@@ -58,7 +92,8 @@ fn assets_schemas(assets: &Assets) -> Map<String, Value> {
                 required.push(json!(f.name));
             }
         }
-        let mut s = json!({ "type": "object", "properties": properties });
+        // The server refuses members a structure does not declare.
+        let mut s = json!({ "type": "object", "properties": properties, "additionalProperties": false });
         if !required.is_empty() {
             s["required"] = Value::Array(required);
         }
@@ -82,11 +117,32 @@ fn assets_schemas(assets: &Assets) -> Map<String, Value> {
                         "code": { "type": "string" },
                         "message": { "type": "string" },
                         "field": { "type": "string", "description": "The request field that did not fit (400)." },
+                        "violations": {
+                            "type": "array",
+                            "description": "The field constraints the request breaks (400 `invalid_request`), at most 20.",
+                            "items": { "$ref": "#/components/schemas/Violation" }
+                        },
+                        "violation_count": { "type": "integer", "description": "How many constraints the request breaks in all." },
                         "node": { "type": "string", "description": "The node key of a failed code node." },
                         "retry_after": { "type": "integer", "description": "Seconds until a retry can pass (429)." },
                         "request_id": { "type": "string" }
                     }
                 }
+            }
+        }),
+    );
+    schemas.insert(
+        "Violation".into(),
+        json!({
+            "type": "object",
+            "description": "One field constraint a request breaks. The offending value is never repeated.",
+            "required": ["in", "pointer", "constraint", "limit", "message"],
+            "properties": {
+                "in": { "enum": ["body", "query", "header"] },
+                "pointer": { "type": "string", "description": "The JSON pointer of the value in its part (`/lines/0/quantity`; `/<name>` for a parameter)." },
+                "constraint": { "type": "string", "description": "The constraint's keyword: `minimum`, `format`, …" },
+                "limit": { "description": "The constraint's value: `1`, `\"email\"`, `true`." },
+                "message": { "type": "string" }
             }
         }),
     );
@@ -97,7 +153,7 @@ fn fields_schema(fields: &[FieldSchema]) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for f in fields {
-        let mut p = type_schema(&f.type_ref.value);
+        let mut p = constrained_schema(&f.type_ref.value, &f.constraints);
         if let Some(d) = &f.description {
             p["description"] = json!(d);
         }
@@ -235,7 +291,7 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     for (fields, place) in [(&flow.request.query, "query"), (&flow.request.headers, "header")] {
         for f in fields {
             let mut p = json!({
-                "name": f.name.value, "in": place, "required": f.required, "schema": type_schema(&f.type_ref.value)
+                "name": f.name.value, "in": place, "required": f.required, "schema": constrained_schema(&f.type_ref.value, &f.constraints)
             });
             if let Some(d) = &f.description {
                 p["description"] = json!(d);
@@ -299,7 +355,9 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     if !flow.request.is_empty_schema() {
         add(
             "400",
-            error_response("The request does not fit the route's schema; `field` names what."),
+            error_response(
+                "The request does not fit the route's schema: `field` names what does not parse, `violations` the constraints it breaks.",
+            ),
         );
     }
     if protections.api_key {

@@ -35,11 +35,11 @@ pub fn flow() -> Value {
                     "type": "object",
                     "required": ["type"],
                     "additionalProperties": false,
-                    "properties": {
+                    "properties": with_constraints(json!({
                         "type": { "$ref": "#/$defs/type" },
                         "required": { "type": "boolean", "default": true },
                         "description": { "type": "string" }
-                    }
+                    }))
                 }
             ]
         }
@@ -292,12 +292,12 @@ pub fn config() -> Value {
                                 "type": "object",
                                 "required": ["name", "type"],
                                 "additionalProperties": false,
-                                "properties": {
+                                "properties": with_constraints(json!({
                                     "name": field_name,
                                     "type": type_string(),
                                     "required": { "type": "boolean", "default": false },
                                     "description": { "type": "string" }
-                                }
+                                }))
                             }
                         }
                     }
@@ -318,6 +318,32 @@ pub fn config() -> Value {
             }
         }
     })
+}
+
+/// A field's own properties and the constraint keys (docs/config.md, "Field constraints").
+fn with_constraints(mut properties: Value) -> Value {
+    let number = |d: &str| json!({ "type": "number", "description": d });
+    let count = |d: &str| json!({ "type": "integer", "minimum": 0, "description": d });
+    let formats: Vec<&str> = svc_types::Format::ALL.iter().map(|f| f.name()).collect();
+    let constraints = json!({
+        "minimum": number("Numbers: at least this."),
+        "maximum": number("Numbers: at most this."),
+        "exclusiveMinimum": number("Numbers: greater than this."),
+        "exclusiveMaximum": number("Numbers: less than this."),
+        "multipleOf": { "type": "number", "exclusiveMinimum": 0, "description": "Numbers: a multiple of this." },
+        "integer": { "type": "boolean", "description": "Numbers: a whole number." },
+        "minLength": count("Strings: at least this many characters."),
+        "maxLength": count("Strings: at most this many characters."),
+        "pattern": { "type": "string", "description": "Strings: contain a match of this regular expression (linear-time: no look-around or backreferences)." },
+        "format": { "enum": formats, "description": "Strings: one of these formats." },
+        "minItems": count("Arrays: at least this many items."),
+        "maxItems": count("Arrays: at most this many items."),
+        "uniqueItems": { "type": "boolean", "description": "Arrays: no item twice." }
+    });
+    for (k, v) in constraints.as_object().expect("an object") {
+        properties[k] = v.clone();
+    }
+    properties
 }
 
 /// The schema of `svc test` files (`tests/*.yaml`).
@@ -406,4 +432,20 @@ pub fn to_text(schema: &Value) -> String {
     let mut text = serde_json::to_string_pretty(schema).expect("a JSON value serializes");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod constraint_tests {
+    use super::*;
+
+    #[test]
+    fn fields_accept_every_constraint_key_and_no_other() {
+        let properties = with_constraints(json!({}));
+        let keys: Vec<&str> = properties.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut expected: Vec<&str> = svc_types::constraints::KEYS.to_vec();
+        expected.sort();
+        let mut keys = keys;
+        keys.sort();
+        assert_eq!(keys, expected);
+    }
 }
