@@ -24,6 +24,7 @@ command -v wrk >/dev/null || missing_apt+=(wrk)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing_apt+=(postgresql)
 command -v openssl >/dev/null || missing_apt+=(openssl)
 python3 -c 'import pip' >/dev/null 2>&1 || missing_apt+=(python3-pip)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_apt+=(python3-venv)
 command -v node >/dev/null || missing_apt+=(nodejs)
 command -v npm >/dev/null || missing_apt+=(npm)
 # Chromium only recommends a font; without one its screenshots show no text.
@@ -69,6 +70,15 @@ if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml' >/dev/null 2>&
     packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*')
     # Debian marks its Python as externally managed; these are test tools, not the system's.
     "${pip[@]}" "${packages[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages "${packages[@]}"
+fi
+
+# schemathesis, for the conformance tests of every example against its OpenAPI document
+# (compiler/tests/e2e/conformance.rs), in a virtual environment of its own: its
+# dependencies (hypothesis, jsonschema, …) stay apart from the validators above.
+if [ ! -x target/tools/schemathesis/bin/st ]; then
+    echo "setup: installing schemathesis (pip, in target/tools/schemathesis)"
+    python3 -m venv target/tools/schemathesis
+    target/tools/schemathesis/bin/pip install --quiet --disable-pip-version-check 'schemathesis==4.32.*'
 fi
 
 if [ ! -x sdk-ts/node_modules/.bin/tsc ]; then

@@ -417,9 +417,10 @@ pub fn validated_structures(assets: &Assets) -> BTreeSet<String> {
             if out.contains(&s.name) {
                 continue;
             }
-            let needs = s.fields.iter().any(|f| {
-                !f.constraints.is_empty() || f.type_ref().is_some_and(|t| checks_type(&t, &out))
-            });
+            let needs = s
+                .fields
+                .iter()
+                .any(|f| !f.constraints.is_empty() || f.type_ref().is_some_and(|t| checks_type(&t, &out)));
             if needs {
                 out.insert(s.name.clone());
             }

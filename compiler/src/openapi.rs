@@ -87,10 +87,12 @@ fn assets_schemas(assets: &Assets) -> Map<String, Value> {
                 // `$ref` siblings are allowed in 3.1 (JSON Schema 2020-12).
                 p["description"] = json!(d);
             }
-            properties.insert(f.name.clone(), p);
             if f.required {
                 required.push(json!(f.name));
+            } else {
+                p = or_null(p);
             }
+            properties.insert(f.name.clone(), p);
         }
         // The server refuses members a structure does not declare.
         let mut s = json!({ "type": "object", "properties": properties, "additionalProperties": false });
@@ -149,6 +151,32 @@ fn assets_schemas(assets: &Assets) -> Map<String, Value> {
     schemas
 }
 
+/// An optional member's schema: servers read `null` as absent (as JavaScript clients
+/// send it), so the document says `null` is accepted.
+fn or_null(schema: Value) -> Value {
+    match schema.get("type") {
+        Some(Value::String(t)) => {
+            let mut schema = schema.clone();
+            schema["type"] = json!([t, "null"]);
+            schema
+        }
+        // `any`: null is already a value.
+        None if schema.as_object().is_some_and(|o| o.is_empty()) => schema,
+        _ => {
+            let description = schema.get("description").cloned();
+            let mut schema = schema;
+            if let Some(o) = schema.as_object_mut() {
+                o.remove("description");
+            }
+            let mut s = json!({ "anyOf": [schema, { "type": "null" }] });
+            if let Some(d) = description {
+                s["description"] = d;
+            }
+            s
+        }
+    }
+}
+
 fn fields_schema(fields: &[FieldSchema]) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -157,10 +185,12 @@ fn fields_schema(fields: &[FieldSchema]) -> Value {
         if let Some(d) = &f.description {
             p["description"] = json!(d);
         }
-        properties.insert(f.name.value.clone(), p);
         if f.required {
             required.push(json!(f.name.value));
+        } else {
+            p = or_null(p);
         }
+        properties.insert(f.name.value.clone(), p);
     }
     let mut s = json!({ "type": "object", "properties": properties, "additionalProperties": false });
     if !required.is_empty() {
@@ -304,6 +334,14 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     let mut has_code = false;
     let mut schemes: Vec<String> = Vec::new();
     let mut protections = Protections::default();
+    let refusals: std::collections::BTreeSet<&str> = flow
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Code(c) => c.on_fail.as_ref().map(|e| e.value.as_str()),
+            _ => None,
+        })
+        .collect();
     for (i, node) in flow.nodes.iter().enumerate() {
         if !graph.reachable.get(i).copied().unwrap_or(false) {
             continue;
@@ -311,12 +349,21 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
         match &node.kind {
             NodeKind::ReturnJson(ret) => {
                 let status = ret.status.value;
+                // A node's own refusal of a valid request (`ctx.fail` routed by `on_fail`)
+                // is said, so that a client (or a conformance tool) can tell it from the
+                // server's refusal of an invalid one.
+                let after = if refusals.contains(node.id.value.as_str()) {
+                    ", after a code node fails"
+                } else {
+                    ""
+                };
+                let description = format!("{} (Return JSON `{}`{after})", reason(status), node.id.value);
                 let response = match &ret.body {
                     Some(body) => json!({
-                        "description": format!("{} (Return JSON `{}`)", reason(status), node.id.value),
+                        "description": description,
                         "content": { "application/json": { "schema": template_schema(body, &ctx, i) } }
                     }),
-                    None => error_response(&format!("{} (Return JSON `{}`)", reason(status), node.id.value)),
+                    None => error_response(&description),
                 };
                 let key = status.to_string();
                 match responses.get_mut(&key) {

@@ -21,17 +21,27 @@ fn index_js_copies_every_constraint_key_with_its_kind() {
     assert!(parsed.diagnostics.is_empty());
     let mut found = Vec::new();
     for statement in &parsed.program.body {
-        let Statement::ExportDeclaration(export) = statement else { continue };
-        let Declaration::VariableDeclaration(var) = &export.declaration else { continue };
+        let Statement::ExportDeclaration(export) = statement else {
+            continue;
+        };
+        let Declaration::VariableDeclaration(var) = &export.declaration else {
+            continue;
+        };
         for d in &var.declarations {
             if d.id.get_identifier_name().is_none_or(|n| n != "CONSTRAINT_KEYS") {
                 continue;
             }
             // Object.freeze([["minimum", "number"], …])
-            let Some(Expression::CallExpression(call)) = &d.init else { panic!("CONSTRAINT_KEYS is Object.freeze([…])") };
-            let Some(Expression::ArrayExpression(list)) = call.arguments[0].as_expression() else { panic!() };
+            let Some(Expression::CallExpression(call)) = &d.init else {
+                panic!("CONSTRAINT_KEYS is Object.freeze([…])")
+            };
+            let Some(Expression::ArrayExpression(list)) = call.arguments[0].as_expression() else {
+                panic!()
+            };
             for pair in &list.elements {
-                let Some(Expression::ArrayExpression(pair)) = pair.as_expression() else { panic!() };
+                let Some(Expression::ArrayExpression(pair)) = pair.as_expression() else {
+                    panic!()
+                };
                 let text = |i: usize| match pair.elements[i].as_expression() {
                     Some(Expression::StringLiteral(s)) => s.value.to_string(),
                     _ => panic!("a [key, kind] pair of strings"),
@@ -41,7 +51,10 @@ fn index_js_copies_every_constraint_key_with_its_kind() {
         }
     }
     let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, KEYS, "sdk-ts/index.js CONSTRAINT_KEYS against svc_types::constraints::KEYS");
+    assert_eq!(
+        keys, KEYS,
+        "sdk-ts/index.js CONSTRAINT_KEYS against svc_types::constraints::KEYS"
+    );
     for (key, kind) in &found {
         let expected = match key.as_str() {
             "integer" | "uniqueItems" => "boolean",
@@ -61,8 +74,12 @@ fn index_d_ts_declares_every_constraint_key() {
     assert!(parsed.diagnostics.is_empty());
     let mut keys = Vec::new();
     for statement in &parsed.program.body {
-        let Statement::ExportDeclaration(export) = statement else { continue };
-        let Declaration::TSInterfaceDeclaration(i) = &export.declaration else { continue };
+        let Statement::ExportDeclaration(export) = statement else {
+            continue;
+        };
+        let Declaration::TSInterfaceDeclaration(i) = &export.declaration else {
+            continue;
+        };
         if i.id.name != "FieldConstraints" {
             continue;
         }
@@ -73,5 +90,8 @@ fn index_d_ts_declares_every_constraint_key() {
             }
         }
     }
-    assert_eq!(keys, KEYS, "sdk-ts/index.d.ts FieldConstraints against svc_types::constraints::KEYS");
+    assert_eq!(
+        keys, KEYS,
+        "sdk-ts/index.d.ts FieldConstraints against svc_types::constraints::KEYS"
+    );
 }

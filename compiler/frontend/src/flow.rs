@@ -7,9 +7,9 @@
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
-use svc_types::TypeRef;
 use svc_syntax::config::{ConstraintSpans, read_constraints};
 use svc_types::Constraints;
+use svc_types::TypeRef;
 
 /// A value with the place it was written.
 #[derive(Debug, Clone, PartialEq)]

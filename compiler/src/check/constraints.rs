@@ -14,7 +14,9 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// Compiles `pattern` as generated servers will.
 pub fn compile_pattern(pattern: &str) -> Result<regex_lite::Regex, regex_lite::Error> {
-    regex_lite::RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build()
+    regex_lite::RegexBuilder::new(pattern)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .build()
 }
 
 /// Reports every pattern of the config's structures and the flows' request inputs that

@@ -235,13 +235,9 @@ impl FlowContext<'_> {
                     }
                     if let Err(p) = check_literal(lit, pin_type, self.assets) {
                         diags.push(
-                            Diagnostic::new(
-                                p.code,
-                                p.node.span,
-                                format!("{}, for {pin_name}", p.message),
-                            )
-                            .label(format!("expected `{}`", p.expected))
-                            .help(p.hint),
+                            Diagnostic::new(p.code, p.node.span, format!("{}, for {pin_name}", p.message))
+                                .label(p.label())
+                                .help(p.hint),
                         );
                     }
                 }

@@ -17,9 +17,8 @@
 //! Optionality: an optional value fits an optional pin or a pin with a default (the
 //! default applies when the value is absent); it does not fit a required pin.
 
-use svc_frontend::yaml::{Node, Value};
 use svc_frontend::Code;
-use svc_types::constraints::Broken;
+use svc_frontend::yaml::{Node, Value};
 use svc_types::{Assets, Constraints, TypeRef};
 
 /// The type of a wired value: a type, and whether it may be absent.
@@ -91,6 +90,16 @@ pub struct LiteralProblem<'a> {
     /// `LiteralMismatch` for a value of the wrong shape, `LiteralBreaksConstraint` for
     /// one of the right shape that a field's constraints refuse.
     pub code: Code,
+}
+
+impl LiteralProblem<'_> {
+    /// What the caret under the literal says.
+    pub fn label(&self) -> String {
+        match self.code {
+            Code::LiteralBreaksConstraint => "breaks a constraint".into(),
+            _ => format!("expected `{}`", self.expected),
+        }
+    }
 }
 
 /// Whether the YAML literal `node` is a valid value of type `ty`.
@@ -205,10 +214,15 @@ pub fn check_constraints<'a>(
     if constraints.is_empty() {
         return Ok(());
     }
-    let broken = |at: &'a Node, b: Broken| LiteralProblem {
+    let broken = |at: &'a Node, b: svc_types::constraints::Broken| LiteralProblem {
         node: at,
         expected: ty.clone(),
-        message: format!("{} breaks `{}` of {what}: it {}", describe_literal(at), b.constraint, b.message),
+        message: format!(
+            "{} breaks `{}` of {what}: it {}",
+            describe_literal(at),
+            b.constraint,
+            b.message
+        ),
         hint: format!("{what} is {}", constraints.describe()),
         code: Code::LiteralBreaksConstraint,
     };
@@ -219,10 +233,7 @@ pub fn check_constraints<'a>(
             Value::String(s) => constraints.check_string(s).or_else(|| {
                 let p = constraints.pattern.as_deref()?;
                 let re = super::constraints::compile_pattern(p).ok()?;
-                (!re.is_match(s)).then(|| Broken {
-                    constraint: "pattern",
-                    message: format!("must match `{p}`"),
-                })
+                svc_types::constraints::check::pattern(re.is_match(s), p)
             }),
             _ => None,
         };

@@ -20,8 +20,8 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
 use svc_types::assets::{AssetLocation, AssetProblemKind};
-use svc_types::{Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
 use svc_types::constraints::{self, Constraints, Format};
+use svc_types::{Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
 
 /// The config file's name, at the project root.
 pub const CONFIG_FILE: &str = "svc.config.yaml";
@@ -236,6 +236,7 @@ pub fn report_asset_problems(assets: &Assets, spans: &AssetSpans, diags: &mut Di
             | AssetProblemKind::InvalidSecretName => "invalid name",
             AssetProblemKind::EmptyEnum => "no values",
             AssetProblemKind::InvalidType => "not a type",
+            AssetProblemKind::InvalidConstraint => "cannot hold here",
             AssetProblemKind::UnknownStructure | AssetProblemKind::UnknownEnum => "not defined in this file",
             _ => "",
         };
@@ -426,7 +427,10 @@ pub fn read_constraints(r: &mut MapReader, diags: &mut Diagnostics) -> (Constrai
         let number = |diags: &mut Diagnostics| match &node.value {
             Value::Int(i) => Some(serde_json::Number::from(*i)),
             Value::Float(f) => serde_json::Number::from_f64(*f).or_else(|| {
-                diags.push(node.wrong_shape("a finite number", format!("`{key}` is a number, for example `{key}: 1`")));
+                diags.push(node.wrong_shape(
+                    "a finite number",
+                    format!("`{key}` is a number, for example `{key}: 1`"),
+                ));
                 None
             }),
             _ => {
@@ -453,8 +457,12 @@ pub fn read_constraints(r: &mut MapReader, diags: &mut Diagnostics) -> (Constrai
             "maxItems" => c.max_items = count(diags),
             "uniqueItems" => c.unique_items = flag(diags),
             "pattern" => {
-                c.pattern = yaml::expect_str(node, "a regular expression, for example `pattern: \"^[A-Z]{3}-[0-9]+$\"`", diags)
-                    .map(str::to_string)
+                c.pattern = yaml::expect_str(
+                    node,
+                    "a regular expression, for example `pattern: \"^[A-Z]{3}-[0-9]+$\"`",
+                    diags,
+                )
+                .map(str::to_string)
             }
             "format" => {
                 let Some(name) = yaml::expect_str(node, "a format name, for example `format: email`", diags) else {

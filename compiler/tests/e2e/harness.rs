@@ -148,6 +148,11 @@ pub fn start_binary<T>(
             panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
         }
     };
+    // Read what the server logs, so that a long test never fills the pipe: a server
+    // whose stderr is full blocks on its next log line.
+    if let Some(stderr) = child.stderr.take() {
+        std::thread::spawn(move || std::io::copy(&mut std::io::BufReader::new(stderr), &mut std::io::sink()));
+    }
     (Server { child, base, dir }, value)
 }
 

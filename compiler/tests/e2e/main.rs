@@ -4,6 +4,7 @@
 //! trips, `ctx.fail`, secrets, 400, 404 and 405.
 
 mod cluster;
+mod conformance;
 mod deploy;
 mod harness;
 mod hello;

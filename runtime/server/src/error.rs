@@ -14,10 +14,10 @@
 //! request breaks, for 400 `invalid_request`: see [`crate::validate`]), `"node"` (the
 //! key of a node that failed, for 500), `"retry_after"` (seconds, for 429).
 
+use crate::validate::Violation;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use serde::Serialize;
-use crate::validate::Violation;
 use std::borrow::Cow;
 
 /// An error response.

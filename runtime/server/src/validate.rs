@@ -15,8 +15,8 @@ use http::StatusCode;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use svc_types::constraints::{Broken, check};
 pub use svc_types::constraints::Format;
+use svc_types::constraints::{Broken, check};
 
 /// At most this many violations are listed in one answer; `total` counts them all.
 pub const MAX_LISTED: usize = 20;
@@ -342,7 +342,11 @@ mod tests {
     fn never_repeats_the_value() {
         let mut v = Violations::new();
         v.max_length("sk_live_secret_value", 4, &At::HEADER.field("x-token"));
-        v.pattern("sk_live_secret_value", &Pattern::new("^[0-9]+$"), &At::HEADER.field("x-token"));
+        v.pattern(
+            "sk_live_secret_value",
+            &Pattern::new("^[0-9]+$"),
+            &At::HEADER.field("x-token"),
+        );
         let text = String::from_utf8(v.into_result().unwrap_err().to_json()).unwrap();
         assert!(!text.contains("sk_live"), "{text}");
     }

@@ -4,8 +4,8 @@
 //! `define_enum` / `define_structure` / `define_secret` build them, the compiler decodes
 //! them from `svc.config.yaml`, and [`Assets::validate`] applies the same rules to both.
 
-use crate::constraints::Constraints;
 use crate::case;
+use crate::constraints::Constraints;
 use crate::names;
 use crate::type_ref::{AssetRef, TypeRef};
 use serde::{Deserialize, Serialize};
@@ -335,19 +335,37 @@ impl Assets {
 /// was written (the compiler, from YAML spans) can point at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssetLocation {
-    EnumName { enum_index: usize },
-    EnumValueKey { enum_index: usize, value_index: usize },
-    EnumValueValue { enum_index: usize, value_index: usize },
-    StructureName { structure_index: usize },
-    FieldName { structure_index: usize, field_index: usize },
-    FieldType { structure_index: usize, field_index: usize },
+    EnumName {
+        enum_index: usize,
+    },
+    EnumValueKey {
+        enum_index: usize,
+        value_index: usize,
+    },
+    EnumValueValue {
+        enum_index: usize,
+        value_index: usize,
+    },
+    StructureName {
+        structure_index: usize,
+    },
+    FieldName {
+        structure_index: usize,
+        field_index: usize,
+    },
+    FieldType {
+        structure_index: usize,
+        field_index: usize,
+    },
     /// One constraint key of a field (`minimum`, …).
     FieldConstraint {
         structure_index: usize,
         field_index: usize,
         key: &'static str,
     },
-    SecretName { secret_index: usize },
+    SecretName {
+        secret_index: usize,
+    },
 }
 
 /// The kinds of problems asset validation finds. Each maps to one stable diagnostic code.
@@ -613,36 +631,36 @@ impl Assets {
                             push(AssetProblemKind::InvalidConstraint, at, p.message, p.hint, None);
                         }
                         match t.referenced_asset() {
-                        Some(AssetRef::Structure(name)) if self.structure_named(name).is_none() => {
-                            let hint = if self.enum_named(name).is_some() {
-                                format!("`{name}` is an enum: write `enum-value:{name}`")
-                            } else {
-                                suggest("structure", name, self.structures.iter().map(|s| s.name.as_str()))
-                            };
-                            push(
-                                AssetProblemKind::UnknownStructure,
-                                type_at,
-                                format!("unknown structure `{name}`"),
-                                hint,
-                                None,
-                            )
+                            Some(AssetRef::Structure(name)) if self.structure_named(name).is_none() => {
+                                let hint = if self.enum_named(name).is_some() {
+                                    format!("`{name}` is an enum: write `enum-value:{name}`")
+                                } else {
+                                    suggest("structure", name, self.structures.iter().map(|s| s.name.as_str()))
+                                };
+                                push(
+                                    AssetProblemKind::UnknownStructure,
+                                    type_at,
+                                    format!("unknown structure `{name}`"),
+                                    hint,
+                                    None,
+                                )
+                            }
+                            Some(AssetRef::Enum(name)) if self.enum_named(name).is_none() => {
+                                let hint = if self.structure_named(name).is_some() {
+                                    format!("`{name}` is a structure: write `object:{name}`")
+                                } else {
+                                    suggest("enum", name, self.enums.iter().map(|e| e.name.as_str()))
+                                };
+                                push(
+                                    AssetProblemKind::UnknownEnum,
+                                    type_at,
+                                    format!("unknown enum `{name}`"),
+                                    hint,
+                                    None,
+                                )
+                            }
+                            _ => {}
                         }
-                        Some(AssetRef::Enum(name)) if self.enum_named(name).is_none() => {
-                            let hint = if self.structure_named(name).is_some() {
-                                format!("`{name}` is a structure: write `object:{name}`")
-                            } else {
-                                suggest("enum", name, self.enums.iter().map(|e| e.name.as_str()))
-                            };
-                            push(
-                                AssetProblemKind::UnknownEnum,
-                                type_at,
-                                format!("unknown enum `{name}`"),
-                                hint,
-                                None,
-                            )
-                        }
-                        _ => {}
-                    }
                     }
                 }
             }

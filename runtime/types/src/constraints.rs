@@ -233,12 +233,43 @@ impl Constraints {
                 });
             }
         };
-        applies(NUMBER_KEYS, *item == TypeRef::Number, "numbers", &mut out);
-        applies(STRING_KEYS, *item == TypeRef::String, "strings", &mut out);
+        let (numbers, strings) = (*item == TypeRef::Number, *item == TypeRef::String);
+        applies(NUMBER_KEYS, numbers, "numbers", &mut out);
+        applies(STRING_KEYS, strings, "strings", &mut out);
         applies(ARRAY_KEYS, is_array, "arrays", &mut out);
+        // Limits are compared only where they apply: one problem per key, not two.
+        if numbers {
+            self.number_problems(&mut out);
+        }
+        if strings {
+            length_problem(
+                self.min_length,
+                self.max_length,
+                "minLength",
+                "maxLength",
+                "string",
+                &mut out,
+            );
+        }
+        if is_array {
+            length_problem(
+                self.min_items,
+                self.max_items,
+                "minItems",
+                "maxItems",
+                "array",
+                &mut out,
+            );
+        }
+        out
+    }
 
+    fn number_problems(&self, out: &mut Vec<Problem>) {
         let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
-        let low = f(&self.minimum).map(|v| (v, false)).into_iter().chain(f(&self.exclusive_minimum).map(|v| (v, true)));
+        let low = f(&self.minimum)
+            .map(|v| (v, false))
+            .into_iter()
+            .chain(f(&self.exclusive_minimum).map(|v| (v, true)));
         let high: Vec<(f64, bool)> = f(&self.maximum)
             .map(|v| (v, false))
             .into_iter()
@@ -246,18 +277,26 @@ impl Constraints {
             .collect();
         for (lo, lo_exclusive) in low {
             for &(hi, hi_exclusive) in &high {
-                let empty = if lo_exclusive || hi_exclusive { lo >= hi } else { lo > hi };
+                let empty = if lo_exclusive || hi_exclusive {
+                    lo >= hi
+                } else {
+                    lo > hi
+                };
                 if empty {
                     out.push(Problem {
                         key: if hi_exclusive { "exclusiveMaximum" } else { "maximum" },
-                        message: format!("no number is both {} and {}", bound_words(lo, lo_exclusive, true), bound_words(hi, hi_exclusive, false)),
+                        message: format!(
+                            "no number is both {} and {}",
+                            bound_words(lo, lo_exclusive, true),
+                            bound_words(hi, hi_exclusive, false)
+                        ),
                         hint: "the lower limit must be below the upper one".into(),
                     });
                 }
             }
         }
         if let Some(m) = f(&self.multiple_of)
-            && !(m > 0.0)
+            && m.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
         {
             out.push(Problem {
                 key: "multipleOf",
@@ -265,25 +304,6 @@ impl Constraints {
                 hint: "for example `multipleOf: 0.01` for cents".into(),
             });
         }
-        if let (Some(lo), Some(hi)) = (self.min_length, self.max_length)
-            && lo > hi
-        {
-            out.push(Problem {
-                key: "maxLength",
-                message: format!("`minLength` {lo} is above `maxLength` {hi}: no string fits"),
-                hint: "the lower limit must not be above the upper one".into(),
-            });
-        }
-        if let (Some(lo), Some(hi)) = (self.min_items, self.max_items)
-            && lo > hi
-        {
-            out.push(Problem {
-                key: "maxItems",
-                message: format!("`minItems` {lo} is above `maxItems` {hi}: no array fits"),
-                hint: "the lower limit must not be above the upper one".into(),
-            });
-        }
-        out
     }
 
     /// The first number constraint `v` breaks.
@@ -378,6 +398,25 @@ pub fn number_text(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
+    }
+}
+
+fn length_problem(
+    min: Option<u64>,
+    max: Option<u64>,
+    min_key: &'static str,
+    max_key: &'static str,
+    what: &str,
+    out: &mut Vec<Problem>,
+) {
+    if let (Some(lo), Some(hi)) = (min, max)
+        && lo > hi
+    {
+        out.push(Problem {
+            key: max_key,
+            message: format!("`{min_key}` {lo} is above `{max_key}` {hi}: no {what} fits"),
+            hint: "the lower limit must not be above the upper one".into(),
+        });
     }
 }
 
@@ -516,9 +555,7 @@ pub mod formats {
         };
         let (local, domain) = (&s[..at], &s[at + 1..]);
         let local_ok = if local.len() >= 2 && local.starts_with('"') && local.ends_with('"') {
-            local[1..local.len() - 1]
-                .bytes()
-                .all(|b| (b' '..=b'~').contains(&b))
+            local[1..local.len() - 1].bytes().all(|b| (b' '..=b'~').contains(&b))
         } else {
             is_dot_atom(local)
         };
@@ -528,8 +565,9 @@ pub mod formats {
     fn is_dot_atom(s: &str) -> bool {
         const SPECIALS: &[u8] = b"!#$%&'*+-/=?^_`{|}~";
         !s.is_empty()
-            && s.split('.')
-                .all(|atom| !atom.is_empty() && atom.bytes().all(|b| b.is_ascii_alphanumeric() || SPECIALS.contains(&b)))
+            && s.split('.').all(|atom| {
+                !atom.is_empty() && atom.bytes().all(|b| b.is_ascii_alphanumeric() || SPECIALS.contains(&b))
+            })
     }
 
     fn is_mail_domain(d: &str) -> bool {
@@ -567,16 +605,13 @@ pub mod formats {
         if !scheme_ok {
             return false;
         }
-        let rest = s[colon + 1..].as_bytes();
+        let rest = &s.as_bytes()[colon + 1..];
         let mut i = 0;
         let mut hashes = 0;
         while i < rest.len() {
             let b = rest[i];
             if b == b'%' {
-                if i + 2 >= rest.len()
-                    || !rest[i + 1].is_ascii_hexdigit()
-                    || !rest[i + 2].is_ascii_hexdigit()
-                {
+                if i + 2 >= rest.len() || !rest[i + 1].is_ascii_hexdigit() || !rest[i + 2].is_ascii_hexdigit() {
                     return false;
                 }
                 i += 3;
@@ -652,7 +687,7 @@ pub mod formats {
         }
         match rest {
             [b'Z' | b'z'] => true,
-            [b'+' | b'-', oh @ .., ] if oh.len() == 5 && oh[2] == b':' => {
+            [b'+' | b'-', oh @ ..] if oh.len() == 5 && oh[2] == b':' => {
                 matches!((digits(&oh[0..2]), digits(&oh[3..5])), (Some(h), Some(m)) if h <= 23 && m <= 59)
             }
             _ => false,
@@ -696,7 +731,10 @@ mod tests {
         assert!(keys(&c(r#"{"minItems":1,"minimum":0}"#), "number:array").is_empty());
         assert_eq!(keys(&c(r#"{"minimum":5,"maximum":4}"#), "number"), ["maximum"]);
         assert!(keys(&c(r#"{"minimum":5,"maximum":5}"#), "number").is_empty());
-        assert_eq!(keys(&c(r#"{"minimum":5,"exclusiveMaximum":5}"#), "number"), ["exclusiveMaximum"]);
+        assert_eq!(
+            keys(&c(r#"{"minimum":5,"exclusiveMaximum":5}"#), "number"),
+            ["exclusiveMaximum"]
+        );
         assert_eq!(keys(&c(r#"{"multipleOf":0}"#), "number"), ["multipleOf"]);
         assert_eq!(keys(&c(r#"{"minLength":3,"maxLength":2}"#), "string"), ["maxLength"]);
         assert_eq!(keys(&c(r#"{"minItems":3,"maxItems":2}"#), "string:array"), ["maxItems"]);
