@@ -281,3 +281,66 @@ fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
     assert!(!all.contains("svc secrets set"), "{all}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Field constraints at the edge, on `svc init --lang ts`'s project: a query parameter and
+/// a header that break theirs are a 400 listing each violation before the node runs, and
+/// a node output that breaks the constraints of its structure is the node's defect (500
+/// `node_output_invalid`), whatever the flow's `on_fail`.
+#[test]
+fn field_constraints_hold_requests_at_the_edge_and_node_outputs_to_their_structures() {
+    let dir = std::env::temp_dir().join(format!("svc-test-constraints-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
+    assert_eq!(code, 0, "{stderr}");
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file} has no `{from}`");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    edit(
+        "svc.config.ts",
+        r#"{ name: "message", type: "string", required: true }"#,
+        r#"{ name: "message", type: "string", required: true, maxLength: 30 }"#,
+    );
+    edit(
+        "flows/greeting.yaml",
+        "name: { type: string, required: false, description: Who to greet }",
+        "name: { type: string, required: false, description: Who to greet, maxLength: 40 }",
+    );
+    edit(
+        "flows/greeting.yaml",
+        "tone: { type: \"enum-value:Tone\", required: false }",
+        "tone: { type: \"enum-value:Tone\", required: false }\n  headers:\n    X-Client: { type: string, required: false, pattern: \"^[a-z]+/[0-9.]+$\" }",
+    );
+    std::fs::write(
+        dir.join("tests/constraints.yaml"),
+        format!(
+            "keys:\n  dev: {{ owner: you }}\ncases:\n\
+             \x20 - name: a valid request is answered\n\
+             \x20   request: {{ route: greeting, key: dev, query: {{ name: Ada }}, headers: {{ x-client: web/1.2 }} }}\n\
+             \x20   expect: {{ status: 200, body_contains: {{ greeting.message: \"Hello, Ada!\" }} }}\n\
+             \x20 - name: a query parameter and a header that break their constraints are one 400\n\
+             \x20   request: {{ route: greeting, key: dev, query: {{ name: {long} }}, headers: {{ x-client: Bad Client }} }}\n\
+             \x20   expect:\n\
+             \x20     status: 400\n\
+             \x20     body_contains:\n\
+             \x20       error.code: invalid_request\n\
+             \x20       error.violation_count: 2\n\
+             \x20       error.violations.0: {{ in: query, pointer: /name, constraint: maxLength, limit: 40, message: must be at most 40 characters long }}\n\
+             \x20       error.violations.1.in: header\n\
+             \x20       error.violations.1.pointer: /x-client\n\
+             \x20       error.violations.1.constraint: pattern\n\
+             \x20 - name: an output that breaks its structure's constraints is the node's 500, not on_fail\n\
+             \x20   request: {{ route: greeting, key: dev, query: {{ name: {thirty} }} }}\n\
+             \x20   expect: {{ status: 500, body_contains: {{ error.code: node_output_invalid, error.node: greeting-ts.greet }} }}\n",
+            long = "x".repeat(41),
+            thirty = "y".repeat(30),
+        ),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("test result: ok. 10 passed; 0 failed"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
