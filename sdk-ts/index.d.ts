@@ -257,7 +257,8 @@ export interface FieldConstraints {
   /** Strings: at most this many characters (Unicode code points). */
   readonly maxLength?: number;
   /** Strings: contains a match of this regular expression (write `^…$` for the whole
-   *  string). No look-around or backreferences: svc matches in linear time. */
+   *  string). Rust's `regex` syntax: no look-around or backreferences, since svc matches
+   *  in linear time; `\d` and `\w` are Unicode-aware (write `[0-9]` for ASCII digits). */
   readonly pattern?: string;
   /** Strings: one of the formats svc checks. */
   readonly format?: "email" | "uri" | "uuid" | "date" | "date-time" | "ipv4" | "ipv6";

@@ -232,6 +232,9 @@ test("a key created in Settings opens the route; revoked, it is refused", async 
   assert.ok(!/hash/i.test(listing), "the key list holds no hash");
   await page.locator('button[aria-label="Revoke builder-test"]').click();
   await until("the revoked key to be refused", async () => (await order(key)) === 401, 5_000);
+  // Assets: each structure field with the constraints the server checks it against.
+  const quantity = page.locator("table:has(caption:text-is('OrderLine')) tr:has(code:text-is('quantity'))");
+  assert.equal(await quantity.locator("td").nth(3).innerText(), "a whole number, at least 1, at most 1000");
 });
 
 test("requests appear as they are answered, and one selected lights the path it took", async () => {

@@ -45,7 +45,7 @@ pub fn declarations(assets: &Assets) -> String {
             let ty = TypeRef::parse(&f.type_).map_or_else(|_| "JsonValue".to_string(), |t| typescript(&t));
             let optional = if f.required { "" } else { "?" };
             let sep = if i == 0 { " " } else { "; " };
-            let _ = write!(out, "{sep}{}{optional}: {ty}", quoted(&f.name));
+            let _ = write!(out, "{sep}{}{}{optional}: {ty}", field_doc(f), quoted(&f.name));
         }
         out.push_str(if s.fields.is_empty() { "};\n" } else { " };\n" });
     }
@@ -68,6 +68,23 @@ fn doc(out: &mut String, description: Option<&str>) {
     if let Some(d) = description {
         let _ = writeln!(out, "    /** {} */", d.replace("*/", "* /"));
     }
+}
+
+/// A field's description and constraints as an inline JSDoc comment (what an editor shows
+/// on `ctx.inputs.order.lines`): a value that reached a node from a request has been
+/// checked against them.
+fn field_doc(f: &svc_types::FieldDefinition) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &f.description {
+        parts.push(d.trim_end_matches('.').to_string());
+    }
+    if !f.constraints.is_empty() {
+        parts.push(format!("Checked at the edge: {}", f.constraints.describe()));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("/** {}. */ ", parts.join(". ").replace("*/", "* /"))
 }
 
 fn quoted(name: &str) -> String {
@@ -101,7 +118,7 @@ mod tests {
                 { "name": "Order", "fields": [
                     { "name": "lines", "type": "object:Line:array", "required": true },
                     { "name": "currency", "type": "enum-value:Currency", "required": true },
-                    { "name": "unit-price", "type": "number" },
+                    { "name": "unit-price", "type": "number", "description": "Per unit", "minimum": 0 },
                     { "name": "extra", "type": "any" }
                 ] }
             ]
@@ -110,7 +127,7 @@ mod tests {
         let text = declarations(&assets);
         assert!(text.contains("    \"Line\": { \"sku\": string };\n"), "{text}");
         assert!(
-            text.contains("    \"Order\": { \"lines\": Array<Structures[\"Line\"]>; \"currency\": Enums[\"Currency\"]; \"unit-price\"?: number; \"extra\"?: JsonValue };\n"),
+            text.contains("    \"Order\": { \"lines\": Array<Structures[\"Line\"]>; \"currency\": Enums[\"Currency\"]; /** Per unit. Checked at the edge: at least 0. */ \"unit-price\"?: number; \"extra\"?: JsonValue };\n"),
             "{text}"
         );
         assert!(

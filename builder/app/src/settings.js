@@ -230,7 +230,8 @@ function assetsSection(assets) {
       const value = typeof v === "string" ? { value: v } : v;
       return [el("code", {}, value.value), value.key ?? "", value.label ?? ""];
     });
-  const fieldRows = (s) => s.fields.map((f) => [el("code", {}, f.name), el("code", {}, f.type), f.required ? "yes" : "no"]);
+  const fieldRows = (s) =>
+    s.fields.map((f) => [el("code", {}, f.name), el("code", {}, f.type), f.required ? "yes" : "no", f.checks ?? ""]);
   return el(
     "section",
     { class: "settings-section", "aria-labelledby": "assets-title" },
@@ -238,6 +239,6 @@ function assetsSection(assets) {
     el("h3", {}, "Enums"),
     assetTables("Enum", assets?.enums ?? [], ["Value", "Key", "Label"], enumRows),
     el("h3", {}, "Structures"),
-    assetTables("Structure", assets?.structures ?? [], ["Field", "Type", "Required"], fieldRows),
+    assetTables("Structure", assets?.structures ?? [], ["Field", "Type", "Required", "Checked at the edge"], fieldRows),
   );
 }

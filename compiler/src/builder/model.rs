@@ -180,9 +180,26 @@ fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path
         },
         routes,
         palette: palette(checked),
-        assets: serde_json::to_value(&checked.assets).unwrap_or(Value::Null),
+        assets: assets_json(&checked.assets),
         diagnostics,
     }
+}
+
+/// The assets as JSON, each constrained field with its constraints also in words
+/// (`checks`: "a whole number, at least 1"), as `svc check` and the generated docs say
+/// them.
+fn assets_json(assets: &svc_types::Assets) -> Value {
+    let mut json = serde_json::to_value(assets).unwrap_or(Value::Null);
+    let structures = json.get_mut("structures").and_then(Value::as_array_mut);
+    for (s, value) in assets.structures.iter().zip(structures.into_iter().flatten()) {
+        let fields = value.get_mut("fields").and_then(Value::as_array_mut);
+        for (f, field) in s.fields.iter().zip(fields.into_iter().flatten()) {
+            if !f.constraints.is_empty() {
+                field["checks"] = Value::String(f.constraints.describe());
+            }
+        }
+    }
+    json
 }
 
 /// The flow file's name without its extension.

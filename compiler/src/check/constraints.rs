@@ -1,6 +1,6 @@
 //! The part of checking constraints that needs a regular-expression engine: every
-//! `pattern` compiles with the engine generated servers match with (`regex-lite`, whose
-//! matching is linear in the input, so no request can make a pattern slow). The rest
+//! `pattern` compiles with the engine generated servers match with (the `regex` crate,
+//! whose matching is linear in the input, so no request can make a pattern slow). The rest
 //! (keys that do not apply, limits no value meets) is `Constraints::problems`, checked
 //! where the constraints are read; literals are checked in [`super::types`].
 
@@ -8,14 +8,10 @@ use crate::project::Project;
 use svc_frontend::flow::BodySchema;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 
-/// The largest compiled pattern a server accepts, in bytes of the engine's program: a
-/// pattern is written by the project's author, but `a{1000}{1000}` is one line too.
-const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-
 /// Compiles `pattern` as generated servers will.
-pub fn compile_pattern(pattern: &str) -> Result<regex_lite::Regex, regex_lite::Error> {
-    regex_lite::RegexBuilder::new(pattern)
-        .size_limit(PATTERN_SIZE_LIMIT)
+pub fn compile_pattern(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(svc_types::constraints::PATTERN_SIZE_LIMIT)
         .build()
 }
 
@@ -47,13 +43,13 @@ pub fn check_patterns(project: &Project, diags: &mut Diagnostics) {
 
 fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
     let Err(e) = compile_pattern(pattern) else { return };
-    // regex-lite's message starts with the position and ends with the reason: keep it whole.
+    // The engine's message shows the pattern with a caret, then the reason: keep the reason.
     let reason = e.to_string();
     diags.push(
         Diagnostic::new(Code::InvalidConstraint, span, format!("the pattern `{pattern}` does not compile"))
             .label("not a pattern svc can match")
             .help(format!(
-                "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available, and classes such as `\\d` and `\\w` are ASCII",
+                "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available",
                 reason.lines().last().unwrap_or(&reason).trim()
             )),
     );

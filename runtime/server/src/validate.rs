@@ -273,11 +273,12 @@ fn number_value(v: f64) -> serde_json::Value {
     }
 }
 
-/// A `pattern` constraint: compiled once, on first use, with the engine `svc check`
-/// compiled it with (so it cannot fail here), matching in time linear in the input.
+/// A `pattern` constraint: compiled once, on first use, with the engine and limits `svc
+/// check` compiled it with (so it cannot fail here), matching in time linear in the
+/// input (the `regex` crate: finite automata, no backtracking).
 pub struct Pattern {
     source: &'static str,
-    compiled: OnceLock<regex_lite::Regex>,
+    compiled: OnceLock<regex::Regex>,
 }
 
 impl Pattern {
@@ -291,8 +292,8 @@ impl Pattern {
     pub fn is_match(&self, s: &str) -> bool {
         self.compiled
             .get_or_init(|| {
-                regex_lite::RegexBuilder::new(self.source)
-                    .size_limit(1 << 20)
+                regex::RegexBuilder::new(self.source)
+                    .size_limit(svc_types::constraints::PATTERN_SIZE_LIMIT)
                     .build()
                     .expect("svc check compiled this pattern with the same engine")
             })

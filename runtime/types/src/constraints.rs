@@ -10,8 +10,8 @@
 //! The value checks here (numbers, lengths, formats) are shared by the compiler, which
 //! checks every literal of a flow against them, and by generated servers, which check
 //! every request at the edge. `pattern` is matched by the caller: the compiler and the
-//! runtime use one linear-time engine (`regex-lite`), kept out of this crate because
-//! every node crate links it.
+//! runtime use one linear-time engine (the `regex` crate, built with
+//! [`PATTERN_SIZE_LIMIT`]), kept out of this crate because every node crate links it.
 
 use crate::TypeRef;
 use serde::{Deserialize, Serialize};
@@ -53,6 +53,11 @@ pub struct Constraints {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unique_items: bool,
 }
+
+/// The largest compiled `pattern`, in bytes of the engine's program, in `svc check` and
+/// in servers alike: a pattern is written by the project's author, but `a{1000}{1000}`
+/// is one line too.
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// Every constraint key, as written in the config (and in JSON Schema).
 pub const KEYS: &[&str] = &[
@@ -549,48 +554,89 @@ fn plural(n: u64) -> &'static str {
 pub mod formats {
     /// RFC 5321's Mailbox, as JSON Schema's `email`: a dot-atom local part (at most 64
     /// characters) or a quoted one, `@`, and a domain of LDH labels or an address literal.
+    /// One pass over the bytes with a table: servers run it on every request.
     pub fn is_email(s: &str) -> bool {
-        let Some(at) = s.rfind('@') else {
+        let b = s.as_bytes();
+        let Some(at) = b.iter().rposition(|&c| c == b'@') else {
             return false;
         };
-        let (local, domain) = (&s[..at], &s[at + 1..]);
-        let local_ok = if local.len() >= 2 && local.starts_with('"') && local.ends_with('"') {
-            local[1..local.len() - 1].bytes().all(|b| (b' '..=b'~').contains(&b))
-        } else {
-            is_dot_atom(local)
+        let (local, domain) = (&b[..at], &b[at + 1..]);
+        if local.is_empty() || local.len() > 64 {
+            return false;
+        }
+        let local_ok = match local {
+            [b'"', quoted @ .., b'"'] if local.len() >= 2 => quoted.iter().all(|c| (b' '..=b'~').contains(c)),
+            _ => is_dot_atom(local),
         };
-        local_ok && local.len() <= 64 && is_mail_domain(domain)
+        local_ok && is_mail_domain(&s[at + 1..], domain)
     }
 
-    fn is_dot_atom(s: &str) -> bool {
-        const SPECIALS: &[u8] = b"!#$%&'*+-/=?^_`{|}~";
-        !s.is_empty()
-            && s.split('.').all(|atom| {
-                !atom.is_empty() && atom.bytes().all(|b| b.is_ascii_alphanumeric() || SPECIALS.contains(&b))
-            })
+    /// RFC 5322's atext: letters, digits and ``!#$%&'*+-/=?^_`{|}~``.
+    const ATEXT: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut c = 0;
+        while c < 256 {
+            let b = c as u8;
+            table[c] = b.is_ascii_alphanumeric() || matches!(b, b'!' | b'#'..=b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^'..=b'`' | b'{'..=b'~');
+            c += 1;
+        }
+        table
+    };
+
+    /// Atoms of atext joined by single dots.
+    fn is_dot_atom(b: &[u8]) -> bool {
+        let mut after_dot = true;
+        for &c in b {
+            if c == b'.' {
+                if after_dot {
+                    return false;
+                }
+                after_dot = true;
+            } else if ATEXT[c as usize] {
+                after_dot = false;
+            } else {
+                return false;
+            }
+        }
+        !after_dot
     }
 
-    fn is_mail_domain(d: &str) -> bool {
-        if let Some(literal) = d.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
+    fn is_mail_domain(text: &str, b: &[u8]) -> bool {
+        if let [b'[', literal @ .., b']'] = b {
+            let literal = &text[1..1 + literal.len()];
             return literal.parse::<std::net::Ipv4Addr>().is_ok()
                 || literal
                     .strip_prefix("IPv6:")
                     .is_some_and(|v6| v6.parse::<std::net::Ipv6Addr>().is_ok());
         }
-        is_hostname(d)
+        is_hostname(text)
     }
 
-    /// LDH labels of 1 to 63 characters, not starting or ending with `-`, at most 253 in all.
+    /// LDH labels of 1 to 63 characters, not starting or ending with `-`, at most 253 in
+    /// all; one pass.
     pub fn is_hostname(d: &str) -> bool {
-        !d.is_empty()
-            && d.len() <= 253
-            && d.split('.').all(|label| {
-                !label.is_empty()
-                    && label.len() <= 63
-                    && !label.starts_with('-')
-                    && !label.ends_with('-')
-                    && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
+        let b = d.as_bytes();
+        if b.is_empty() || b.len() > 253 {
+            return false;
+        }
+        let (mut len, mut prev) = (0usize, b'.');
+        for &c in b {
+            if c == b'.' {
+                if len == 0 || prev == b'-' {
+                    return false;
+                }
+                len = 0;
+            } else if c.is_ascii_alphanumeric() || (c == b'-' && len > 0) {
+                len += 1;
+                if len > 63 {
+                    return false;
+                }
+            } else {
+                return false;
+            }
+            prev = c;
+        }
+        len > 0 && prev != b'-'
     }
 
     /// RFC 3986's URI (absolute, with a scheme): `scheme ":" …` where the rest holds
