@@ -250,23 +250,42 @@ pub(crate) fn absolute(p: &Path) -> PathBuf {
 }
 
 /// Formats tokens as a Rust file, turning `svc_comment!("…");` markers into `// …` lines.
+/// prettyplease writes a marker whose text is long over three lines (`svc_comment!(`,
+/// the string, `);`): both forms are turned.
 pub fn format_file(tokens: TokenStream) -> Result<String, String> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("svc generated invalid Rust (a bug in svc): {e}"))?;
     let text = prettyplease::unparse(&file);
     let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if let Some(rest) = trimmed
+        let indent = &line[..line.len() - trimmed.len()];
+        let one_line = trimmed
             .strip_prefix("svc_comment!(\"")
             .and_then(|r| r.strip_suffix("\");"))
-        {
-            let indent = &line[..line.len() - trimmed.len()];
-            let comment = rest.replace("\\\"", "\"").replace("\\\\", "\\");
-            out.push_str(indent);
-            out.push_str("// ");
-            out.push_str(&comment);
-        } else {
-            out.push_str(line);
+            .map(str::to_string);
+        let wrapped = || -> Option<String> {
+            if trimmed != "svc_comment!(" {
+                return None;
+            }
+            let mut ahead = lines.clone();
+            let text = ahead.next()?.trim().strip_prefix('"')?.strip_suffix('"')?.to_string();
+            (ahead.next()?.trim() == ");").then_some(text)
+        };
+        let comment = match one_line {
+            Some(text) => Some(text),
+            None => wrapped().inspect(|_| {
+                lines.next();
+                lines.next();
+            }),
+        };
+        match comment {
+            Some(text) => {
+                out.push_str(indent);
+                out.push_str("// ");
+                out.push_str(&text.replace("\\\"", "\"").replace("\\\\", "\\"));
+            }
+            None => out.push_str(line),
         }
         out.push('\n');
     }
@@ -784,4 +803,25 @@ pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+
+    #[test]
+    fn comment_markers_become_comments_however_prettyplease_wraps_them() {
+        let long = "x".repeat(120);
+        let text = format_file(quote! {
+            fn f() {
+                svc_comment!("short");
+                svc_comment!(#long);
+                let a = 1;
+            }
+        })
+        .unwrap();
+        assert!(text.contains("    // short\n"), "{text}");
+        assert!(text.contains(&format!("    // {long}\n    let a = 1;")), "{text}");
+        assert!(!text.contains("svc_comment"), "{text}");
+    }
 }

@@ -204,10 +204,10 @@ pub fn request_checks(
     let mut checks = TokenStream::new();
     if let Some((ty, fields)) = body {
         if checks_type(ty, validated) {
-            let c = value_checks(&quote!(&req.body), ty, &Constraints::default(), validated);
+            let c = value_checks(&quote!(x), ty, &Constraints::default(), validated);
             checks.extend(quote! {
                 {
-                    let at = At::BODY;
+                    let (x, at) = (&req.body, At::BODY);
                     #c
                 }
             });
