@@ -92,8 +92,8 @@ impl RequestInputs for Req {
         let mut violations = Violations::new();
         let out = &mut violations;
         {
-            let at = At::BODY;
-            crate::validate::order(&req.body, &at, out);
+            let (x, at) = (&req.body, At::BODY);
+            crate::validate::order(x, &at, out);
         }
         violations.into_result()?;
         Ok(req)
