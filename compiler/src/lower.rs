@@ -882,11 +882,17 @@ impl<'a> FlowLowerer<'a> {
         })
     }
 
-    fn parses_request(&self, i: usize, is_code: bool) -> bool {
+    /// Whether the request inputs are parsed (and their field constraints checked) before
+    /// node `i`: before every code node, before a Return JSON that reads them, and before
+    /// a Return JSON that answers 2xx, so that a route never accepts a request its
+    /// schema refuses, even when nothing reads it. (Where it is parsed already, the
+    /// emitter does not parse it again.) An error answer (a protection's 401, 403 or 429)
+    /// reads nothing: a client without a key learns nothing of the schema.
+    fn parses_request(&self, i: usize, always: bool) -> bool {
         if self.flow.request.is_empty_schema() {
             return false;
         }
-        is_code || self.locals_used_by(i).contains(&Local::Request)
+        always || self.locals_used_by(i).contains(&Local::Request)
     }
 
     fn node(&mut self, i: usize) -> NodeIr {
@@ -967,7 +973,7 @@ impl<'a> FlowLowerer<'a> {
                 }
             }
             NodeKind::ReturnJson(r) => {
-                let parse_request = self.parses_request(i, false);
+                let parse_request = self.parses_request(i, (200..300).contains(&r.status.value));
                 NodeIr::Return {
                     id,
                     parse_request,
