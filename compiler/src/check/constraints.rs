@@ -46,11 +46,15 @@ fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
     // The engine's message shows the pattern with a caret, then the reason: keep the reason.
     let reason = e.to_string();
     diags.push(
-        Diagnostic::new(Code::InvalidConstraint, span, format!("the pattern `{pattern}` does not compile"))
-            .label("not a pattern svc can match")
-            .help(format!(
-                "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available",
-                reason.lines().last().unwrap_or(&reason).trim()
-            )),
+        Diagnostic::new(
+            Code::InvalidConstraint,
+            span,
+            format!("the pattern `{pattern}` does not compile"),
+        )
+        .label("not a pattern svc can match")
+        .help(format!(
+            "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available",
+            reason.lines().last().unwrap_or(&reason).trim()
+        )),
     );
 }

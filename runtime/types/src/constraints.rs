@@ -577,7 +577,8 @@ pub mod formats {
         let mut c = 0;
         while c < 256 {
             let b = c as u8;
-            table[c] = b.is_ascii_alphanumeric() || matches!(b, b'!' | b'#'..=b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^'..=b'`' | b'{'..=b'~');
+            table[c] = b.is_ascii_alphanumeric()
+                || matches!(b, b'!' | b'#'..=b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^'..=b'`' | b'{'..=b'~');
             c += 1;
         }
         table
