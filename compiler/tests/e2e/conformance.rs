@@ -42,7 +42,7 @@ fn unlimited_copy(example: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("svc-conformance-{example}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     copy_committed(&repo().join("examples").join(example), &dir);
-    let limit = regex_lite::Regex::new(r"\blimit: \d+").unwrap();
+    let limit = regex::Regex::new(r"\blimit: \d+").unwrap();
     for entry in std::fs::read_dir(dir.join("flows")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
