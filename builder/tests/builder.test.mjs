@@ -235,6 +235,8 @@ test("a key created in Settings opens the route; revoked, it is refused", async 
   // Assets: each structure field with the constraints the server checks it against.
   const quantity = page.locator("table:has(caption:text-is('OrderLine')) tr:has(code:text-is('quantity'))");
   assert.equal(await quantity.locator("td").nth(3).innerText(), "a whole number, at least 1, at most 1000");
+  await quantity.scrollIntoViewIfNeeded();
+  await screenshot("settings-assets");
 });
 
 test("requests appear as they are answered, and one selected lights the path it took", async () => {
