@@ -54,7 +54,12 @@ fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
         .label("not a pattern svc can match")
         .help(format!(
             "{}; svc matches patterns in time linear in the input, so look-around and backreferences are not available",
-            reason.lines().last().unwrap_or(&reason).trim().trim_start_matches("error: ")
+            reason
+                .lines()
+                .last()
+                .unwrap_or(&reason)
+                .trim()
+                .trim_start_matches("error: ")
         )),
     );
 }
