@@ -177,26 +177,6 @@ impl Constraints {
         self == &Constraints::default()
     }
 
-    /// Whether any number keyword is set.
-    pub fn has_number(&self) -> bool {
-        self.minimum.is_some()
-            || self.maximum.is_some()
-            || self.exclusive_minimum.is_some()
-            || self.exclusive_maximum.is_some()
-            || self.multiple_of.is_some()
-            || self.integer
-    }
-
-    /// Whether any string keyword is set.
-    pub fn has_string(&self) -> bool {
-        self.min_length.is_some() || self.max_length.is_some() || self.pattern.is_some() || self.format.is_some()
-    }
-
-    /// Whether any array keyword is set.
-    pub fn has_array(&self) -> bool {
-        self.min_items.is_some() || self.max_items.is_some() || self.unique_items
-    }
-
     /// The keys that are set, in [`KEYS`] order.
     pub fn keys(&self) -> Vec<&'static str> {
         let set = [
