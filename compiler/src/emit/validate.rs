@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 use svc_frontend::rust_types::ident;
-use svc_types::{Assets, Constraints, FieldDefinition, Format, TypeRef};
+use svc_types::{Assets, Constraints, FieldDefinition, TypeRef};
 
 /// The imports of a module that checks constraints.
 pub fn imports() -> TokenStream {
@@ -70,19 +70,27 @@ fn field_checks(field: &FieldDefinition, validated: &BTreeSet<String>) -> TokenS
     let name = &field.name;
     let checks = value_checks(&quote!(x), &ty, &field.constraints, validated);
     let comment = comment(name, &field.constraints);
-    if field.required {
+    let checks = bound_checks(quote!(v.#member), quote!(at.field(#name)), !field.required, checks);
+    quote! {
+        svc_comment!(#comment);
+        #checks
+    }
+}
+
+/// `checks` of the member `value` (binding it as `x`, and `at` as where it is), run
+/// when it is present if `optional`.
+fn bound_checks(value: TokenStream, at: TokenStream, optional: bool, checks: TokenStream) -> TokenStream {
+    if optional {
         quote! {
-            svc_comment!(#comment);
-            {
-                let (x, at) = (&v.#member, at.field(#name));
+            if let Some(x) = &#value {
+                let at = #at;
                 #checks
             }
         }
     } else {
         quote! {
-            svc_comment!(#comment);
-            if let Some(x) = &v.#member {
-                let at = at.field(#name);
+            {
+                let (x, at) = (&#value, #at);
                 #checks
             }
         }
@@ -167,18 +175,8 @@ fn string_checks(x: &TokenStream, c: &Constraints) -> TokenStream {
         });
     }
     if let Some(format) = c.format {
-        let variant = format_ident!(
-            "{}",
-            match format {
-                Format::Email => "Email",
-                Format::Uri => "Uri",
-                Format::Uuid => "Uuid",
-                Format::Date => "Date",
-                Format::DateTime => "DateTime",
-                Format::Ipv4 => "Ipv4",
-                Format::Ipv6 => "Ipv6",
-            }
-        );
+        // The variant's name is its `Debug` form (`DateTime`).
+        let variant = format_ident!("{format:?}");
         out.extend(quote!(out.format(#x, Format::#variant, &at);));
     }
     out
@@ -253,22 +251,15 @@ fn input_checks(
     let name = &p.name;
     let checks = value_checks(&quote!(x), &p.ty, &p.constraints, validated);
     let comment = comment(name, &p.constraints);
-    if p.required {
-        quote! {
-            svc_comment!(#comment);
-            {
-                let (x, at) = (&#owner.#member, At::#root.field(#name));
-                #checks
-            }
-        }
-    } else {
-        quote! {
-            svc_comment!(#comment);
-            if let Some(x) = &#owner.#member {
-                let at = At::#root.field(#name);
-                #checks
-            }
-        }
+    let checks = bound_checks(
+        quote!(#owner.#member),
+        quote!(At::#root.field(#name)),
+        !p.required,
+        checks,
+    );
+    quote! {
+        svc_comment!(#comment);
+        #checks
     }
 }
 
@@ -282,21 +273,12 @@ pub fn output_checks(outputs: &[CheckedOutput], validated: &BTreeSet<String>) ->
         let member = ident(&svc_types::names::pin_field(&o.pin));
         let pin = &o.pin;
         let checks = value_checks(&quote!(x), &o.ty, &Constraints::default(), validated);
-        if o.optional {
-            quote! {
-                if let Some(x) = &outputs.#member {
-                    let at = At::OUTPUT.field(#pin);
-                    #checks
-                }
-            }
-        } else {
-            quote! {
-                {
-                    let (x, at) = (&outputs.#member, At::OUTPUT.field(#pin));
-                    #checks
-                }
-            }
-        }
+        bound_checks(
+            quote!(outputs.#member),
+            quote!(At::OUTPUT.field(#pin)),
+            o.optional,
+            checks,
+        )
     });
     Some(quote! {
         let mut violations = Violations::new();
