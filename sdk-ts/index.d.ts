@@ -55,6 +55,36 @@ export interface PinBuilder<
   pinOnly(enabled?: boolean): PinBuilder<V, Optional, HasDefault, Sequence>;
   /** Re-enables inline value entry on a port-only pin. */
   allowInlineValue(enabled?: boolean): PinBuilder<V, Optional, HasDefault, Sequence>;
+  // Field constraints, as on a structure field (`FieldConstraints`): checked by
+  // `svc check` against literals and defaults, and before the node runs against a wired
+  // value its source does not already guarantee. On an array pin the array keywords
+  // hold the array and the others each item.
+  /** Numbers: at least `limit`. */
+  minimum(limit: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Numbers: at most `limit`. */
+  maximum(limit: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Numbers: greater than `limit`. */
+  exclusiveMinimum(limit: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Numbers: less than `limit`. */
+  exclusiveMaximum(limit: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Numbers: a multiple of `step` (greater than 0). */
+  multipleOf(step: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Numbers: a whole number. */
+  integer(): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Strings: at least `n` characters (Unicode code points). */
+  minLength(n: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Strings: at most `n` characters (Unicode code points). */
+  maxLength(n: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Strings: contains a match of this regular expression (`^…$` for the whole string). */
+  pattern(pattern: string): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Strings: one of the formats svc checks. */
+  format(format: NonNullable<FieldConstraints["format"]>): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Arrays: at least `n` items. */
+  minItems(n: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Arrays: at most `n` items. */
+  maxItems(n: number): PinBuilder<V, Optional, HasDefault, Sequence>;
+  /** Arrays: no item twice. */
+  uniqueItems(): PinBuilder<V, Optional, HasDefault, Sequence>;
   /** The pin as it appears in a manifest. */
   toJSON(): PinManifest;
 }
@@ -197,8 +227,8 @@ export declare function defineCodeFunctionNode<
 
 // --- manifests ------------------------------------------------------------------------
 
-/** A pin in a manifest. */
-export interface PinManifest {
+/** A pin in a manifest: its constraints follow its modifiers, in `CONSTRAINT_KEYS` order. */
+export interface PinManifest extends FieldConstraints {
   type: string;
   items?: { type: string; items?: PinManifest["items"] };
   optional?: true;

@@ -25,6 +25,7 @@ export class PinBuilder {
   #hasDefault = false;
   #portOnly = false;
   #allowInlineValue = false;
+  #constraints = {};
 
   /** @internal Use the `t` and `seq` builders. */
   constructor(type, items) {
@@ -42,6 +43,7 @@ export class PinBuilder {
     next.#hasDefault = this.#hasDefault;
     next.#portOnly = this.#portOnly;
     next.#allowInlineValue = this.#allowInlineValue;
+    next.#constraints = { ...this.#constraints };
     change(next);
     return next;
   }
@@ -91,6 +93,83 @@ export class PinBuilder {
     });
   }
 
+  // Field constraints (JSON Schema's keywords, as on a structure field): what a valid
+  // value is beyond its type. `svc check` checks literals and defaults against them and
+  // refuses one that does not apply to the pin's type; a wired value is checked before
+  // the node runs unless its source already guarantees them. On an array pin,
+  // `minItems`, `maxItems` and `uniqueItems` hold the array and the others each item.
+
+  #constrained(key, value) {
+    return this.#with((p) => {
+      p.#constraints[key] = value;
+    });
+  }
+
+  /** Numbers: at least `limit`. */
+  minimum(limit) {
+    return this.#constrained("minimum", requireNumber(limit, "minimum(limit)"));
+  }
+
+  /** Numbers: at most `limit`. */
+  maximum(limit) {
+    return this.#constrained("maximum", requireNumber(limit, "maximum(limit)"));
+  }
+
+  /** Numbers: greater than `limit`. */
+  exclusiveMinimum(limit) {
+    return this.#constrained("exclusiveMinimum", requireNumber(limit, "exclusiveMinimum(limit)"));
+  }
+
+  /** Numbers: less than `limit`. */
+  exclusiveMaximum(limit) {
+    return this.#constrained("exclusiveMaximum", requireNumber(limit, "exclusiveMaximum(limit)"));
+  }
+
+  /** Numbers: a multiple of `step` (greater than 0). */
+  multipleOf(step) {
+    return this.#constrained("multipleOf", requireNumber(step, "multipleOf(step)"));
+  }
+
+  /** Numbers: a whole number. */
+  integer() {
+    return this.#constrained("integer", true);
+  }
+
+  /** Strings: at least `n` characters (Unicode code points). */
+  minLength(n) {
+    return this.#constrained("minLength", requireCount(n, "minLength(n)"));
+  }
+
+  /** Strings: at most `n` characters (Unicode code points). */
+  maxLength(n) {
+    return this.#constrained("maxLength", requireCount(n, "maxLength(n)"));
+  }
+
+  /** Strings: contains a match of this regular expression (`^…$` for the whole string). */
+  pattern(pattern) {
+    return this.#constrained("pattern", requireString(pattern, "pattern(pattern)"));
+  }
+
+  /** Strings: one of the formats svc checks. */
+  format(format) {
+    return this.#constrained("format", requireString(format, "format(format)"));
+  }
+
+  /** Arrays: at least `n` items. */
+  minItems(n) {
+    return this.#constrained("minItems", requireCount(n, "minItems(n)"));
+  }
+
+  /** Arrays: at most `n` items. */
+  maxItems(n) {
+    return this.#constrained("maxItems", requireCount(n, "maxItems(n)"));
+  }
+
+  /** Arrays: no item twice. */
+  uniqueItems() {
+    return this.#constrained("uniqueItems", true);
+  }
+
   /** The type string this pin produces (`string`, `object:Order`, `type:array`, …). */
   get type() {
     return this.#type;
@@ -105,6 +184,9 @@ export class PinBuilder {
     if (this.#hasDefault) pin.default = this.#default;
     if (this.#portOnly) pin.portOnly = true;
     if (this.#allowInlineValue) pin.allowInlineValue = true;
+    for (const [key] of CONSTRAINT_KEYS) {
+      if (this.#constraints[key] !== undefined) pin[key] = this.#constraints[key];
+    }
     return pin;
   }
 }
@@ -329,6 +411,11 @@ function requireString(value, what) {
 
 function requireNumber(value, what) {
   if (typeof value !== "number" || !Number.isFinite(value)) throw new TypeError(`${what} must be a finite number`);
+  return value;
+}
+
+function requireCount(value, what) {
+  if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${what} must be a whole number, 0 or more`);
   return value;
 }
 

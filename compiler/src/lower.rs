@@ -191,11 +191,15 @@ pub struct ParamIr {
     pub constraints: svc_types::Constraints,
 }
 
-/// An output of a code node whose value carries field constraints.
-pub struct CheckedOutput {
+/// A pin of a code node whose value is checked against field constraints: an output
+/// after the node runs (its pin's constraints, and those of the structures in its type),
+/// or a wired input before (its pin's, when the wire's source does not guarantee them).
+pub struct CheckedPin {
     pub pin: String,
     pub ty: TypeRef,
+    /// `Option<T>` in the node's `Inputs` or `Outputs`.
     pub optional: bool,
+    pub constraints: svc_types::Constraints,
 }
 
 pub struct OriginIr {
@@ -276,9 +280,12 @@ pub enum NodeIr {
         /// Whether the node may read `ctx.request` (else it is not built for it).
         with_request: bool,
         inputs: Vec<(String, InputIr)>,
-        /// The outputs (pin id, type) whose values carry field constraints: checked
-        /// after the node runs, a broken one being a node error.
-        checked_outputs: Vec<CheckedOutput>,
+        /// The wired inputs checked against their pins' constraints before the node
+        /// runs (`node_input_invalid`).
+        checked_inputs: Vec<CheckedPin>,
+        /// The outputs whose values carry field constraints: checked after the node
+        /// runs, a broken one being a node error.
+        checked_outputs: Vec<CheckedPin>,
         binds: bool,
         next: Cont,
         on_fail: Option<(Cont, bool)>,
@@ -451,7 +458,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
     let mut modules: BTreeSet<String> = BTreeSet::new();
     let boxed = svc_frontend::assets_codegen::recursive_fields(&checked.assets);
     let validated = validated_structures(&checked.assets);
-    for (flow, graph) in project.flows.iter().zip(&checked.graphs) {
+    for (flow_index, (flow, graph)) in project.flows.iter().zip(&checked.graphs).enumerate() {
         let file = project.sources.get(flow.file).display_path.clone();
         let mut module = module_name(&file);
         while !modules.insert(module.clone()) {
@@ -459,6 +466,7 @@ pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
         }
         let lowerer = FlowLowerer {
             checked,
+            flow_index,
             flow,
             graph,
             assets: &checked.assets,
@@ -537,6 +545,8 @@ fn module_name(file: &str) -> String {
 
 struct FlowLowerer<'a> {
     checked: &'a Checked<'a>,
+    /// The flow's index in the project (and in `checked.graphs`).
+    flow_index: usize,
     flow: &'a Flow,
     graph: &'a FlowGraph,
     assets: &'a Assets,
@@ -951,11 +961,28 @@ impl<'a> FlowLowerer<'a> {
                     .manifest
                     .outputs
                     .data()
-                    .filter(|(_, _, ty)| checks_type(ty, self.validated))
-                    .map(|(id, pin, ty)| CheckedOutput {
+                    .filter(|(_, pin, ty)| !pin.constraints.is_empty() || checks_type(ty, self.validated))
+                    .map(|(id, pin, ty)| CheckedPin {
                         pin: id.to_string(),
                         ty: ty.clone(),
                         optional: pin.optional,
+                        constraints: pin.constraints.clone(),
+                    })
+                    .collect();
+                let checked_inputs = self
+                    .checked
+                    .flow_context(self.flow_index)
+                    .unchecked_wires(i)
+                    .into_iter()
+                    .map(|w| {
+                        let pin = info.manifest.inputs.get(&w.pin).expect("checked: the pin exists");
+                        let ty = pin.type_ref().expect("checked: a data pin").clone();
+                        CheckedPin {
+                            optional: pin_target(pin, &ty).option,
+                            pin: w.pin,
+                            ty,
+                            constraints: w.pin_constraints,
+                        }
                     })
                     .collect();
                 NodeIr::Code {
@@ -966,6 +993,7 @@ impl<'a> FlowLowerer<'a> {
                     parse_request,
                     with_request: info.uses_request,
                     inputs,
+                    checked_inputs,
                     checked_outputs,
                     binds,
                     next,

@@ -260,7 +260,7 @@ fn template_schema(t: &Template, ctx: &FlowContext, consumer: usize) -> Value {
         Template::Wire(r) => {
             let mut quiet = Diagnostics::new();
             match ctx.reference(r, Some(consumer), &mut quiet) {
-                Some(ValueType { ty, optional }) => {
+                Some(ValueType { ty, optional, .. }) => {
                     let s = type_schema(&ty);
                     if optional {
                         json!({ "anyOf": [s, { "type": "null" }] })

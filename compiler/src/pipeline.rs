@@ -160,6 +160,28 @@ pub fn write_checked(
     Ok(report)
 }
 
+/// The note `svc check` prints for a wire whose value is checked against its pin's
+/// constraints before the node runs: not a problem, but a check at run time that the
+/// source could make at the edge instead.
+pub fn unchecked_wire_note(wire: &check::flow::UncheckedWire, sources: &SourceMap) -> String {
+    let file = &sources.get(wire.span.file).display_path;
+    let source = if wire.wire.starts_with("request.") {
+        "the request input"
+    } else {
+        "the output"
+    };
+    format!(
+        "note: `{}` is checked before node `{}` runs ({file}:{}:{}): input `{}` of `{}` asks {}, which {source} does not guarantee; a value that breaks it is a 500 `node_input_invalid`, so give {source} the same constraints to refuse it where it is made",
+        wire.wire,
+        wire.node_id,
+        wire.span.line,
+        wire.span.column,
+        wire.pin,
+        wire.node_key,
+        wire.pin_constraints.describe(),
+    )
+}
+
 /// A note for each TypeScript node a route calls that stays in the engine, with the
 /// construct that kept it there: compiled nodes are several times cheaper a call.
 fn note_engine_nodes(ir: &crate::lower::ProjectIr, project: &crate::project::Project) {

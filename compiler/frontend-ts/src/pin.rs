@@ -181,18 +181,39 @@ fn modifier<'a>(
                     None => {
                         diags.push(invalid(
                             node.span,
-                            "the description must be a string",
+                            format!("the argument of `{method}` must be a string"),
                             "write the text out in quotes",
                         ));
                         None
                     }
                 },
                 Err(e) => {
-                    e.report("a pin's description", diags);
+                    e.report(&format!("the argument of `.{method}()`"), diags);
                     None
                 }
             })
         }
+        ModifierArgument::Number | ModifierArgument::Count => expect_args::<1>(module, call, span, method, diags)
+            .and_then(|[value]| match literal::read(module, value) {
+                Ok(node) => {
+                    at = node.span;
+                    match node.to_json() {
+                        number @ serde_json::Value::Number(_) => Some(ModifierValue::Literal(number)),
+                        _ => {
+                            diags.push(invalid(
+                                node.span,
+                                format!("the argument of `{method}` must be a number"),
+                                format!("write the number out, for example `.{method}(1)`"),
+                            ));
+                            None
+                        }
+                    }
+                }
+                Err(e) => {
+                    e.report(&format!("the argument of `.{method}()`"), diags);
+                    None
+                }
+            }),
         ModifierArgument::Literal => {
             expect_args::<1>(module, call, span, method, diags).and_then(|[value]| match literal::read(module, value) {
                 Ok(node) => {

@@ -136,7 +136,11 @@ fn expected(file: &str) -> BTreeMap<&'static str, BTreeMap<String, Shapes>> {
     for m in TYPESCRIPT.modifiers {
         let shape = match m.takes {
             ModifierArgument::None => shapes(&[&[]]),
-            ModifierArgument::Text | ModifierArgument::Literal | ModifierArgument::Flag => shapes(&[&[false]]),
+            ModifierArgument::Text
+            | ModifierArgument::Literal
+            | ModifierArgument::Flag
+            | ModifierArgument::Number
+            | ModifierArgument::Count => shapes(&[&[false]]),
             ModifierArgument::OptionalFlag => shapes(&[&[true]]),
         };
         modifiers.insert(m.word.to_string(), shape);

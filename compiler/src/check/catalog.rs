@@ -67,6 +67,9 @@ impl<'a> Catalog<'a> {
                     uses_assets = Some(span);
                 }
                 check_asset_ref(ty, span, assets, diags);
+                if let Some(pattern) = &pin.constraints.pattern {
+                    super::constraints::check_pin_pattern(id, pin, pattern, span, diags);
+                }
                 if let (Some(default), TypeRef::Enum(name)) = (&pin.default, ty)
                     && let (Some(e), Some(v)) = (assets.enum_named(name), default.as_str())
                     && e.find_value(v).is_none()

@@ -7,6 +7,7 @@
 use crate::project::Project;
 use svc_frontend::flow::BodySchema;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
+use svc_types::manifest::PinDefinition;
 
 /// Compiles `pattern` as generated servers will.
 pub fn compile_pattern(pattern: &str) -> Result<regex::Regex, regex::Error> {
@@ -41,8 +42,34 @@ pub fn check_patterns(project: &Project, diags: &mut Diagnostics) {
     }
 }
 
-fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
-    let Err(e) = compile_pattern(pattern) else { return };
+/// Reports a pin's `pattern` that does not compile, or that the pin's default does not
+/// match (the pin language checks the rest of a default where it is read).
+pub fn check_pin_pattern(id: &str, pin: &PinDefinition, pattern: &str, span: Span, diags: &mut Diagnostics) {
+    if !check_pattern(pattern, span, diags) {
+        return;
+    }
+    let Ok(re) = compile_pattern(pattern) else { return };
+    let strings: Vec<&str> = match &pin.default {
+        Some(serde_json::Value::String(s)) => vec![s],
+        Some(serde_json::Value::Array(items)) => items.iter().filter_map(|i| i.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(s) = strings.into_iter().find(|s| !re.is_match(s)) {
+        diags.push(
+            Diagnostic::new(
+                Code::LiteralBreaksConstraint,
+                span,
+                format!("the default `{s}` of pin `{id}` does not match its pattern `{pattern}`"),
+            )
+            .label("default breaks the pin's pattern")
+            .help("give a default the pattern matches, or change the pattern"),
+        );
+    }
+}
+
+/// Reports `pattern` when it does not compile; whether it does.
+fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) -> bool {
+    let Err(e) = compile_pattern(pattern) else { return true };
     // The engine's message shows the pattern with a caret, then the reason: keep the reason.
     let reason = e.to_string();
     diags.push(
@@ -62,4 +89,5 @@ fn check_pattern(pattern: &str, span: Span, diags: &mut Diagnostics) {
                 .trim_start_matches("error: ")
         )),
     );
+    false
 }

@@ -4,7 +4,7 @@
 
 use super::catalog::{Catalog, check_asset_ref};
 use super::graph::{Fact, FlowGraph};
-use super::types::{ValueType, Walk, check_literal, fits, mismatch_hint, walk};
+use super::types::{ValueType, Walk, check_constraints, check_literal, fits, mismatch_hint, walk};
 use svc_frontend::flow::{
     Binding, BodySchema, CodeCall, Flow, NodeKind, RateKey, RefRoot, Reference, RequestPart, ReturnJson, Template,
 };
@@ -31,7 +31,55 @@ fn is_public_suffix(domain: &str) -> bool {
     psl::suffix(domain.as_bytes()).is_some_and(|s| s.typ().is_some() && s.as_bytes() == domain.as_bytes())
 }
 
+/// A wire into a code node's input whose pin asks constraints that what the wire comes
+/// from does not guarantee: the generated server checks the value before the node runs
+/// (`node_input_invalid`). `svc check` says so in a note.
+pub struct UncheckedWire {
+    pub span: Span,
+    /// The reference, as written (`request.body.quantity`).
+    pub wire: String,
+    pub node_id: String,
+    pub node_key: String,
+    pub pin: String,
+    pub pin_constraints: svc_types::Constraints,
+}
+
 impl FlowContext<'_> {
+    /// The wires of node `i` into constrained pins that need a check at run time.
+    pub fn unchecked_wires(&self, i: usize) -> Vec<UncheckedWire> {
+        let node = &self.flow.nodes[i];
+        let NodeKind::Code(c) = &node.kind else {
+            return Vec::new();
+        };
+        let Some(info) = self.catalog.get(&c.node_key.value) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (pin_id, binding) in &c.inputs {
+            let (Binding::Wire(r), Some(pin)) = (binding, info.manifest.inputs.get(&pin_id.value)) else {
+                continue;
+            };
+            if pin.constraints.is_empty() {
+                continue;
+            }
+            let mut quiet = Diagnostics::new();
+            let Some(source) = self.reference(r, Some(i), &mut quiet) else {
+                continue;
+            };
+            if !source.constraints.implies(&pin.constraints) {
+                out.push(UncheckedWire {
+                    span: r.span,
+                    wire: r.text.clone(),
+                    node_id: node.id.value.clone(),
+                    node_key: c.node_key.value.clone(),
+                    pin: pin_id.value.clone(),
+                    pin_constraints: pin.constraints.clone(),
+                });
+            }
+        }
+        out
+    }
+
     pub fn check(&self, diags: &mut Diagnostics) {
         self.check_request(diags);
         for (i, node) in self.flow.nodes.iter().enumerate() {
@@ -233,12 +281,23 @@ impl FlowContext<'_> {
                         }
                         continue;
                     }
-                    if let Err(p) = check_literal(lit, pin_type, self.assets) {
-                        diags.push(
-                            Diagnostic::new(p.code, p.node.span, format!("{}, for {pin_name}", p.message))
-                                .label(p.label())
-                                .help(p.hint),
-                        );
+                    // The pin's own constraints are named in the message; a structure
+                    // field's are followed by the pin the literal is for.
+                    let (problem, for_pin) = match check_literal(lit, pin_type, self.assets) {
+                        Err(p) => (Some(p), true),
+                        Ok(()) => (
+                            check_constraints(lit, pin_type, &pin.constraints, &pin_name).err(),
+                            false,
+                        ),
+                    };
+                    if let Some(p) = problem {
+                        let label = p.label();
+                        let message = if for_pin {
+                            format!("{}, for {pin_name}", p.message)
+                        } else {
+                            p.message
+                        };
+                        diags.push(Diagnostic::new(p.code, p.node.span, message).label(label).help(p.hint));
                     }
                 }
                 Binding::Wire(r) => {
@@ -449,6 +508,7 @@ impl FlowContext<'_> {
                             ValueType {
                                 ty: f.type_ref.value.clone(),
                                 optional: !f.required,
+                                constraints: f.constraints.clone(),
                             },
                             &r.path[1..],
                         )),
@@ -479,6 +539,7 @@ impl FlowContext<'_> {
                         ValueType {
                             ty: f.type_ref.value.clone(),
                             optional: !f.required,
+                            constraints: f.constraints.clone(),
                         },
                         &r.path[1..],
                     )),
@@ -556,6 +617,7 @@ impl FlowContext<'_> {
                             ValueType {
                                 ty: t.clone(),
                                 optional: pin.optional,
+                                constraints: pin.constraints.clone(),
                             },
                             Fact::Outputs(j),
                             &r.path[1..],
@@ -572,14 +634,9 @@ impl FlowContext<'_> {
                             Some("message") => {
                                 Some((ValueType::required(TypeRef::String), Fact::Failure(j), &r.path[2..]))
                             }
-                            Some("code") => Some((
-                                ValueType {
-                                    ty: TypeRef::String,
-                                    optional: true,
-                                },
-                                Fact::Failure(j),
-                                &r.path[2..],
-                            )),
+                            Some("code") => {
+                                Some((ValueType::new(TypeRef::String, true), Fact::Failure(j), &r.path[2..]))
+                            }
                             _ => no_output(
                                 format!("`{}`: a failure has a `message` and a `code`", r.text),
                                 format!(

@@ -37,6 +37,31 @@ pub struct Checked<'a> {
     pub has_errors: bool,
 }
 
+impl Checked<'_> {
+    /// The context the checker read flow `index` in (types of references, wires).
+    pub fn flow_context(&self, index: usize) -> flow::FlowContext<'_> {
+        flow::FlowContext {
+            flow: &self.project.flows[index],
+            graph: &self.graphs[index],
+            assets: &self.assets,
+            catalog: &self.catalog,
+        }
+    }
+
+    /// Every wire whose value is checked against its pin's constraints at run time
+    /// ([`flow::UncheckedWire`]).
+    pub fn unchecked_wires(&self) -> Vec<flow::UncheckedWire> {
+        let mut out = Vec::new();
+        for (index, flow) in self.project.flows.iter().enumerate() {
+            let ctx = self.flow_context(index);
+            for i in 0..flow.nodes.len() {
+                out.extend(ctx.unchecked_wires(i));
+            }
+        }
+        out
+    }
+}
+
 /// Checks a loaded project, adding every problem to `diags`.
 pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
     let assets = project.config.as_ref().map(|c| c.assets.clone()).unwrap_or_default();

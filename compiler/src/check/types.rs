@@ -26,11 +26,24 @@ use svc_types::{Assets, Constraints, TypeRef};
 pub struct ValueType {
     pub ty: TypeRef,
     pub optional: bool,
+    /// The constraints the value is known to meet when present: those of the request
+    /// input, structure field or output pin it comes from, all checked before it can be
+    /// read.
+    pub constraints: Constraints,
 }
 
 impl ValueType {
     pub fn required(ty: TypeRef) -> Self {
-        ValueType { ty, optional: false }
+        Self::new(ty, false)
+    }
+
+    /// A value of `ty`, maybe absent, known to meet no constraint.
+    pub fn new(ty: TypeRef, optional: bool) -> Self {
+        ValueType {
+            ty,
+            optional,
+            constraints: Constraints::default(),
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -297,16 +310,14 @@ pub fn walk(mut current: ValueType, segments: &[String], assets: &Assets) -> Wal
             TypeRef::Structure(name) => {
                 let Some(s) = assets.structure_named(name) else {
                     // Reported as an unknown structure elsewhere.
-                    return Walk::Ok(ValueType {
-                        ty: TypeRef::Any,
-                        optional: true,
-                    });
+                    return Walk::Ok(ValueType::new(TypeRef::Any, true));
                 };
                 match s.find_field(seg) {
                     Some(f) => {
                         current = ValueType {
                             ty: f.type_ref().unwrap_or(TypeRef::Any),
                             optional: current.optional || !f.required,
+                            constraints: f.constraints.clone(),
                         };
                     }
                     None => {
@@ -319,10 +330,7 @@ pub fn walk(mut current: ValueType, segments: &[String], assets: &Assets) -> Wal
             }
             TypeRef::Object | TypeRef::Any => {
                 // Fields of untyped values are untyped and may be absent.
-                return Walk::Ok(ValueType {
-                    ty: TypeRef::Any,
-                    optional: true,
-                });
+                return Walk::Ok(ValueType::new(TypeRef::Any, true));
             }
             TypeRef::Array(_) => {
                 return Walk::NoField(
@@ -413,13 +421,7 @@ mod tests {
     fn walking_into_structures() {
         let line = ValueType::required(t("object:Line"));
         match walk(line.clone(), &["qty".into()], &assets()) {
-            Walk::Ok(v) => assert_eq!(
-                v,
-                ValueType {
-                    ty: t("number"),
-                    optional: true
-                }
-            ),
+            Walk::Ok(v) => assert_eq!(v, ValueType::new(t("number"), true)),
             Walk::NoField(..) => panic!(),
         }
         match walk(line, &["sk".into()], &assets()) {

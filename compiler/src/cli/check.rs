@@ -52,6 +52,11 @@ pub fn run(args: Args) -> i32 {
             for d in &sorted {
                 let _ = writeln!(err, "{}", crate::pipeline::render(d, &project.sources, color));
             }
+            if errors == 0 {
+                for wire in checked.unchecked_wires() {
+                    let _ = writeln!(err, "{}", crate::pipeline::unchecked_wire_note(&wire, &project.sources));
+                }
+            }
             // Quoted when it is the config's name; plain words when there is none.
             let name = project
                 .config

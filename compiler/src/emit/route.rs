@@ -142,12 +142,18 @@ impl<'a> RouteEmitter<'a> {
         validate::request_checks(body, &query, &headers, self.validated)
     }
 
-    /// Whether some code node of the route has outputs with field constraints.
-    fn checks_outputs(&self) -> bool {
+    /// Whether some code node of the route has inputs or outputs checked against
+    /// field constraints.
+    fn checks_node_values(&self) -> bool {
         let mut any = false;
         self.route.for_each_node(&mut |n| {
-            if let NodeIr::Code { checked_outputs, .. } = n {
-                any |= !checked_outputs.is_empty();
+            if let NodeIr::Code {
+                checked_inputs,
+                checked_outputs,
+                ..
+            } = n
+            {
+                any |= !checked_inputs.is_empty() || !checked_outputs.is_empty();
             }
         });
         any
@@ -174,7 +180,7 @@ impl<'a> RouteEmitter<'a> {
         let blocks = r.blocks.iter().map(|b| self.block(b));
         let preflight = self.preflight();
         // Only a route that checks field constraints names what checks them.
-        let validate = if !self.request_checks().is_empty() || self.checks_outputs() {
+        let validate = if !self.request_checks().is_empty() || self.checks_node_values() {
             validate::imports()
         } else {
             quote!()
@@ -664,6 +670,7 @@ impl<'a> RouteEmitter<'a> {
                 parse_request,
                 with_request,
                 inputs,
+                checked_inputs,
                 checked_outputs,
                 binds,
                 next,
@@ -727,6 +734,14 @@ impl<'a> RouteEmitter<'a> {
                     None => quote!(Err(failure) => return ex.node_error(failure),),
                 };
                 let binding = if *binds { quote!(let #out =) } else { quote!() };
+                let input_checks = validate::node_input_checks(checked_inputs, self.validated).map(|checks| {
+                    quote! {
+                        #checks
+                        if let Some(problem) = violations.into_input_problem() {
+                            return ex.node_input_invalid(#key, problem);
+                        }
+                    }
+                });
                 let next = self.tail(next, bound);
                 let comment = format!("Code node `{id}`: {key}");
                 quote! {
@@ -734,6 +749,7 @@ impl<'a> RouteEmitter<'a> {
                     #parse
                     #(#held)*
                     let inputs = #path::Inputs { #(#fields,)* };
+                    #input_checks
                     #binding match ex.run_node::<#path::Node>(&state.#counters, inputs, #with_request).await {
                         #ok_arm
                         #err_arm

@@ -6,7 +6,7 @@
 //! Each constraint is one call with its limit written out (`out.minimum(*x, 1.0, &at)`),
 //! so a reviewer reads in the snapshot exactly what a request is held to.
 
-use crate::lower::{CheckedOutput, ParamIr, checks_type};
+use crate::lower::{CheckedPin, ParamIr, checks_type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
@@ -211,7 +211,7 @@ pub fn request_checks(
             });
         }
         for p in fields {
-            checks.extend(input_checks(
+            checks.extend(request_input_checks(
                 quote!(req.body),
                 &ident(&svc_types::case::to_snake(&p.name)),
                 p,
@@ -221,10 +221,10 @@ pub fn request_checks(
         }
     }
     for (member, p) in query {
-        checks.extend(input_checks(quote!(req), member, p, "QUERY", validated));
+        checks.extend(request_input_checks(quote!(req), member, p, "QUERY", validated));
     }
     for (member, p) in headers {
-        checks.extend(input_checks(quote!(req), member, p, "HEADER", validated));
+        checks.extend(request_input_checks(quote!(req), member, p, "HEADER", validated));
     }
     if checks.is_empty() {
         return checks;
@@ -237,7 +237,7 @@ pub fn request_checks(
     }
 }
 
-fn input_checks(
+fn request_input_checks(
     owner: TokenStream,
     member: &proc_macro2::Ident,
     p: &ParamIr,
@@ -265,20 +265,39 @@ fn input_checks(
 
 /// The checks of a code node's constrained outputs (in `outputs`), collected in `out`;
 /// `None` when it has none.
-pub fn output_checks(outputs: &[CheckedOutput], validated: &BTreeSet<String>) -> Option<TokenStream> {
-    if outputs.is_empty() {
+pub fn output_checks(outputs: &[CheckedPin], validated: &BTreeSet<String>) -> Option<TokenStream> {
+    pin_checks(outputs, quote!(outputs), quote!(At::OUTPUT), validated)
+}
+
+/// The checks of a code node's wired inputs against its pins' constraints (in
+/// `inputs`, the node's `Inputs`), collected in `out`; `None` when it has none.
+pub fn node_input_checks(inputs: &[CheckedPin], validated: &BTreeSet<String>) -> Option<TokenStream> {
+    pin_checks(inputs, quote!(inputs), quote!(At::INPUT), validated)
+}
+
+fn pin_checks(
+    pins: &[CheckedPin],
+    owner: TokenStream,
+    root: TokenStream,
+    validated: &BTreeSet<String>,
+) -> Option<TokenStream> {
+    if pins.is_empty() {
         return None;
     }
-    let checks = outputs.iter().map(|o| {
-        let member = ident(&svc_types::names::pin_field(&o.pin));
-        let pin = &o.pin;
-        let checks = value_checks(&quote!(x), &o.ty, &Constraints::default(), validated);
-        bound_checks(
-            quote!(outputs.#member),
-            quote!(At::OUTPUT.field(#pin)),
-            o.optional,
-            checks,
-        )
+    let checks = pins.iter().map(|p| {
+        let member = ident(&svc_types::names::pin_field(&p.pin));
+        let pin = &p.pin;
+        let checks = value_checks(&quote!(x), &p.ty, &p.constraints, validated);
+        let checks = bound_checks(quote!(#owner.#member), quote!(#root.field(#pin)), p.optional, checks);
+        if p.constraints.is_empty() {
+            checks
+        } else {
+            let comment = comment(pin, &p.constraints);
+            quote! {
+                svc_comment!(#comment);
+                #checks
+            }
+        }
     });
     Some(quote! {
         let mut violations = Violations::new();

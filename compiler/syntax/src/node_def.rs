@@ -674,12 +674,25 @@ fn apply_modifier(
             None => {
                 errors.push(DefError::new(
                     args[0].span(),
-                    "the description must be a string literal",
+                    format!("the argument of `{method}` must be a string literal"),
                     "tools read node definitions without running them, so write the text out",
                 ));
                 None
             }
         }),
+        ModifierArgument::Number | ModifierArgument::Count => {
+            expect_args(args, 1, span, method, errors).and_then(|_| match literal_json(args[0]) {
+                Some(value @ serde_json::Value::Number(_)) => Some(ModifierValue::Literal(value)),
+                _ => {
+                    errors.push(DefError::new(
+                        args[0].span(),
+                        format!("the argument of `{method}` must be a number literal"),
+                        "tools read node definitions without running them, so write the number out, for example `.minimum(1)`",
+                    ));
+                    None
+                }
+            })
+        }
         ModifierArgument::Literal => expect_args(args, 1, span, method, errors).and_then(|_| match literal_json(args[0]) {
             Some(value) => Some(ModifierValue::Literal(value)),
             None => {

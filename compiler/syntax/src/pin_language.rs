@@ -56,6 +56,8 @@ pub enum Modifier {
     PortOnly,
     /// The pin takes an inline value even when port-only.
     AllowInlineValue,
+    /// A field constraint, by its key (`minimum`, `maxLength`, …: `svc_types::constraints::KEYS`).
+    Constraint(&'static str),
 }
 
 /// What a modifier takes.
@@ -70,6 +72,10 @@ pub enum ModifierArgument {
     Flag,
     /// Nothing (meaning `true`), or `true` or `false`.
     OptionalFlag,
+    /// A number literal.
+    Number,
+    /// A whole number literal, 0 or more.
+    Count,
 }
 
 /// One word of a spelling and its meaning.
@@ -102,6 +108,15 @@ const fn builder(word: &'static str, means: Builds, takes: BuilderArgument) -> B
 
 const fn modifier(word: &'static str, means: Modifier, takes: ModifierArgument) -> ModifierWord {
     Word { word, means, takes }
+}
+
+/// A constraint modifier: `word` sets constraint `key`.
+const fn constraint(word: &'static str, key: &'static str, takes: ModifierArgument) -> ModifierWord {
+    Word {
+        word,
+        means: Modifier::Constraint(key),
+        takes,
+    }
 }
 
 /// The Rust SDK's spelling (`svc_sdk::pin`). Rust has no optional arguments, so
@@ -137,6 +152,19 @@ pub const RUST: Spelling = Spelling {
             Modifier::AllowInlineValue,
             ModifierArgument::Flag,
         ),
+        constraint("minimum", "minimum", ModifierArgument::Number),
+        constraint("maximum", "maximum", ModifierArgument::Number),
+        constraint("exclusive_minimum", "exclusiveMinimum", ModifierArgument::Number),
+        constraint("exclusive_maximum", "exclusiveMaximum", ModifierArgument::Number),
+        constraint("multiple_of", "multipleOf", ModifierArgument::Number),
+        constraint("integer", "integer", ModifierArgument::None),
+        constraint("min_length", "minLength", ModifierArgument::Count),
+        constraint("max_length", "maxLength", ModifierArgument::Count),
+        constraint("pattern", "pattern", ModifierArgument::Text),
+        constraint("format", "format", ModifierArgument::Text),
+        constraint("min_items", "minItems", ModifierArgument::Count),
+        constraint("max_items", "maxItems", ModifierArgument::Count),
+        constraint("unique_items", "uniqueItems", ModifierArgument::None),
     ],
 };
 
@@ -166,6 +194,19 @@ pub const TYPESCRIPT: Spelling = Spelling {
             Modifier::AllowInlineValue,
             ModifierArgument::OptionalFlag,
         ),
+        constraint("minimum", "minimum", ModifierArgument::Number),
+        constraint("maximum", "maximum", ModifierArgument::Number),
+        constraint("exclusiveMinimum", "exclusiveMinimum", ModifierArgument::Number),
+        constraint("exclusiveMaximum", "exclusiveMaximum", ModifierArgument::Number),
+        constraint("multipleOf", "multipleOf", ModifierArgument::Number),
+        constraint("integer", "integer", ModifierArgument::None),
+        constraint("minLength", "minLength", ModifierArgument::Count),
+        constraint("maxLength", "maxLength", ModifierArgument::Count),
+        constraint("pattern", "pattern", ModifierArgument::Text),
+        constraint("format", "format", ModifierArgument::Text),
+        constraint("minItems", "minItems", ModifierArgument::Count),
+        constraint("maxItems", "maxItems", ModifierArgument::Count),
+        constraint("uniqueItems", "uniqueItems", ModifierArgument::None),
     ],
 };
 
@@ -281,9 +322,56 @@ pub fn apply(pin: &mut PinDefinition, modifier: Modifier, value: ModifierValue) 
             }
             pin.allow_inline_value = enabled;
         }
+        (Modifier::Constraint(key), value) => {
+            let PinKind::Data(pin_type) = &pin.kind else {
+                return Err(PinRule::SequenceCannotBe("constrained"));
+            };
+            let value = match value {
+                ModifierValue::Flag(b) => serde_json::Value::Bool(b),
+                ModifierValue::Text(t) => serde_json::Value::String(t),
+                ModifierValue::Literal(v) => v,
+            };
+            let before = pin.constraints.problems(pin_type);
+            let mut constraints = pin.constraints.clone();
+            constraints.set(key, &value).map_err(|message| PinRule::Constraint {
+                message,
+                hint: format!("for example `{}`", example_of(key)),
+            })?;
+            if let Some(p) = constraints.problems(pin_type).into_iter().find(|p| !before.contains(p)) {
+                return Err(PinRule::Constraint {
+                    message: p.message.replace("this field", "this pin"),
+                    hint: p.hint.replace("the field", "the pin"),
+                });
+            }
+            pin.constraints = constraints;
+        }
         (modifier, value) => unreachable!("a reader gave {modifier:?} the argument {value:?}"),
     }
+    if let (Some(default), Some(pin_type)) = (&pin.default, pin.type_ref())
+        && let Some(broken) = svc_types::constraints::literal_breaks(pin_type, &pin.constraints, default)
+    {
+        return Err(PinRule::Constraint {
+            message: format!(
+                "the default `{default}` breaks `{}`: it {}",
+                broken.constraint, broken.message
+            ),
+            hint: "give a default the pin's constraints accept".into(),
+        });
+    }
     Ok(())
+}
+
+/// A modifier call that sets `key`, for hints (in TypeScript's spelling, which is the
+/// key's).
+fn example_of(key: &str) -> &'static str {
+    match key {
+        "integer" => ".integer()",
+        "uniqueItems" => ".uniqueItems()",
+        "pattern" => ".pattern(\"^[A-Z]{3}$\")",
+        "format" => ".format(\"email\")",
+        "minLength" | "maxLength" | "minItems" | "maxItems" => ".maxLength(40)",
+        _ => ".minimum(1)",
+    }
 }
 
 /// A rule of pins that a definition breaks, in whichever language it is written: each
@@ -299,13 +387,16 @@ pub enum PinRule {
     SequenceCannotBe(&'static str),
     /// A default literal that does not have the pin's type.
     DefaultMismatch { message: String, pin_type: TypeRef },
+    /// A constraint that does not apply to the pin's type, cannot hold, or that the
+    /// pin's default breaks.
+    Constraint { message: String, hint: String },
 }
 
 impl PinRule {
     /// Whether the argument broke the rule (a default of the wrong type) rather than the
     /// builder or modifier: where a reader shows it.
     pub fn is_the_arguments(&self) -> bool {
-        matches!(self, PinRule::DefaultMismatch { .. })
+        matches!(self, PinRule::DefaultMismatch { .. } | PinRule::Constraint { .. })
     }
 
     /// The message and the hint, in `spelling`'s words.
@@ -328,6 +419,7 @@ impl PinRule {
                 message.clone(),
                 format!("the pin is `{pin_type}`; give a default of that type"),
             ),
+            PinRule::Constraint { message, hint } => (message.clone(), hint.clone()),
         }
     }
 }

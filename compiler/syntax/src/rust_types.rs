@@ -168,6 +168,12 @@ fn pin_fields(
             let d = format!(" {d}");
             quote!(#[doc = #d])
         });
+        // A node author reads what svc guarantees (inputs) or holds them to (outputs).
+        let checked = (!pin.constraints.is_empty()).then(|| {
+            let when = if direction == "input" { "before" } else { "after" };
+            let d = format!(" Checked {when} `run`: {}.", pin.constraints.describe());
+            quote!(#[doc = #d])
+        });
         // JSON, flows and manifests use the id as written (`maxTags`); Rust, its
         // snake_case field. A raw identifier (`r#type`) is already its id to serde.
         let rename = (field.to_string().trim_start_matches("r#") != id).then(|| quote!(#[serde(rename = #id)]));
@@ -187,7 +193,7 @@ fn pin_fields(
             (None, true) => quote!(#[serde(default)]),
             (None, false) => quote!(),
         };
-        fields.push(quote! { #doc #rename #serde_attr pub #field: #ty, });
+        fields.push(quote! { #doc #checked #rename #serde_attr pub #field: #ty, });
     }
     (fields, defaults)
 }

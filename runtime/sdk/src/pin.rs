@@ -90,6 +90,87 @@ impl PinBuilder {
         self
     }
 
+    // Field constraints (JSON Schema's keywords, as on a structure field in the config):
+    // what a valid value is beyond its type. `svc check` checks every literal and
+    // default given to the pin against them; a wired value is checked before the node
+    // runs unless what it comes from already guarantees them (docs/nodes.md). On an
+    // array pin, `min_items`, `max_items` and `unique_items` hold the array and the
+    // others each item. The compiler refuses a constraint that does not apply to the
+    // pin's type; here they only record it.
+
+    fn constrained(mut self, key: &str, value: serde_json::Value) -> Self {
+        // The compiler reads the same call and reports a wrong value with its place.
+        let _ = self.definition.constraints.set(key, &value);
+        self
+    }
+
+    /// Numbers: at least `limit` (`minimum`).
+    pub fn minimum(self, limit: impl Into<f64>) -> Self {
+        self.constrained("minimum", number(limit.into()))
+    }
+
+    /// Numbers: at most `limit` (`maximum`).
+    pub fn maximum(self, limit: impl Into<f64>) -> Self {
+        self.constrained("maximum", number(limit.into()))
+    }
+
+    /// Numbers: greater than `limit` (`exclusiveMinimum`).
+    pub fn exclusive_minimum(self, limit: impl Into<f64>) -> Self {
+        self.constrained("exclusiveMinimum", number(limit.into()))
+    }
+
+    /// Numbers: less than `limit` (`exclusiveMaximum`).
+    pub fn exclusive_maximum(self, limit: impl Into<f64>) -> Self {
+        self.constrained("exclusiveMaximum", number(limit.into()))
+    }
+
+    /// Numbers: a multiple of `step`, greater than 0 (`multipleOf`).
+    pub fn multiple_of(self, step: impl Into<f64>) -> Self {
+        self.constrained("multipleOf", number(step.into()))
+    }
+
+    /// Numbers: a whole number (`integer`).
+    pub fn integer(self) -> Self {
+        self.constrained("integer", true.into())
+    }
+
+    /// Strings: at least `n` characters, in Unicode code points (`minLength`).
+    pub fn min_length(self, n: u64) -> Self {
+        self.constrained("minLength", n.into())
+    }
+
+    /// Strings: at most `n` characters, in Unicode code points (`maxLength`).
+    pub fn max_length(self, n: u64) -> Self {
+        self.constrained("maxLength", n.into())
+    }
+
+    /// Strings: contains a match of the regular expression `pattern` (write `^…$` for
+    /// the whole string; the `regex` crate's syntax, matched in linear time).
+    pub fn pattern(self, pattern: &str) -> Self {
+        self.constrained("pattern", pattern.into())
+    }
+
+    /// Strings: one of the formats svc checks: `email`, `uri`, `uuid`, `date`,
+    /// `date-time`, `ipv4`, `ipv6` (`format`).
+    pub fn format(self, format: &str) -> Self {
+        self.constrained("format", format.into())
+    }
+
+    /// Arrays: at least `n` items (`minItems`).
+    pub fn min_items(self, n: u64) -> Self {
+        self.constrained("minItems", n.into())
+    }
+
+    /// Arrays: at most `n` items (`maxItems`).
+    pub fn max_items(self, n: u64) -> Self {
+        self.constrained("maxItems", n.into())
+    }
+
+    /// Arrays: no item twice (`uniqueItems`).
+    pub fn unique_items(self) -> Self {
+        self.constrained("uniqueItems", true.into())
+    }
+
     /// The finished pin definition.
     pub fn build(self) -> PinDefinition {
         self.definition
@@ -102,6 +183,11 @@ impl PinBuilder {
             None => svc_types::manifest::SEQUENCE_TYPE.to_string(),
         }
     }
+}
+
+/// A limit as JSON (`Constraints::set` writes a whole number as an integer).
+fn number(v: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into)
 }
 
 impl From<PinBuilder> for PinDefinition {

@@ -82,7 +82,11 @@ fn the_rust_sdk_spells_the_pin_language() {
     for m in RUST.modifiers {
         let arguments = match m.takes {
             ModifierArgument::None => 0,
-            ModifierArgument::Text | ModifierArgument::Literal | ModifierArgument::Flag => 1,
+            ModifierArgument::Text
+            | ModifierArgument::Literal
+            | ModifierArgument::Flag
+            | ModifierArgument::Number
+            | ModifierArgument::Count => 1,
             ModifierArgument::OptionalFlag => panic!("Rust has no optional arguments: `{}`", m.word),
         };
         expected_modifiers.insert(m.word.to_string(), arguments);

@@ -32,6 +32,11 @@ mod price_order {
             strict: t::boolean().default(false).pin_only().allow_inline_value(),
             unwired: t::string().port_only().allow_inline_value_if(false).pin_only_if(false),
             quoted: t::string().description("say \"hi\" \\ \u{e9}\u{4e2d} \u{1f600} \n tab\t").default("</script>"),
+            quantity: t::number().integer().minimum(1).maximum(1000.0).multiple_of(0.5).optional(),
+            ratio: t::number().exclusive_minimum(-0.5).exclusive_maximum(2.25).default(1),
+            code: t::string().min_length(3).max_length(3).pattern("^[A-Z]+$").default("EUR"),
+            contact: t::string().format("email").description("who to ask").optional(),
+            skus: t::array(t::string()).min_items(1).max_items(50).unique_items().max_length(40),
         },
         outputs: {
             next: seq::output().description("after pricing"),

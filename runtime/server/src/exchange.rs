@@ -617,6 +617,17 @@ impl<'r> Exchange<'r> {
         self.node_error(NodeError::Aborted { node_key, abort })
     }
 
+    /// The answer when a value wired into a node breaks the constraints of the node's
+    /// input pin (`t.number().minimum(1)`), checked before the node runs because what
+    /// the value comes from does not guarantee them: the node does not run, and the
+    /// flow is answered as for a node defect (500 `node_input_invalid`, whatever
+    /// `on_fail`). `svc check` points at such wires; constraining the source (the
+    /// request's field, which then answers 400) moves the check to the edge.
+    pub fn node_input_invalid(self, node_key: &'static str, problem: String) -> Response {
+        let abort = svc_sdk::__private::NodeAbort::new("node_input_invalid", problem);
+        self.node_error(NodeError::Aborted { node_key, abort })
+    }
+
     /// The default answer to a node failure that the flow does not route (`on_fail`
     /// unwired): 500 with the message, the code and the node key.
     pub fn node_error(self, error: NodeError) -> Response {

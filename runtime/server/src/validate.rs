@@ -40,6 +40,7 @@ impl<'a> At<'a> {
     pub const QUERY: At<'static> = At::Root("query");
     pub const HEADER: At<'static> = At::Root("header");
     pub const OUTPUT: At<'static> = At::Root("output");
+    pub const INPUT: At<'static> = At::Root("input");
 
     pub fn field(&'a self, name: &'static str) -> At<'a> {
         At::Field(self, name)
@@ -252,13 +253,23 @@ impl Violations {
     /// For a node's outputs: `None` when nothing is broken, else the message of the
     /// node error (`node_output_invalid`), naming where and what, not the value.
     pub fn into_output_problem(self) -> Option<String> {
+        self.into_node_problem("output")
+    }
+
+    /// For a node's wired inputs, checked against its pins' constraints before it runs:
+    /// `None` when nothing is broken, else the message of `node_input_invalid`.
+    pub fn into_input_problem(self) -> Option<String> {
+        self.into_node_problem("input")
+    }
+
+    fn into_node_problem(self, part: &str) -> Option<String> {
         let first = self.listed.first()?;
         let more = match self.total {
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
         Some(format!(
-            "the node's output breaks a constraint: `{}` {} ({}){more}",
+            "the node's {part} breaks a constraint: `{}` {} ({}){more}",
             first.pointer, first.message, first.constraint
         ))
     }

@@ -291,6 +291,112 @@ impl Constraints {
         }
     }
 
+    /// Sets constraint `key` (one of [`KEYS`]) to `value`, as a pin modifier does
+    /// (`t.number().minimum(1)`): a number for the limits, a count for lengths and item
+    /// counts, a string for `pattern` and `format`, `true` for `integer` and
+    /// `uniqueItems`. Returns what `value` should have been when it is not that.
+    pub fn set(&mut self, key: &str, value: &serde_json::Value) -> Result<(), String> {
+        use serde_json::Value as J;
+        // `1.0` is written `1`, as JavaScript writes it: one manifest for both SDKs.
+        let number = || match value {
+            J::Number(n) => Ok(Some(match n.as_f64() {
+                Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
+                    Number::from(f as i64)
+                }
+                _ => n.clone(),
+            })),
+            _ => Err(format!("`{key}` takes a number")),
+        };
+        let count = || {
+            value
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| format!("`{key}` takes a count: a whole number, 0 or more"))
+        };
+        let flag = || match value {
+            J::Bool(b) => Ok(*b),
+            _ => Err(format!("`{key}` takes `true` or `false`")),
+        };
+        match key {
+            "minimum" => self.minimum = number()?,
+            "maximum" => self.maximum = number()?,
+            "exclusiveMinimum" => self.exclusive_minimum = number()?,
+            "exclusiveMaximum" => self.exclusive_maximum = number()?,
+            "multipleOf" => self.multiple_of = number()?,
+            "integer" => self.integer = flag()?,
+            "minLength" => self.min_length = count()?,
+            "maxLength" => self.max_length = count()?,
+            "minItems" => self.min_items = count()?,
+            "maxItems" => self.max_items = count()?,
+            "uniqueItems" => self.unique_items = flag()?,
+            "pattern" => match value {
+                J::String(p) => self.pattern = Some(p.clone()),
+                _ => return Err("`pattern` takes a regular expression, as a string".into()),
+            },
+            "format" => {
+                let name = value.as_str().unwrap_or_default();
+                self.format = Some(Format::parse(name).ok_or_else(|| {
+                    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                    format!("unknown format `{name}`: svc checks {}", names.join(", "))
+                })?);
+            }
+            other => return Err(format!("`{other}` is not a constraint")),
+        }
+        Ok(())
+    }
+
+    /// Whether every value that meets `self` also meets `target`, as far as can be told
+    /// key by key (a pattern implies only itself): a wire from a value checked against
+    /// `self` into a pin that asks `target` needs no check of its own.
+    pub fn implies(&self, target: &Constraints) -> bool {
+        let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
+        // The lowest value `self` admits, and whether that bound is exclusive.
+        let low = |c: &Constraints| -> Option<(f64, bool)> {
+            match (f(&c.minimum), f(&c.exclusive_minimum)) {
+                (Some(m), Some(e)) if e >= m => Some((e, true)),
+                (Some(m), _) => Some((m, false)),
+                (None, Some(e)) => Some((e, true)),
+                (None, None) => None,
+            }
+        };
+        let high = |c: &Constraints| -> Option<(f64, bool)> {
+            match (f(&c.maximum), f(&c.exclusive_maximum)) {
+                (Some(m), Some(e)) if e <= m => Some((e, true)),
+                (Some(m), _) => Some((m, false)),
+                (None, Some(e)) => Some((e, true)),
+                (None, None) => None,
+            }
+        };
+        let low_ok = match (low(target), low(self)) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some((t, t_ex)), Some((s, s_ex))) => s > t || (s == t && (s_ex || !t_ex)),
+        };
+        let high_ok = match (high(target), high(self)) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some((t, t_ex)), Some((s, s_ex))) => s < t || (s == t && (s_ex || !t_ex)),
+        };
+        let multiple_ok = match (f(&target.multiple_of), f(&self.multiple_of)) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(t), Some(s)) => is_multiple_of(s, t),
+        };
+        let at_least = |t: Option<u64>, s: Option<u64>| t.is_none_or(|t| s.is_some_and(|s| s >= t));
+        let at_most = |t: Option<u64>, s: Option<u64>| t.is_none_or(|t| s.is_some_and(|s| s <= t));
+        low_ok
+            && high_ok
+            && multiple_ok
+            && (!target.integer || self.integer || f(&self.multiple_of).is_some_and(|m| m.fract() == 0.0))
+            && at_least(target.min_length, self.min_length)
+            && at_most(target.max_length, self.max_length)
+            && (target.pattern.is_none() || target.pattern == self.pattern)
+            && (target.format.is_none() || target.format == self.format)
+            && at_least(target.min_items, self.min_items)
+            && at_most(target.max_items, self.max_items)
+            && (!target.unique_items || self.unique_items)
+    }
+
     /// The first number constraint `v` breaks.
     pub fn check_number(&self, v: f64) -> Option<Broken> {
         let f = |n: &Option<Number>| n.as_ref().and_then(Number::as_f64);
@@ -361,6 +467,28 @@ impl Constraints {
             parts.push("no item repeated".into());
         }
         parts.join(", ")
+    }
+}
+
+/// The first constraint a JSON literal of type `ty` breaks (a pin's default), `pattern`
+/// aside: the caller matches it, with its engine.
+pub fn literal_breaks(ty: &TypeRef, c: &Constraints, v: &serde_json::Value) -> Option<Broken> {
+    use serde_json::Value as J;
+    let item = |v: &J| match v {
+        J::Number(n) => c.check_number(n.as_f64()?),
+        J::String(s) => c.check_string(s),
+        _ => None,
+    };
+    match (ty, v) {
+        (TypeRef::Array(_), J::Array(items)) => {
+            let distinct = || {
+                let texts: Vec<String> = items.iter().map(J::to_string).collect();
+                texts.iter().collect::<std::collections::BTreeSet<_>>().len() == texts.len()
+            };
+            c.check_items(items.len(), distinct)
+                .or_else(|| items.iter().find_map(item))
+        }
+        _ => item(v),
     }
 }
 
@@ -857,5 +985,55 @@ mod tests {
         for (f, s) in no {
             assert!(!f.matches(s), "{f} should refuse {s:?}");
         }
+    }
+
+    #[test]
+    fn set_takes_each_key_as_a_pin_modifier_writes_it() {
+        let mut k = Constraints::default();
+        k.set("minimum", &1.into()).unwrap();
+        k.set("integer", &true.into()).unwrap();
+        k.set("format", &"email".into()).unwrap();
+        k.set("maxItems", &3.into()).unwrap();
+        assert_eq!(k, c(r#"{"minimum":1,"integer":true,"format":"email","maxItems":3}"#));
+        assert_eq!(
+            k.set("minLength", &(-1).into()).unwrap_err(),
+            "`minLength` takes a count: a whole number, 0 or more"
+        );
+        assert!(
+            k.set("format", &"mail".into())
+                .unwrap_err()
+                .starts_with("unknown format `mail`")
+        );
+        assert_eq!(k.set("minimum", &"1".into()).unwrap_err(), "`minimum` takes a number");
+    }
+
+    #[test]
+    fn implies_compares_key_by_key() {
+        let implies = |a: &str, b: &str| c(a).implies(&c(b));
+        assert!(implies("{}", "{}"));
+        assert!(implies(r#"{"minimum":1}"#, "{}"));
+        assert!(!implies("{}", r#"{"minimum":1}"#));
+        assert!(implies(r#"{"minimum":2}"#, r#"{"minimum":1}"#));
+        assert!(!implies(r#"{"minimum":0}"#, r#"{"minimum":1}"#));
+        assert!(implies(r#"{"exclusiveMinimum":1}"#, r#"{"minimum":1}"#));
+        assert!(!implies(r#"{"minimum":1}"#, r#"{"exclusiveMinimum":1}"#));
+        assert!(implies(
+            r#"{"maximum":5,"exclusiveMaximum":5}"#,
+            r#"{"exclusiveMaximum":5}"#
+        ));
+        assert!(implies(r#"{"multipleOf":4}"#, r#"{"multipleOf":2,"integer":true}"#));
+        assert!(!implies(r#"{"multipleOf":0.5}"#, r#"{"integer":true}"#));
+        assert!(implies(
+            r#"{"minLength":2,"maxLength":4}"#,
+            r#"{"minLength":1,"maxLength":5}"#
+        ));
+        assert!(!implies(r#"{"maxLength":6}"#, r#"{"maxLength":5}"#));
+        assert!(implies(r#"{"pattern":"^a"}"#, r#"{"pattern":"^a"}"#));
+        assert!(!implies(r#"{"pattern":"^ab"}"#, r#"{"pattern":"^a"}"#));
+        assert!(implies(
+            r#"{"format":"email","maxItems":2,"uniqueItems":true}"#,
+            r#"{"format":"email","maxItems":3}"#
+        ));
+        assert!(!implies("{}", r#"{"uniqueItems":true}"#));
     }
 }

@@ -11,6 +11,7 @@
 //!   "outputs": { "total": { "type": "number", "description": "in cents" } } }
 //! ```
 
+use crate::constraints::Constraints;
 use crate::type_ref::TypeRef;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -36,6 +37,10 @@ pub struct PinDefinition {
     pub port_only: bool,
     /// Re-enables inline value entry on a port-only pin.
     pub allow_inline_value: bool,
+    /// What a valid value is beyond its type (`t.number().minimum(1)`), as on a
+    /// structure field: on an array pin the array keywords hold the array and the others
+    /// each item.
+    pub constraints: Constraints,
 }
 
 impl PinDefinition {
@@ -48,6 +53,7 @@ impl PinDefinition {
             default: None,
             port_only: false,
             allow_inline_value: false,
+            constraints: Constraints::default(),
         }
     }
 
@@ -60,6 +66,7 @@ impl PinDefinition {
             default: None,
             port_only: true,
             allow_inline_value: false,
+            constraints: Constraints::default(),
         }
     }
 
@@ -78,6 +85,7 @@ impl PinDefinition {
             || self.port_only
             || self.allow_inline_value
             || self.description.is_some()
+            || !self.constraints.is_empty()
     }
 
     pub fn is_sequence(&self) -> bool {
@@ -170,6 +178,8 @@ struct PinWire {
     port_only: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     allow_inline_value: bool,
+    #[serde(flatten)]
+    constraints: Constraints,
 }
 
 /// The element type of an array pin: `{ "type": ..., "items": ... }`.
@@ -213,6 +223,7 @@ impl Serialize for PinDefinition {
             default: self.default.clone(),
             port_only: self.port_only,
             allow_inline_value: self.allow_inline_value,
+            constraints: self.constraints.clone(),
         }
         .serialize(s)
     }
@@ -233,6 +244,7 @@ impl<'de> Deserialize<'de> for PinDefinition {
             default: w.default,
             port_only: w.port_only,
             allow_inline_value: w.allow_inline_value,
+            constraints: w.constraints,
         })
     }
 }
