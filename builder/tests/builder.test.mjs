@@ -185,6 +185,11 @@ test("a pin shows its type and description; a node opens in the inspector", asyn
   assert.match(await pin.locator("title").textContent(), /order: object:Order/);
   const inline = page.locator('[data-node="price"] [data-pin="max_lines"]');
   assert.match(await inline.textContent(), /= 50/, "an inline value is shown on its pin");
+  assert.match(
+    await inline.locator("title").textContent(),
+    /checked: a whole number, at least 1/,
+    "a pin's constraints are in its help",
+  );
   const defaulted = page.locator('[data-node="decide"] [data-pin="review_above"]');
   assert.match(await defaulted.textContent(), /\(1000\)/, "a default is shown on its pin");
   await page.locator('[data-node="price"] .node-header').click();
@@ -192,6 +197,11 @@ test("a pin shows its type and description; a node opens in the inspector", asyn
   await panel.waitFor();
   assert.match(await panel.textContent(), /Price order/);
   assert.match(await panel.textContent(), /shop\.price-order/);
+  assert.match(
+    await panel.locator('[data-pin="max_lines"] .pin-checks').textContent(),
+    /^checked: a whole number, at least 1$/,
+    "the inspector lists a pin's constraints",
+  );
   await screenshot("inspector");
   await accessible("the inspector");
   // By keyboard: focus a node, Enter selects it.

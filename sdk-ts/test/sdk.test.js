@@ -143,6 +143,32 @@ test("buildManifestFromNode is the definition without run, in the Rust SDK's sha
   assert.throws(() => buildManifestFromNode({}), /defineCodeFunctionNode/);
 });
 
+test("constraint modifiers are in the manifest in CONSTRAINT_KEYS order, and a shared builder stays unconstrained", () => {
+  const quantity = t.number();
+  const node = defineCodeFunctionNode({
+    nodeKey: "acme.order",
+    name: "Order",
+    inputs: {
+      quantity: quantity.maximum(1000).integer().minimum(1).optional(),
+      plain: quantity,
+      skus: t.array(t.string()).uniqueItems().maxLength(40).minItems(1),
+      email: t.string().format("email").pattern("@example\\.com$"),
+    },
+    run() {
+      return {};
+    },
+  });
+  const inputs = buildManifestFromNode(node).inputs;
+  assert.equal(JSON.stringify(inputs.quantity), '{"type":"number","optional":true,"minimum":1,"maximum":1000,"integer":true}');
+  assert.equal(JSON.stringify(inputs.plain), '{"type":"number"}');
+  assert.equal(JSON.stringify(inputs.skus), '{"type":"type:array","items":{"type":"string"},"maxLength":40,"minItems":1,"uniqueItems":true}');
+  assert.equal(JSON.stringify(inputs.email), '{"type":"string","pattern":"@example\\\\.com$","format":"email"}');
+  assert.throws(() => t.string().minLength(-1), /minLength\(n\) must be a whole number, 0 or more/);
+  assert.throws(() => t.string().maxLength(1.5), /maxLength\(n\) must be a whole number/);
+  assert.throws(() => t.number().minimum("1"), /minimum\(limit\) must be a finite number/);
+  assert.throws(() => t.string().pattern(/x/), /pattern\(pattern\) must be a string/);
+});
+
 test("assets have the spec's shapes, with defaults filled as the Rust SDK fills them", () => {
   assert.equal(
     JSON.stringify(defineEnum({ values: ["EUR", { label: "US dollar", value: "USD", key: "usd" }], name: "Currency", description: "ISO 4217" })),

@@ -148,6 +148,7 @@ export class Canvas {
     const tip = [
       `${pin.id}: ${pin.sequence ? "sequence" : typeLabel(pin)}${pin.optional ? " (optional)" : ""}`,
       pin.description,
+      pin.checks ? `checked: ${pin.checks}` : null,
       pin.default !== undefined && pin.default !== null ? `default: ${JSON.stringify(pin.default)}` : null,
       pin.value !== undefined && pin.value !== null ? `inline value: ${JSON.stringify(pin.value)}` : null,
       !pin.sequence && side === "in" ? (pin.takesInline ? "takes an inline value or a wire" : "takes a wire only") : null,

@@ -32,6 +32,7 @@ export function pinTable(pins, { side = "in", showValues = false } = {}) {
               .filter(Boolean)
               .join(" · "),
             pin.description ? el("div", { class: "pin-description" }, pin.description) : null,
+            pin.checks ? el("div", { class: "pin-checks" }, `checked: ${pin.checks}`) : null,
           ),
         ),
       ),

@@ -93,6 +93,9 @@ pub struct Pin {
     pub sequence: bool,
     pub optional: bool,
     pub description: Option<String>,
+    /// Its constraints in words ("2 to 40 characters"): checked at the edge for a
+    /// request input, before the node runs for a code node's input, after for an output.
+    pub checks: Option<String>,
     pub default: Option<Value>,
     /// Whether the pin takes an inline value instead of a wire.
     pub takes_inline: bool,
@@ -371,6 +374,7 @@ fn start_node(flow: &Flow) -> Node {
                 let mut pin = data_pin(&format!("body.{}", f.name.value), &f.type_ref.value);
                 pin.optional = !f.required;
                 pin.description = f.description.clone();
+                pin.checks = checks(&f.constraints);
                 outputs.push(pin);
             }
         }
@@ -381,6 +385,7 @@ fn start_node(flow: &Flow) -> Node {
             let mut pin = data_pin(&format!("{part}.{}", f.name.value), &f.type_ref.value);
             pin.optional = !f.required;
             pin.description = f.description.clone();
+            pin.checks = checks(&f.constraints);
             outputs.push(pin);
         }
     }
@@ -598,6 +603,7 @@ fn sequence_pin(id: &str) -> Pin {
         sequence: true,
         optional: false,
         description: None,
+        checks: None,
         default: None,
         takes_inline: false,
         value: None,
@@ -614,6 +620,7 @@ fn data_pin(id: &str, t: &TypeRef) -> Pin {
         sequence: false,
         optional: false,
         description: None,
+        checks: None,
         default: None,
         takes_inline: true,
         value: None,
@@ -628,6 +635,10 @@ fn type_strings(t: &TypeRef) -> (String, Option<String>) {
     }
 }
 
+fn checks(c: &svc_types::Constraints) -> Option<String> {
+    (!c.is_empty()).then(|| c.describe())
+}
+
 /// A manifest pin as drawn.
 fn pin(id: &str, p: &PinDefinition) -> Pin {
     let mut out = match &p.kind {
@@ -636,6 +647,7 @@ fn pin(id: &str, p: &PinDefinition) -> Pin {
     };
     out.optional = p.optional;
     out.description = p.description.clone();
+    out.checks = checks(&p.constraints);
     out.default = p.default.clone();
     out.takes_inline = p.accepts_inline_value();
     out

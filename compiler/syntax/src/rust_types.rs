@@ -172,7 +172,9 @@ fn pin_fields(
         let checked = (!pin.constraints.is_empty()).then(|| {
             let when = if direction == "input" { "before" } else { "after" };
             let d = format!(" Checked {when} `run`: {}.", pin.constraints.describe());
-            quote!(#[doc = #d])
+            // Its own paragraph after a description.
+            let gap = pin.description.is_some().then(|| quote!(#[doc = ""]));
+            quote!(#gap #[doc = #d])
         });
         // JSON, flows and manifests use the id as written (`maxTags`); Rust, its
         // snake_case field. A raw identifier (`r#type`) is already its id to serde.

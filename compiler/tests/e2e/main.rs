@@ -11,6 +11,7 @@ mod hello;
 mod helpdesk;
 mod hooks;
 mod native;
+mod pin_constraints;
 mod shop;
 #[path = "../support/mod.rs"]
 mod support;

@@ -122,6 +122,8 @@ pub mod shop_price_order {
     pub struct Inputs {
         pub order: crate::assets::Order,
         /// Orders with more lines are refused
+        ///
+        /// Checked before `run`: a whole number, at least 1.
         #[serde(default = "__svc_default_input_max_lines")]
         pub max_lines: f64,
     }
@@ -303,7 +305,7 @@ pub mod shop_price_order {
         const NODE_KEY: &'static str = NODE_KEY;
         fn manifest() -> ::svc_sdk::NodeManifest {
             ::svc_sdk::__private::serde_json::from_str(
-                    "{\"nodeKey\":\"shop.price-order\",\"name\":\"Price order\",\"description\":\"Prices every line of an order and applies its coupon\",\"category\":\"pricing\",\"inputs\":{\"exec\":{\"type\":\"sequence\",\"portOnly\":true},\"order\":{\"type\":\"object:Order\",\"portOnly\":true},\"max_lines\":{\"type\":\"number\",\"description\":\"Orders with more lines are refused\",\"default\":100}},\"outputs\":{\"next\":{\"type\":\"sequence\",\"portOnly\":true},\"quote\":{\"type\":\"object:Quote\"},\"line_count\":{\"type\":\"number\"}}}",
+                    "{\"nodeKey\":\"shop.price-order\",\"name\":\"Price order\",\"description\":\"Prices every line of an order and applies its coupon\",\"category\":\"pricing\",\"inputs\":{\"exec\":{\"type\":\"sequence\",\"portOnly\":true},\"order\":{\"type\":\"object:Order\",\"portOnly\":true},\"max_lines\":{\"type\":\"number\",\"description\":\"Orders with more lines are refused\",\"default\":100,\"minimum\":1,\"integer\":true}},\"outputs\":{\"next\":{\"type\":\"sequence\",\"portOnly\":true},\"quote\":{\"type\":\"object:Quote\"},\"line_count\":{\"type\":\"number\"}}}",
                 )
                 .expect("svc wrote the manifest as JSON")
         }

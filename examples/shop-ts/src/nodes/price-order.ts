@@ -12,7 +12,7 @@ export default defineCodeFunctionNode({
   inputs: {
     exec: seq.in(),
     order: t.struct("Order").portOnly(),
-    max_lines: t.number().default(100).description("Orders with more lines are refused"),
+    max_lines: t.number().default(100).integer().minimum(1).description("Orders with more lines are refused"),
   },
   outputs: {
     next: seq.out(),

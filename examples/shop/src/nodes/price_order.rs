@@ -12,7 +12,7 @@ define_code_function_node! {
     inputs: {
         exec: seq::input(),
         order: t::structure("Order").port_only(),
-        max_lines: t::number().default(100).description("Orders with more lines are refused"),
+        max_lines: t::number().default(100).integer().minimum(1).description("Orders with more lines are refused"),
     },
     outputs: {
         next: seq::output(),

@@ -133,3 +133,21 @@ export const config = {
     defineSecret({ name: "OPTIONAL_TOKEN", required: false }),
   ]),
 };
+
+// Constraint modifiers chain with the others and keep the pin's value type.
+export const constrained = defineCodeFunctionNode({
+  nodeKey: "acme.constrained",
+  name: "Constrained",
+  inputs: {
+    quantity: t.number().integer().minimum(1).maximum(1000).default(1),
+    email: t.string().format("email").maxLength(254).optional(),
+    skus: t.array(t.string()).minItems(1).uniqueItems().pattern("^[A-Z]+$"),
+  },
+  outputs: { total: t.number().minimum(0) },
+  run(ctx) {
+    const q: number = ctx.inputs.quantity;
+    const e: string | undefined = ctx.inputs.email;
+    const s: string[] = ctx.inputs.skus;
+    return { total: q * s.length + (e ? 1 : 0) };
+  },
+});
