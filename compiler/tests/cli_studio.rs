@@ -275,6 +275,75 @@ async fn positions_are_kept_beside_the_flow_and_nowhere_else() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Edits made in the Builder change the flow file's text only where they edit, and never
+/// overwrite a file that changed since the Builder read it.
+#[tokio::test]
+async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
+    let dir = copy_of("shop", "edit");
+    let file = dir.join("flows/create-order.yaml");
+    // A comment above the node, as a person would write one.
+    let with_comment = std::fs::read_to_string(&file).unwrap().replace(
+        "  limit:\n    type: rate-limit",
+        "  # Per key: a client may not flood the pricing.\n  limit:\n    type: rate-limit",
+    );
+    std::fs::write(&file, &with_comment).unwrap();
+    let studio = Studio::start(&dir);
+    let (status, read) = studio.get("/api/flows/create-order").await;
+    assert_eq!(status, 200);
+    let read: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(read["text"], with_comment.as_str());
+    let base = read["version"].as_str().unwrap().to_string();
+
+    let set_limit = serde_json::json!({
+        "base": base,
+        "edits": [{ "op": "set", "path": ["nodes", "limit", "limit"], "value": 50 }],
+    });
+    let (status, answer) = studio
+        .send(reqwest::Method::POST, "/api/flows/create-order/edit", set_limit.clone())
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let saved = std::fs::read_to_string(&file).unwrap();
+    let changed: Vec<(&str, &str)> = with_comment
+        .lines()
+        .zip(saved.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed, [("    limit: 100", "    limit: 50")]);
+    assert_eq!(with_comment.lines().count(), saved.lines().count());
+    assert!(saved.contains("  # Per key: a client may not flood the pricing.\n  limit:\n"));
+
+    // The same base again: the file has moved on, so nothing is written, and the answer
+    // carries the file as it is.
+    let (status, answer) = studio
+        .send(reqwest::Method::POST, "/api/flows/create-order/edit", set_limit)
+        .await;
+    assert_eq!(status, 409, "{answer}");
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["current"]["text"], saved.as_str());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), saved);
+
+    // An edit that cannot be made is refused, with which and why, and writes nothing.
+    let version = answer["current"]["version"].as_str().unwrap();
+    let (status, answer) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/edit",
+            serde_json::json!({ "base": version, "edits": [
+                { "op": "set", "path": ["nodes", "limit", "window"], "value": "30s" },
+                { "op": "remove", "path": ["nodes", "nope"] },
+            ] }),
+        )
+        .await;
+    assert_eq!(status, 422, "{answer}");
+    assert!(answer.contains("edit 2 of 2: `nodes.nope` is not there"), "{answer}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), saved);
+    for route in ["nope", "..", ".hidden", "create-order.layout"] {
+        let (status, _) = studio.get(&format!("/api/flows/{route}")).await;
+        assert_eq!(status, 404, "{route}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
     let dir = copy_of("shop", "errors");

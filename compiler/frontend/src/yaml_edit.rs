@@ -64,6 +64,8 @@ enum Kind {
 pub struct YamlDoc {
     text: String,
     root: Item,
+    /// What the loader reads the text as.
+    json: Json,
 }
 
 impl YamlDoc {
@@ -155,9 +157,12 @@ impl YamlDoc {
             }
         }
         let root = root.ok_or_else(|| EditError("the file is empty".into()))?;
+        // What svc would refuse to load (a merge key, a duplicate key, …) is not edited.
+        let json = meaning(text).map_err(|e| EditError(format!("the file does not load: {e}")))?;
         Ok(YamlDoc {
             text: text.to_string(),
             root,
+            json,
         })
     }
 
@@ -171,7 +176,7 @@ impl YamlDoc {
 
     /// The document's meaning, as the loader reads it.
     pub fn to_json(&self) -> Json {
-        meaning(&self.text).expect("a parsed document reads")
+        self.json.clone()
     }
 
     /// Sets the value at `path` to `value`: the value's bytes are replaced (a scalar
@@ -191,9 +196,12 @@ impl YamlDoc {
             },
             _ => return err(format!("`{}` is not there", show(path))),
         };
-        let (key, old) = target.expect("found");
+        let Some((key, old)) = target else {
+            return err(format!("`{}` is not there", show(path)));
+        };
         let mut expected = self.to_json();
-        *json_at(&mut expected, path).expect("the path exists") = value.clone();
+        *json_at(&mut expected, path).ok_or_else(|| EditError(format!("`{}` is not there", show(path))))? =
+            value.clone();
         let new_text = match (&old.kind, value) {
             (Kind::Scalar { style }, v) if is_scalar(v) => {
                 let replaced = old_scalar_range(&self.text, &old, *style);
@@ -325,7 +333,7 @@ impl YamlDoc {
         let parent = self.find(parent_path)?;
         let mut expected = self.to_json();
         match (json_at(&mut expected, parent_path), last) {
-            (Some(Json::Object(m)), Seg::Key(k)) => {
+            (Some(Json::Object(m)), Seg::Key(k)) if m.contains_key(k) => {
                 m.remove(k);
             }
             (Some(Json::Array(a)), Seg::Index(i)) if i < a.len() => {
@@ -336,10 +344,9 @@ impl YamlDoc {
         // The bytes of each member (an entry: key to value end), and which one goes.
         let (members, flow, index): (Vec<Range<usize>>, bool, usize) = match (&parent.kind, last) {
             (Kind::Map { flow, entries }, Seg::Key(k)) => {
-                let index = entries
-                    .iter()
-                    .position(|(key, _)| self.key(key) == k)
-                    .expect("in the JSON");
+                let Some(index) = entries.iter().position(|(key, _)| self.key(key) == k) else {
+                    return err(format!("`{}` is not there", show(path)));
+                };
                 let members = entries
                     .iter()
                     .map(|(k, v)| k.range.start..v.range.end.max(k.range.end))
@@ -414,8 +421,9 @@ impl YamlDoc {
         let mut expected = self.to_json();
         if let Some(Json::Object(m)) = json_at(&mut expected, parent_path) {
             // Keys compare as a set: the position is the text's, kept below.
-            let v = m.remove(old).expect("in the JSON");
-            m.insert(new_key.to_string(), v);
+            if let Some(v) = m.remove(old) {
+                m.insert(new_key.to_string(), v);
+            }
         }
         let Kind::Scalar { style } = key.kind else {
             unreachable!("keys are scalars")
@@ -816,5 +824,22 @@ mod tests {
         d.set(&[Seg::Key("a")], &json!("one")).unwrap();
         assert_eq!(d.text(), "a: one\nb: 1\n");
         assert!(d.set(&[Seg::Key("zz"), Seg::Key("y")], &json!(1)).is_err());
+        // Paths that are not there are errors, never panics.
+        for path in [
+            &[Seg::Key("zz")][..],
+            &[Seg::Index(3)],
+            &[Seg::Key("a"), Seg::Key("x")],
+            &[],
+        ] {
+            assert!(d.remove(path).is_err(), "remove {path:?}");
+            assert!(d.rename(path, "q").is_err(), "rename {path:?}");
+            assert!(
+                d.insert(path, "q", &json!(1), None).is_err() || path.is_empty(),
+                "insert {path:?}"
+            );
+            assert!(d.push(path, &json!(1)).is_err(), "push {path:?}");
+        }
+        assert!(d.insert(&[], "b", &json!(2), None).is_err(), "a key that is there");
+        assert!(d.insert(&[], "c", &json!(2), Some("nope")).is_err());
     }
 }

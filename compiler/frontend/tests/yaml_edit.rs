@@ -233,3 +233,33 @@ fn sequences_of_edits_are_all_made() {
         }
     }
 }
+
+/// Every prefix of every example flow (most of them broken YAML, or YAML that means
+/// something else) is either refused or edited; nothing panics.
+#[test]
+fn broken_and_odd_files_never_panic() {
+    for file in flow_files() {
+        let original = std::fs::read_to_string(&file).unwrap();
+        let mut rng = Rng(0xA076_1D64_78BD_642F ^ original.len() as u64);
+        for cut in (0..original.len()).step_by(5).filter(|&i| original.is_char_boundary(i)) {
+            let Ok(mut doc) = YamlDoc::parse(&original[..cut]) else {
+                continue;
+            };
+            let mut all = Vec::new();
+            paths(&doc.to_json(), Vec::new(), &mut all);
+            all.push((vec![Step::Key("missing".into())], Json::Null));
+            all.push((vec![Step::Index(7)], Json::Null));
+            for _ in 0..4 {
+                let (path, _) = &all[rng.below(all.len())];
+                let path = segs(path);
+                let _ = match rng.below(5) {
+                    0 => doc.set(&path, &random_scalar(&mut rng)),
+                    1 => doc.insert(&path, "x", &json!({ "a": [1] }), Some("y")),
+                    2 => doc.push(&path, &json!("z")),
+                    3 => doc.rename(&path, "renamed"),
+                    _ => doc.remove(&path),
+                };
+            }
+        }
+    }
+}

@@ -7,6 +7,8 @@
 //! | `GET /api/code/<route>`              | its generated module, and each node's lines     |
 //! | `GET /api/layout/<route>`            | the positions a user dragged nodes to           |
 //! | `PUT /api/layout/<route>`            | keeps them, in `flows/<route>.layout.json`      |
+//! | `GET /api/flows/<route>`             | the flow file's text and version                |
+//! | `POST /api/flows/<route>/edit`       | edits it ([`super::edit`]); 409 if it changed   |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
 //! | `POST /api/keys`                     | a new key, shown in this answer only            |
 //! | `POST /api/keys/<id>/revoke`         | revokes it                                      |
@@ -81,6 +83,8 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/project", get(project))
         .route("/api/code/{route}", get(code))
         .route("/api/layout/{route}", get(layout).put(save_layout))
+        .route("/api/flows/{route}", get(flow_text))
+        .route("/api/flows/{route}/edit", post(edit_flow))
         .route("/api/keys", get(list_keys).post(create_key))
         .route("/api/keys/{id}/revoke", post(revoke_key))
         .route("/api/keys/{id}/rotate", post(rotate_key))
@@ -256,6 +260,72 @@ async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>
     match std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &file)) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => failed(format!("cannot write `{}`: {e}", file.display())),
+    }
+}
+
+/// `flows/<route>.yaml` (or `.yml`), for a route name that is a plain file name.
+fn flow_file(state: &State, route: &str) -> Option<PathBuf> {
+    let valid = !route.is_empty()
+        && route
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !route.starts_with('.');
+    let flows = state.dir.join("flows");
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| flows.join(format!("{route}.{ext}")))
+        .find(|f| valid && f.is_file())
+}
+
+async fn flow_text(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
+    let Some(file) = flow_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    match std::fs::read_to_string(&file) {
+        Ok(text) => {
+            axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response()
+        }
+        Err(e) => failed(format!("cannot read `{}`: {e}", file.display())),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditBatch {
+    /// The version the edits were made against.
+    base: String,
+    edits: Vec<super::edit::Edit>,
+}
+
+async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    use super::edit::Refused;
+    let Some(file) = flow_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let batch = match serde_json::from_slice::<EditBatch>(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return bad_request(format!(
+                "expected {{\"base\": <version>, \"edits\": [{{\"op\": \"set\", \"path\": […], \"value\": …}}, …]}}: {e}"
+            ));
+        }
+    };
+    match super::edit::apply(&file, &batch.base, &batch.edits) {
+        Ok(text) => {
+            axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response()
+        }
+        Err(Refused::Conflict { current }) => {
+            let body = json!({
+                "error": {
+                    "status": 409,
+                    "message": "the flow file changed since the Builder read it (in a text editor, another tab or git); nothing was written: review it and make the edit again",
+                },
+                "current": { "version": super::edit::version(current.as_bytes()), "text": current },
+            });
+            (StatusCode::CONFLICT, axum::Json(body)).into_response()
+        }
+        Err(Refused::Invalid(why)) => error(StatusCode::UNPROCESSABLE_ENTITY, &why),
+        Err(Refused::Io(why)) => failed(why),
     }
 }
 

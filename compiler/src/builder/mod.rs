@@ -5,12 +5,15 @@
 //! - [`guard`]: who may use it (the token in the printed URL, the `Host` and `Origin`
 //!   checks).
 //! - [`api`]: the HTTP API under `/api/` (the project, API keys, secrets, positions).
+//! - [`edit`]: edits of a flow file, made on its text and refused when it changed since
+//!   the Builder read it.
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
 //!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
 //!   SVG, nothing to build, nothing fetched from elsewhere.
 
 pub mod api;
 pub mod code;
+pub mod edit;
 pub mod guard;
 pub mod model;
 pub mod traces;
