@@ -10,7 +10,8 @@
 
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, cpSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -209,7 +210,7 @@ test("a pin shows its type and description; a node opens in the inspector", asyn
   await screenshot("keyboard-focus");
   await page.keyboard.press("Enter");
   await until("the limit node in the inspector", async () => /limit/.test(await panel.locator("h2").textContent()));
-  assert.match(await panel.textContent(), /100/);
+  assert.equal(await panel.locator('[data-setting="limit"]').inputValue(), "100");
   await page.keyboard.press("Escape");
 });
 
@@ -309,6 +310,86 @@ test("the generated code beside the flow: a node marks the lines it became, a li
   await page.locator('.code-lines li[data-code-node="decide"]').first().click();
   await until("decide in the inspector", async () => /Decide status/.test(await page.locator("#panel h2").textContent()));
   await page.locator("#code-toggle").click();
+});
+
+/** The version of flow `name` the Builder shows. */
+async function versionOf(name) {
+  return page.locator(`.route-link[data-route="${name}"]`).getAttribute("data-version");
+}
+
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+
+/** The lines of `after` that differ from `before`'s, pairwise (same line count). */
+function changedLines(before, after) {
+  const [a, b] = [before.split("\n"), after.split("\n")];
+  assert.equal(a.length, b.length, "the edit changed the number of lines");
+  return a.map((line, i) => [line, b[i]]).filter(([x, y]) => x !== y);
+}
+
+test("editing in the inspector: one changed line, comments kept, bad origins flagged, conflicts kept, undo gives the bytes back", async () => {
+  const file = join(project, "flows/create-order.yaml");
+  // A comment above the node, as a person would write one.
+  const original = readFileSync(file, "utf8").replace("  limit:\n    type: rate-limit", "  # Per key: no client floods the pricing.\n  limit:\n    type: rate-limit");
+  writeFileSync(file, original);
+  await until("the Builder to read the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await page.locator('[data-node="limit"] .node-header').click();
+  const limit = page.locator('#panel [data-setting="limit"]');
+  await limit.waitFor();
+  assert.equal(await limit.inputValue(), "100");
+  await screenshot("editing");
+  await accessible("the inspector's form");
+
+  // 100 → 50: one line of the file changes, the comment above the node stays.
+  await limit.fill("50");
+  await limit.press("Enter");
+  await until("the edit to be saved", () => readFileSync(file, "utf8") !== original);
+  const saved = readFileSync(file, "utf8");
+  assert.deepEqual(changedLines(original, saved), [["    limit: 100", "    limit: 50"]]);
+  assert.match(saved, /  # Per key: no client floods the pricing\.\n  limit:\n/);
+  await until("the new limit on the canvas's model", async () => (await versionOf("create-order")) === sha256(saved));
+
+  // Undo (Ctrl+Z outside a field) gives the original bytes back; redo the edit.
+  await page.locator("#panel h2").click();
+  await page.keyboard.press("Control+z");
+  await until("the undo", () => readFileSync(file, "utf8") === original);
+  await page.keyboard.press("Control+Shift+z");
+  await until("the redo", () => readFileSync(file, "utf8") === saved);
+  await page.keyboard.press("Control+z");
+  await until("the undo again", () => readFileSync(file, "utf8") === original);
+  await until("the Builder to read the undone file", async () => (await versionOf("create-order")) === sha256(original));
+
+  // An allowed origin with a path is flagged as it is typed, and not saved.
+  await page.locator('[data-node="origin"] .node-header').click();
+  const first = page.locator('#panel [data-origin="0"]');
+  await first.waitFor();
+  await first.fill("https://shop.example.com/");
+  await until("the origin to be flagged", async () => (await first.getAttribute("aria-invalid")) === "true");
+  assert.match(await page.locator("#panel .origins li").first().textContent(), /path/i);
+  await first.press("Enter");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(readFileSync(file, "utf8"), original, "a flagged origin is not saved");
+
+  // The file changes on disk while the flow is open: the edit is refused, nothing is
+  // overwritten, and the edit can be made again on top of the new file.
+  await page.locator('[data-node="limit"] .node-header').click();
+  await limit.waitFor();
+  // Hold the Builder's periodic reading, so that it still shows the old version.
+  await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true }));
+  const onDisk = original.replace("    window: 1m\n", "    window: 1m\n    # tuned by hand\n");
+  writeFileSync(file, onDisk);
+  await limit.fill("40");
+  await limit.press("Enter");
+  const again = page.locator("#status .status-action");
+  await again.waitFor();
+  assert.match(await page.locator("#status").textContent(), /Not saved: the flow file changed/);
+  assert.equal(readFileSync(file, "utf8"), onDisk, "the file changed on disk is not overwritten");
+  await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true }));
+  await again.click();
+  await until("the edit made again", () => readFileSync(file, "utf8").includes("    limit: 40\n"));
+  const both = readFileSync(file, "utf8");
+  assert.deepEqual(changedLines(onDisk, both), [["    limit: 100", "    limit: 40"]], "the disk's change is kept");
+  writeFileSync(file, original);
 });
 
 test("requests without the token, with another Host, or from another site are refused", async () => {

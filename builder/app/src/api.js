@@ -1,7 +1,8 @@
 // The Builder's API (`compiler/src/builder/api.rs`). The access token travels in a
 // cookie the server set when the printed URL was opened; nothing else is needed here.
 
-/** Calls the API; throws an Error with the server's message when it refuses. */
+/** Calls the API; throws an Error with the server's message when it refuses, carrying
+ *  the status and the answer (`error.status`, `error.body`). */
 export async function api(method, path, body) {
   const response = await fetch(path, {
     method,
@@ -18,7 +19,10 @@ export async function api(method, path, body) {
     // Not JSON: reported below.
   }
   if (!response.ok) {
-    throw new Error(json?.error?.message ?? `${method} ${path}: ${response.status}`);
+    const error = new Error(json?.error?.message ?? `${method} ${path}: ${response.status}`);
+    error.status = response.status;
+    error.body = json;
+    throw error;
   }
   return json;
 }

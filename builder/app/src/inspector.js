@@ -40,11 +40,14 @@ export function pinTable(pins, { side = "in", showValues = false } = {}) {
   );
 }
 
-/** The panel for `node` of `route`. */
-export function nodePanel(route, node, diagnostics) {
+/** The panel for `node` of `route`, with `form` (its settings, editable) when given. */
+export function nodePanel(route, node, diagnostics, form = null) {
   const wiresIn = route.wires.filter((w) => w.to.node === node.id);
   const wiresOut = route.wires.filter((w) => w.from.node === node.id);
   const problems = diagnostics.filter((d) => d.node === node.id);
+  // What the form edits is shown there only.
+  const editable = new Set(form ? (node.settings ?? []).map((s) => s.label) : []);
+  const config = node.config.filter(([k]) => !editable.has(k));
   return el(
     "section",
     { class: "inspector", "aria-label": `Node ${node.id}` },
@@ -64,13 +67,14 @@ export function nodePanel(route, node, diagnostics) {
           ),
         )
       : null,
-    node.config.length
+    config.length
       ? el(
           "dl",
           { class: "config" },
-          node.config.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
+          config.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]),
         )
       : null,
+    form,
     el("h3", {}, "Inputs"),
     pinTable(node.inputs, { showValues: true }),
     wiresIn.some((w) => w.kind === "data")

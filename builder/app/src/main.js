@@ -9,6 +9,7 @@ import { api } from "./api.js";
 import { Canvas } from "./canvas.js";
 import { CodeView } from "./code.js";
 import { el } from "./dom.js";
+import { Editor, nodeForm } from "./editing.js";
 import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
 import { Settings } from "./settings.js";
@@ -33,6 +34,13 @@ class Builder {
     $("#code-toggle").addEventListener("click", () => this.toggleCode());
     $("#sidebar-toggle").addEventListener("click", () => this.toggleSidebar());
     this.settings = new Settings($("#settings"), (message, isError) => this.say(message, isError));
+    this.editor = new Editor({
+      onSaved: () => {
+        this.forceInspect = true;
+        return this.refresh();
+      },
+      say: (message, isError, action) => this.say(message, isError, action),
+    });
     this.trace = null;
     this.traceList = new TraceList($("#traces"), (trace) => this.showTrace(trace));
     window.addEventListener("hashchange", () => this.navigate());
@@ -40,7 +48,18 @@ class Builder {
     $("#panel-close").addEventListener("click", () => this.showPanel(null));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.showPanel(null);
-      if (event.key === "[" && !event.target.closest?.("input, textarea")) this.toggleSidebar();
+      const typing = event.target.closest?.("input, textarea, select");
+      if (event.key === "[" && !typing) this.toggleSidebar();
+      // Undo and redo of flow edits (in a field, the browser's own undo of the text).
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z" && !typing) {
+        event.preventDefault();
+        if (event.shiftKey) this.editor.redo();
+        else this.editor.undo();
+      }
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "y" && !typing) {
+        event.preventDefault();
+        this.editor.redo();
+      }
     });
   }
 
@@ -119,6 +138,8 @@ class Builder {
             href: `#/flows/${encodeURIComponent(r.name)}`,
             class: "route-link",
             "data-route": r.name,
+            // The file version shown (what edits are made against).
+            "data-version": r.version,
             "aria-current": r.name === this.routeName ? "true" : "false",
           },
           el("span", { class: "route-methods" }, r.methods.map((m) => el("span", { class: `method method--${m.toLowerCase()}` }, m))),
@@ -223,7 +244,13 @@ class Builder {
   inspect(node) {
     if (!$("#code").hidden) this.code.mark(node.id);
     const route = this.model.routes.find((r) => r.name === this.routeName);
-    const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName));
+    // A field being typed in is not redrawn under the user's hands by a refresh.
+    const typing = document.activeElement?.closest?.("#panel-body .node-form");
+    if (typing && !this.forceInspect && this.inspected === `${route.name}/${node.id}`) return;
+    this.forceInspect = false;
+    this.inspected = `${route.name}/${node.id}`;
+    const form = nodeForm(node, this.model, (edits, what) => this.editor.edit(route, edits, what));
+    const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName), form);
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
   }
@@ -287,12 +314,23 @@ class Builder {
     }, 300);
   }
 
-  say(message, isError = false) {
+  /** A message in the status line; with `action` (`{ label, run }`), a button that
+   *  stays until used or replaced (a conflict's "make the edit again"). */
+  say(message, isError = false, action = null) {
     const status = $("#status");
-    status.textContent = message;
+    status.replaceChildren(message);
     status.className = isError ? "status is-error" : "status";
     clearTimeout(this.statusTimer);
-    this.statusTimer = setTimeout(() => (status.textContent = ""), 6000);
+    if (action) {
+      const button = el("button", { type: "button", class: "status-action" }, action.label);
+      button.addEventListener("click", () => {
+        status.replaceChildren();
+        action.run();
+      });
+      status.append(" ", button);
+      return;
+    }
+    this.statusTimer = setTimeout(() => status.replaceChildren(), 6000);
   }
 }
 

@@ -184,6 +184,25 @@ impl YamlDoc {
     /// mapping, the key is added at the mapping's end.
     pub fn set(&mut self, path: &[Seg], value: &Json) -> Result<(), EditError> {
         let (parent_path, last) = split(path)?;
+        // Mappings on the way that are missing are made, as `mkdir -p` makes directories:
+        // `nodes.price.inputs.max_lines` on a node without `inputs` adds `inputs:`.
+        if self.find(parent_path).is_err() {
+            let existing = (0..parent_path.len())
+                .rev()
+                .find(|&n| self.find(&parent_path[..n]).is_ok())
+                .unwrap_or(0);
+            let Seg::Key(first) = parent_path[existing] else {
+                return err(format!("`{}` is not there", show(&parent_path[..=existing])));
+            };
+            let mut nested = value.clone();
+            for seg in path[existing + 1..].iter().rev() {
+                let Seg::Key(k) = seg else {
+                    return err(format!("`{}` is not there", show(path)));
+                };
+                nested = Json::Object([(k.to_string(), nested)].into_iter().collect());
+            }
+            return self.insert(&parent_path[..existing], first, &nested, None);
+        }
         let parent = self.find(parent_path)?;
         let target = match (&parent.kind, last) {
             (Kind::Map { entries, .. }, Seg::Key(k)) => match entries.iter().find(|(key, _)| self.key(key) == k) {
@@ -823,7 +842,15 @@ mod tests {
         let mut d = YamlDoc::parse("a: |\n  two\n  lines\nb: 1\n").unwrap();
         d.set(&[Seg::Key("a")], &json!("one")).unwrap();
         assert_eq!(d.text(), "a: one\nb: 1\n");
-        assert!(d.set(&[Seg::Key("zz"), Seg::Key("y")], &json!(1)).is_err());
+        assert!(
+            d.set(&[Seg::Key("b"), Seg::Key("y")], &json!(1)).is_err(),
+            "into a number"
+        );
+        // Missing mappings on the way are made.
+        d.set(&[Seg::Key("c"), Seg::Key("d"), Seg::Key("e")], &json!(3))
+            .unwrap();
+        assert!(d.text().ends_with("b: 1\nc:\n  d: { e: 3 }\n"), "{}", d.text());
+        d.remove(&[Seg::Key("c")]).unwrap();
         // Paths that are not there are errors, never panics.
         for path in [
             &[Seg::Key("zz")][..],

@@ -9,6 +9,8 @@
 //! | `PUT /api/layout/<route>`            | keeps them, in `flows/<route>.layout.json`      |
 //! | `GET /api/flows/<route>`             | the flow file's text and version                |
 //! | `POST /api/flows/<route>/edit`       | edits it ([`super::edit`]); 409 if it changed   |
+//! | `PUT /api/flows/<route>`             | puts back a text it had (undo); 409 likewise    |
+//! | `GET /api/check/origin?value=<o>`    | what `svc check` says of an allowed origin      |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
 //! | `POST /api/keys`                     | a new key, shown in this answer only            |
 //! | `POST /api/keys/<id>/revoke`         | revokes it                                      |
@@ -83,7 +85,8 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/project", get(project))
         .route("/api/code/{route}", get(code))
         .route("/api/layout/{route}", get(layout).put(save_layout))
-        .route("/api/flows/{route}", get(flow_text))
+        .route("/api/flows/{route}", get(flow_text).put(restore_flow))
+        .route("/api/check/origin", get(check_origin))
         .route("/api/flows/{route}/edit", post(edit_flow))
         .route("/api/keys", get(list_keys).post(create_key))
         .route("/api/keys/{id}/revoke", post(revoke_key))
@@ -298,7 +301,6 @@ struct EditBatch {
 }
 
 async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    use super::edit::Refused;
     let Some(file) = flow_file(&state, &route) else {
         return error(StatusCode::NOT_FOUND, "no flow of that name");
     };
@@ -311,10 +313,46 @@ async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, 
         }
     };
     match super::edit::apply(&file, &batch.base, &batch.edits) {
-        Ok(text) => {
-            axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response()
-        }
-        Err(Refused::Conflict { current }) => {
+        Ok((previous, text)) => axum::Json(json!({
+            "version": super::edit::version(text.as_bytes()),
+            "text": text,
+            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
+        }))
+        .into_response(),
+        Err(refused) => refusal(refused),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Restore {
+    base: String,
+    text: String,
+}
+
+/// Undo and redo: the Builder puts back a text the file had, against the version it
+/// holds now, so a change made elsewhere meanwhile is never lost either.
+async fn restore_flow(
+    Shared(state): SharedState,
+    UrlPath(route): UrlPath<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(file) = flow_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let Ok(Restore { base, text }) = serde_json::from_slice::<Restore>(&body) else {
+        return bad_request("expected {\"base\": <version>, \"text\": <the flow file>}");
+    };
+    match super::edit::restore(&file, &base, &text) {
+        Ok(()) => axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response(),
+        Err(refused) => refusal(refused),
+    }
+}
+
+fn refusal(refused: super::edit::Refused) -> Response {
+    use super::edit::Refused;
+    match refused {
+        Refused::Conflict { current } => {
             let body = json!({
                 "error": {
                     "status": 409,
@@ -324,8 +362,24 @@ async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, 
             });
             (StatusCode::CONFLICT, axum::Json(body)).into_response()
         }
-        Err(Refused::Invalid(why)) => error(StatusCode::UNPROCESSABLE_ENTITY, &why),
-        Err(Refused::Io(why)) => failed(why),
+        Refused::Invalid(why) => error(StatusCode::UNPROCESSABLE_ENTITY, &why),
+        Refused::Io(why) => failed(why),
+    }
+}
+
+#[derive(Deserialize)]
+struct OriginQuery {
+    value: String,
+}
+
+/// One allowed origin, checked as `svc check` checks it: the Builder's form asks as the
+/// user types.
+async fn check_origin(axum::extract::Query(q): axum::extract::Query<OriginQuery>) -> Response {
+    match crate::check::flow::allowed_origin_problem(&q.value) {
+        None => axum::Json(json!({ "ok": true })).into_response(),
+        Some((message, _, hint)) => {
+            axum::Json(json!({ "ok": false, "message": message, "hint": hint })).into_response()
+        }
     }
 }
 

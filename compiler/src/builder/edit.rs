@@ -80,22 +80,35 @@ pub enum Refused {
 }
 
 /// Applies `edits` to `file` if its version is still `base`, writing the result in one
-/// rename; returns the new text.
-pub fn apply(file: &Path, base: &str, edits: &[Edit]) -> Result<String, Refused> {
+/// rename; returns the text before and after (the Builder's undo puts the first back).
+pub fn apply(file: &Path, base: &str, edits: &[Edit]) -> Result<(String, String), Refused> {
     let current =
         std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
     if version(current.as_bytes()) != base {
         return Err(Refused::Conflict { current });
     }
     let text = edited(&current, edits).map_err(Refused::Invalid)?;
-    if text == current {
-        return Ok(text);
+    if text != current {
+        write(file, &text)?;
     }
+    Ok((current, text))
+}
+
+/// Writes `text` to `file` if its version is still `base` (undo and redo).
+pub fn restore(file: &Path, base: &str, text: &str) -> Result<(), Refused> {
+    let current =
+        std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
+    if version(current.as_bytes()) != base {
+        return Err(Refused::Conflict { current });
+    }
+    write(file, text)
+}
+
+fn write(file: &Path, text: &str) -> Result<(), Refused> {
     let tmp = file.with_extension("yaml.svc-tmp");
-    std::fs::write(&tmp, &text)
+    std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, file))
-        .map_err(|e| Refused::Io(format!("cannot write `{}`: {e}", file.display())))?;
-    Ok(text)
+        .map_err(|e| Refused::Io(format!("cannot write `{}`: {e}", file.display())))
 }
 
 /// `text` with `edits` made in order.
@@ -157,7 +170,10 @@ mod tests {
         std::fs::write(&file, "limit: 100\n").unwrap();
         let base = version(b"limit: 100\n");
         let set = edits(r#"[{"op":"set","path":["limit"],"value":50}]"#);
-        assert_eq!(apply(&file, &base, &set).unwrap(), "limit: 50\n");
+        assert_eq!(
+            apply(&file, &base, &set).unwrap(),
+            ("limit: 100\n".to_string(), "limit: 50\n".to_string())
+        );
         // The same base again: the file is now another version.
         match apply(&file, &base, &set) {
             Err(Refused::Conflict { current }) => assert_eq!(current, "limit: 50\n"),

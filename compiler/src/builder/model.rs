@@ -48,6 +48,9 @@ pub struct Route {
     /// The flow's file name without `.yaml`: how `svc test` and the layout file name it.
     pub name: String,
     pub file: String,
+    /// The version of the flow file this model was read from (its SHA-256): what the
+    /// Builder's edits are made against.
+    pub version: String,
     pub route: String,
     /// The path it is served at (`/acme/shop/orders`).
     pub path: String,
@@ -79,6 +82,41 @@ pub struct Node {
     pub outputs: Vec<Pin>,
     /// What the node is set to, as `(label, value)` rows: limit, window, origins, status…
     pub config: Vec<(String, String)>,
+    /// The settings the Builder edits, each with its key in the flow file.
+    pub settings: Vec<Setting>,
+}
+
+/// A setting of a protection or Return JSON node, as the inspector's form edits it:
+/// `nodes.<id>.<key>` in the flow file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Setting {
+    pub key: &'static str,
+    pub label: &'static str,
+    /// `count` (a whole number), `duration` (`30s`, `1m`), `choice`, `status` (an HTTP
+    /// status), or `origins` (a list of allowed origins).
+    pub kind: &'static str,
+    pub value: Value,
+    /// The values a `choice` takes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<&'static str>,
+}
+
+fn setting(key: &'static str, label: &'static str, kind: &'static str, value: Value) -> Setting {
+    Setting {
+        key,
+        label,
+        kind,
+        value,
+        choices: Vec::new(),
+    }
+}
+
+fn choice(key: &'static str, label: &'static str, value: &str, choices: &[&'static str]) -> Setting {
+    Setting {
+        choices: choices.to_vec(),
+        ..setting(key, label, "choice", Value::String(value.into()))
+    }
 }
 
 #[derive(Serialize, Clone)]
@@ -265,6 +303,7 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
     Route {
         name: route_name(project, flow.file),
         file: project.sources.get(flow.file).display_path.clone(),
+        version: super::edit::version(project.sources.get(flow.file).text.as_bytes()),
         route: flow.route.value.clone(),
         path: project
             .config
@@ -414,6 +453,7 @@ fn start_node(flow: &Flow) -> Node {
                     .join(", "),
             ),
         ],
+        settings: Vec::new(),
     }
 }
 
@@ -431,9 +471,16 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         inputs: vec![sequence_pin("exec")],
         outputs: node.kind.edges().iter().map(|(name, _)| sequence_pin(name)).collect(),
         config: Vec::new(),
+        settings: Vec::new(),
     };
     match &node.kind {
         NodeKind::CheckOrigin(n) => {
+            out.settings = vec![setting(
+                "allowed_origins",
+                "allowed origins",
+                "origins",
+                n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
+            )];
             out.config.push((
                 "allowed origins".into(),
                 n.allowed_origins
@@ -459,6 +506,11 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
             }
         }
         NodeKind::RateLimit(n) => {
+            out.settings = vec![
+                setting("limit", "limit", "count", n.limit.value.into()),
+                setting("window", "window", "duration", window(n.window.value).into()),
+                choice("by", "by", n.by.value.as_str(), &["ip", "api-key", "user"]),
+            ];
             out.config.push(("limit".into(), n.limit.value.to_string()));
             out.config.push(("window".into(), window(n.window.value)));
             out.config.push(("by".into(), n.by.value.as_str().into()));
@@ -524,6 +576,7 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         }
         NodeKind::ReturnJson(response) => {
             out.category = "response".into();
+            out.settings = vec![setting("status", "status", "status", response.status.value.into())];
             out.config.push(("status".into(), response.status.value.to_string()));
             for (name, binding) in &response.headers {
                 let mut pin = data_pin(&format!("headers.{}", name.value), &TypeRef::Any);

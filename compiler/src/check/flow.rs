@@ -31,6 +31,23 @@ fn is_public_suffix(domain: &str) -> bool {
     psl::suffix(domain.as_bytes()).is_some_and(|s| s.typ().is_some() && s.as_bytes() == domain.as_bytes())
 }
 
+/// What is wrong with `value` as an entry of Check Origin's `allowed_origins`: the
+/// message, a label and a hint. `svc check` and the Builder's form (as the user types)
+/// both ask here.
+pub fn allowed_origin_problem(value: &str) -> Option<(String, &'static str, String)> {
+    match OriginPattern::parse(value) {
+        Err(e) => Some((e.message, "not an allowed-origin pattern", e.hint)),
+        Ok(OriginPattern::Subdomains { suffix, .. }) if is_public_suffix(&suffix) => Some((
+            format!("`{value}` allows every site under the public suffix `{suffix}`"),
+            "a public suffix",
+            format!(
+                "sites under `{suffix}` belong to whoever registers them; a wildcard covers the subdomains of one registered domain, such as `https://*.example.{suffix}`"
+            ),
+        )),
+        Ok(_) => None,
+    }
+}
+
 /// A wire into a code node's input whose pin asks constraints that what the wire comes
 /// from does not guarantee: the generated server checks the value before the node runs
 /// (`node_input_invalid`). `svc check` says so in a note.
@@ -86,24 +103,12 @@ impl FlowContext<'_> {
             match &node.kind {
                 NodeKind::CheckOrigin(c) => {
                     for o in &c.allowed_origins {
-                        match OriginPattern::parse(&o.value) {
-                            Err(e) => diags.push(
-                                Diagnostic::new(Code::InvalidValue, o.span, e.message)
-                                    .label("not an allowed-origin pattern")
-                                    .help(e.hint),
-                            ),
-                            Ok(OriginPattern::Subdomains { suffix, .. }) if is_public_suffix(&suffix) => diags.push(
-                                Diagnostic::new(
-                                    Code::InvalidValue,
-                                    o.span,
-                                    format!("`{}` allows every site under the public suffix `{suffix}`", o.value),
-                                )
-                                .label("a public suffix")
-                                .help(format!(
-                                    "sites under `{suffix}` belong to whoever registers them; a wildcard covers the subdomains of one registered domain, such as `https://*.example.{suffix}`"
-                                )),
-                            ),
-                            Ok(_) => {}
+                        if let Some((message, label, help)) = allowed_origin_problem(&o.value) {
+                            diags.push(
+                                Diagnostic::new(Code::InvalidValue, o.span, message)
+                                    .label(label)
+                                    .help(help),
+                            );
                         }
                     }
                 }

@@ -1,0 +1,247 @@
+// Editing a flow: the inspector's form for a node's settings and inline values, and the
+// edits it makes, with undo and redo.
+//
+// Every change is an edit of the flow file's text made by the server
+// (`compiler/src/builder/edit.rs`): a batch of operations (`set`, `push`, `remove`) at
+// paths of the YAML document, against the version of the file the Builder showed. The
+// server writes only the bytes the edit changes, so a changed value is one line of
+// `git diff`; if the file changed since (a text editor, git, another tab), nothing is
+// written and the edit stays on screen to make again. Undo puts back the text the file
+// had before the edit, against the version the edit wrote: again nothing is overwritten.
+
+import { api } from "./api.js";
+import { el } from "./dom.js";
+
+/** Edits of the flows, with their history. `onSaved` runs after every write (the
+ *  Builder reads the project again); `say(message, isError, action)` reports. */
+export class Editor {
+  constructor({ onSaved, say }) {
+    this.onSaved = onSaved;
+    this.say = say;
+    this.undone = [];
+    this.done = [];
+  }
+
+  /** Makes `edits` in route `route` (from the model: its name and version). */
+  async edit(route, edits, what) {
+    try {
+      const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/edit`, { base: route.version, edits });
+      if (answer.text !== answer.previous.text) {
+        this.done.push({ route: route.name, what, before: answer.previous.text, after: answer.version, afterText: answer.text });
+        this.undone = [];
+      }
+      this.say(`Saved: ${what}.`);
+      await this.onSaved();
+      return true;
+    } catch (e) {
+      if (e.status === 409) {
+        // The file moved on: show it as it is now, and offer the edit again on top.
+        this.say(`Not saved: ${e.message}`, true, {
+          label: `Make the edit again (${what})`,
+          run: async () => {
+            await this.onSaved();
+            await this.edit({ name: route.name, version: e.body.current.version }, edits, what);
+          },
+        });
+      } else {
+        this.say(`Not saved (${what}): ${e.message}`, true);
+      }
+      await this.onSaved();
+      return false;
+    }
+  }
+
+  async undo() {
+    const step = this.done.pop();
+    if (!step) return this.say("Nothing to undo.");
+    try {
+      const answer = await api("PUT", `/api/flows/${encodeURIComponent(step.route)}`, { base: step.after, text: step.before });
+      this.undone.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
+      this.say(`Undone: ${step.what}.`);
+    } catch (e) {
+      this.done.push(step);
+      this.say(`Cannot undo ${step.what}: ${e.message}`, true);
+    }
+    await this.onSaved();
+  }
+
+  async redo() {
+    const step = this.undone.pop();
+    if (!step) return this.say("Nothing to redo.");
+    try {
+      const answer = await api("PUT", `/api/flows/${encodeURIComponent(step.route)}`, { base: step.after, text: step.before });
+      this.done.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
+      this.say(`Redone: ${step.what}.`);
+    } catch (e) {
+      this.undone.push(step);
+      this.say(`Cannot redo ${step.what}: ${e.message}`, true);
+    }
+    await this.onSaved();
+  }
+}
+
+const nodePath = (node, ...rest) => ["nodes", node.id, ...rest];
+
+/** The form of `node`'s settings and inline values; `edit(edits, what)` saves. */
+export function nodeForm(node, model, edit) {
+  const rows = [];
+  for (const setting of node.settings ?? []) rows.push(settingRow(node, setting, edit));
+  if (node.type === "code") {
+    for (const pin of node.inputs) {
+      if (pin.sequence || !pin.takesInline) continue;
+      const row = pinRow(node, pin, model, edit);
+      if (row) rows.push(row);
+    }
+  }
+  if (!rows.length) return null;
+  return el("form", { class: "node-form", "aria-label": `Settings of ${node.id}`, onsubmit: (e) => e.preventDefault() }, el("h3", {}, "Settings"), rows);
+}
+
+function field(label, control, note) {
+  const id = `field-${Math.random().toString(36).slice(2)}`;
+  control.id = id;
+  return el("div", { class: "field" }, el("label", { for: id }, label), control, note ?? null);
+}
+
+function settingRow(node, setting, edit) {
+  const what = `${node.id} ${setting.label}`;
+  const path = nodePath(node, setting.key);
+  if (setting.kind === "choice") {
+    const select = el(
+      "select",
+      { "data-setting": setting.key },
+      setting.choices.map((c) => el("option", { value: c, selected: c === setting.value }, c)),
+    );
+    select.addEventListener("change", () => edit([{ op: "set", path, value: select.value }], `${what} = ${select.value}`));
+    return field(setting.label, select);
+  }
+  if (setting.kind === "origins") return originsRow(node, setting, edit);
+  const numeric = setting.kind === "count" || setting.kind === "status";
+  const input = el("input", {
+    "data-setting": setting.key,
+    type: numeric ? "number" : "text",
+    value: setting.value,
+    min: setting.kind === "count" ? 1 : setting.kind === "status" ? 100 : undefined,
+    max: setting.kind === "status" ? 599 : undefined,
+    step: numeric ? 1 : undefined,
+    required: true,
+  });
+  const note = el("div", { class: "field-note", role: "status" });
+  input.addEventListener("change", () => {
+    const text = input.value.trim();
+    const value = numeric ? Number(text) : text;
+    const wrong =
+      numeric && (!Number.isInteger(value) || (setting.kind === "count" && value < 1) || (setting.kind === "status" && (value < 100 || value > 599)))
+        ? setting.kind === "count"
+          ? "a whole number, 1 or more"
+          : "an HTTP status, 100 to 599"
+        : setting.kind === "duration" && !/^[0-9]+(s|m|h|d)$/.test(text)
+          ? "a duration such as 30s, 1m, 1h or 1d"
+          : null;
+    input.setAttribute("aria-invalid", String(Boolean(wrong)));
+    note.textContent = wrong ? `Expected ${wrong}; not saved.` : "";
+    if (!wrong && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
+  });
+  return field(setting.label, input, note);
+}
+
+/** One input per allowed origin, each checked as `svc check` checks it while typing;
+ *  one that is not an origin is flagged and not saved. */
+function originsRow(node, setting, edit) {
+  const path = nodePath(node, setting.key);
+  const list = el("ul", { class: "origins" });
+  setting.value.forEach((origin, index) => {
+    const input = el("input", { type: "text", value: origin, "data-origin": index, "aria-label": `allowed origin ${index + 1}` });
+    const note = el("div", { class: "field-note", role: "status" });
+    let checked = Promise.resolve(true);
+    const check = () => {
+      checked = api("GET", `/api/check/origin?value=${encodeURIComponent(input.value.trim())}`).then((answer) => {
+        input.setAttribute("aria-invalid", String(!answer.ok));
+        note.textContent = answer.ok ? "" : `${answer.message} (${answer.hint})`;
+        return answer.ok;
+      });
+      return checked;
+    };
+    let timer;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(check, 150);
+    });
+    input.addEventListener("change", async () => {
+      clearTimeout(timer);
+      const value = input.value.trim();
+      if (value === origin || !(await check())) return;
+      edit([{ op: "set", path: [...path, index], value }], `${node.id} allowed origin ${value}`);
+    });
+    const remove = el("button", { type: "button", class: "link-button", "aria-label": `Remove ${origin}` }, "Remove");
+    remove.addEventListener("click", () => edit([{ op: "remove", path: [...path, index] }], `${node.id} without ${origin}`));
+    list.append(el("li", {}, input, setting.value.length > 1 ? remove : null, note));
+  });
+  const add = el("button", { type: "button", class: "link-button" }, "Add an origin");
+  add.addEventListener("click", () => {
+    const input = el("input", { type: "text", placeholder: "https://app.example.com", "data-origin": "new", "aria-label": "new allowed origin" });
+    const note = el("div", { class: "field-note", role: "status" });
+    input.addEventListener("change", async () => {
+      const value = input.value.trim();
+      const answer = await api("GET", `/api/check/origin?value=${encodeURIComponent(value)}`);
+      input.setAttribute("aria-invalid", String(!answer.ok));
+      note.textContent = answer.ok ? "" : `${answer.message} (${answer.hint})`;
+      if (answer.ok) edit([{ op: "push", path, value }], `${node.id} allowed origin ${value}`);
+    });
+    list.append(el("li", {}, input, note));
+    input.focus();
+  });
+  return el("div", { class: "field" }, el("span", { class: "field-label" }, setting.label), list, add);
+}
+
+function pinRow(node, pin, model, edit) {
+  const path = nodePath(node, "inputs", pin.id);
+  const what = `${node.id} ${pin.id}`;
+  const current = pin.value ?? null;
+  const placeholder = pin.default !== undefined && pin.default !== null ? `default ${JSON.stringify(pin.default)}` : pin.optional ? "optional" : "";
+  const label = `${pin.id} (${pin.type})`;
+  if (pin.type === "boolean") {
+    const box = el("input", { type: "checkbox", "data-pin-value": pin.id, checked: current === true });
+    box.addEventListener("change", () => edit([{ op: "set", path, value: box.checked }], `${what} = ${box.checked}`));
+    return field(label, box);
+  }
+  if (pin.type.startsWith("enum-value:")) {
+    const name = pin.type.slice("enum-value:".length);
+    const values = (model.assets?.enums ?? []).find((e) => e.name === name)?.values ?? [];
+    const select = el(
+      "select",
+      { "data-pin-value": pin.id },
+      el("option", { value: "", selected: current === null }, placeholder || "(not set)"),
+      values.map((v) => {
+        const value = typeof v === "string" ? v : v.value;
+        return el("option", { value, selected: current === value }, typeof v === "string" ? v : v.label ?? v.value);
+      }),
+    );
+    select.addEventListener("change", () => {
+      if (select.value) edit([{ op: "set", path, value: select.value }], `${what} = ${select.value}`);
+      else if (current !== null) edit([{ op: "remove", path }], `${what} unset`);
+    });
+    return field(label, select);
+  }
+  if (pin.type !== "string" && pin.type !== "number") return null;
+  const numeric = pin.type === "number";
+  const input = el("input", {
+    type: numeric ? "number" : "text",
+    "data-pin-value": pin.id,
+    value: current ?? "",
+    placeholder,
+    step: numeric ? "any" : undefined,
+  });
+  const note = el("div", { class: "field-note", role: "status" }, pin.checks ? `checked: ${pin.checks}` : null);
+  input.addEventListener("change", () => {
+    const text = input.value;
+    if (text === "") {
+      if (current !== null) edit([{ op: "remove", path }], `${what} unset`);
+      return;
+    }
+    const value = numeric ? Number(text) : text;
+    if (numeric && !Number.isFinite(value)) return;
+    if (value !== current) edit([{ op: "set", path, value }], `${what} = ${JSON.stringify(value)}`);
+  });
+  return field(label, input, note);
+}
