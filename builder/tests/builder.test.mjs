@@ -392,6 +392,63 @@ test("editing in the inspector: one changed line, comments kept, bad origins fla
   writeFileSync(file, original);
 });
 
+test("nodes added from the palette, renamed with every reference, and deleted: the file comes back byte for byte", async () => {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await page.locator('[data-node="price"]').waitFor();
+  // Add a Rate Limit from the palette, by keyboard.
+  await page.locator('[data-view="palette"]').click();
+  await page.locator(".palette-search").fill("rate limit");
+  await page.locator('.palette-item[data-key="rate-limit"]').focus();
+  await page.keyboard.press("Enter");
+  const add = page.locator('#panel [data-add="rate-limit"]');
+  assert.equal(await add.textContent(), "Add to create-order");
+  await add.focus();
+  await page.keyboard.press("Enter");
+  await until("the node to be added", () => readFileSync(file, "utf8").includes("  limit-2:\n"));
+  const added = readFileSync(file, "utf8");
+  assert.ok(added.startsWith(original), "adding a node only adds its lines, at the end of `nodes`");
+  assert.equal(added.slice(original.length), "  limit-2:\n    type: rate-limit\n    limit: 60\n    window: 1m\n    by: ip\n");
+  await page.locator('[data-node="limit-2"]').waitFor();
+  await until("the new node selected", async () => /limit-2/.test(await page.locator("#panel h2").textContent()));
+  // Not wired yet: the checker says so (and the server keeps the last good build).
+  await until("the Builder to check the added node", async () => (await versionOf("create-order")) === sha256(added));
+  const unwired = await page.locator("#problems-toggle").textContent();
+  assert.notEqual(unwired, "No problems");
+
+  // Rename it with F2 (the prompt answered), then the price node from the inspector:
+  // every edge and wire that names it follows, and the flow still checks.
+  page.removeAllListeners("dialog");
+  const answers = ["throttle", "pricing"];
+  page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? answers.shift() : undefined));
+  await page.locator("#panel h2").click();
+  await page.keyboard.press("F2");
+  await until("the rename", () => readFileSync(file, "utf8").includes("  throttle:\n"));
+  await page.locator('[data-node="price"] .node-header').click();
+  await page.locator('#panel [data-action="rename"]').click();
+  await until("price renamed", () => readFileSync(file, "utf8").includes("  pricing:\n"));
+  const renamed = readFileSync(file, "utf8");
+  assert.doesNotMatch(renamed, /\bprice\./, "every wire from price follows");
+  assert.match(renamed, /sequence-ok: pricing\n/);
+  await until("the Builder to check the renamed flow", async () => (await versionOf("create-order")) === sha256(renamed));
+  assert.equal(await page.locator("#problems-toggle").textContent(), unwired, "renaming adds no problem");
+
+  // Delete the added node with the Delete key (confirmed), and rename pricing back.
+  await page.locator('[data-node="throttle"] .node-header').click();
+  await page.locator("#panel h2").click();
+  await page.keyboard.press("Delete");
+  await until("the delete", () => !readFileSync(file, "utf8").includes("throttle"));
+  answers.push("price");
+  await page.locator('[data-node="pricing"] .node-header').click();
+  await page.locator('#panel [data-action="rename"]').click();
+  await until("the file back to its original bytes", () => readFileSync(file, "utf8") === original);
+  await until("no problems again", async () => (await page.locator("#problems-toggle").textContent()) === "No problems");
+  page.removeAllListeners("dialog");
+  page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
+});
+
 test("requests without the token, with another Host, or from another site are refused", async () => {
   const api = `${builderOrigin}/api/project`;
   assert.equal((await raw(api)).status, 401, "no token");

@@ -20,19 +20,38 @@ export class Editor {
     this.say = say;
     this.undone = [];
     this.done = [];
+    // One change at a time, in the order asked: a quick Ctrl+Z after an edit undoes
+    // that edit, once it is written.
+    this.queue = Promise.resolve();
+  }
+
+  serially(work) {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   /** Makes `edits` in route `route` (from the model: its name and version). */
-  async edit(route, edits, what) {
+  edit(route, edits, what) {
+    return this.serially(() => this.send(route, "edit", (base) => ({ base, edits }), what));
+  }
+
+  /** Adds, renames or deletes a node (`{ action: "add", type, node }`, `{ action:
+   *  "rename", id, to }`, `{ action: "delete", id }`); the answer names an added node. */
+  node(route, action, what) {
+    return this.serially(() => this.send(route, "node", (base) => ({ base, ...action }), what));
+  }
+
+  async send(route, endpoint, body, what) {
     try {
-      const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/edit`, { base: route.version, edits });
+      const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/${endpoint}`, body(route.version));
       if (answer.text !== answer.previous.text) {
         this.done.push({ route: route.name, what, before: answer.previous.text, after: answer.version, afterText: answer.text });
         this.undone = [];
       }
       this.say(`Saved: ${what}.`);
       await this.onSaved();
-      return true;
+      return answer;
     } catch (e) {
       if (e.status === 409) {
         // The file moved on: show it as it is now, and offer the edit again on top.
@@ -40,41 +59,36 @@ export class Editor {
           label: `Make the edit again (${what})`,
           run: async () => {
             await this.onSaved();
-            await this.edit({ name: route.name, version: e.body.current.version }, edits, what);
+            await this.send({ name: route.name, version: e.body.current.version }, endpoint, body, what);
           },
         });
       } else {
         this.say(`Not saved (${what}): ${e.message}`, true);
       }
       await this.onSaved();
-      return false;
+      return null;
     }
   }
 
-  async undo() {
-    const step = this.done.pop();
-    if (!step) return this.say("Nothing to undo.");
-    try {
-      const answer = await api("PUT", `/api/flows/${encodeURIComponent(step.route)}`, { base: step.after, text: step.before });
-      this.undone.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
-      this.say(`Undone: ${step.what}.`);
-    } catch (e) {
-      this.done.push(step);
-      this.say(`Cannot undo ${step.what}: ${e.message}`, true);
-    }
-    await this.onSaved();
+  undo() {
+    return this.serially(() => this.step(this.done, this.undone, "Undone", "undo"));
   }
 
-  async redo() {
-    const step = this.undone.pop();
-    if (!step) return this.say("Nothing to redo.");
+  redo() {
+    return this.serially(() => this.step(this.undone, this.done, "Redone", "redo"));
+  }
+
+  /** Takes the last step of `from`, puts the text it had back, and files it in `to`. */
+  async step(from, to, said, verb) {
+    const step = from.pop();
+    if (!step) return this.say(`Nothing to ${verb}.`);
     try {
       const answer = await api("PUT", `/api/flows/${encodeURIComponent(step.route)}`, { base: step.after, text: step.before });
-      this.done.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
-      this.say(`Redone: ${step.what}.`);
+      to.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
+      this.say(`${said}: ${step.what}.`);
     } catch (e) {
-      this.undone.push(step);
-      this.say(`Cannot redo ${step.what}: ${e.message}`, true);
+      from.push(step);
+      this.say(`Cannot ${verb} ${step.what}: ${e.message}`, true);
     }
     await this.onSaved();
   }

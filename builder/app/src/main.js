@@ -29,7 +29,10 @@ class Builder {
       onSelect: (node) => this.inspect(node),
       onMove: (route, positions) => this.savePositions(route, positions),
     });
-    this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel));
+    this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel), {
+      onAdd: (n) => this.addNode(n),
+      target: () => this.routeName,
+    });
     this.code = new CodeView($("#code"), (id) => this.canvas.select(id));
     $("#code-toggle").addEventListener("click", () => this.toggleCode());
     $("#sidebar-toggle").addEventListener("click", () => this.toggleSidebar());
@@ -55,6 +58,11 @@ class Builder {
         event.preventDefault();
         if (event.shiftKey) this.editor.redo();
         else this.editor.undo();
+      }
+      // The selected node: Delete deletes it, F2 renames it.
+      if (!typing && this.view === "flows" && this.canvas.selected && this.canvas.selected !== "start") {
+        if (event.key === "Delete") this.deleteNode(this.canvas.selected);
+        if (event.key === "F2") this.renameNode(this.canvas.selected);
       }
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "y" && !typing) {
         event.preventDefault();
@@ -250,9 +258,49 @@ class Builder {
     this.forceInspect = false;
     this.inspected = `${route.name}/${node.id}`;
     const form = nodeForm(node, this.model, (edits, what) => this.editor.edit(route, edits, what));
+    const actions =
+      node.type === "start"
+        ? null
+        : el(
+            "div",
+            { class: "node-actions" },
+            el("button", { type: "button", "data-action": "rename", onclick: () => this.renameNode(node.id) }, "Rename…"),
+            el("button", { type: "button", class: "danger", "data-action": "delete", onclick: () => this.deleteNode(node.id) }, "Delete"),
+          );
     const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName), form);
+    if (actions) panel.append(actions);
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
+  }
+
+  currentRoute() {
+    return this.model?.routes.find((r) => r.name === this.routeName);
+  }
+
+  /** Adds palette node `n` to the open flow, then shows it selected. */
+  async addNode(n) {
+    const route = this.currentRoute();
+    if (!route) return;
+    const action = n.language === "built-in" ? { action: "add", type: n.key } : { action: "add", type: "code", node: n.key };
+    const answer = await this.editor.node(route, action, `${n.label} added to ${route.name}`);
+    if (!answer?.node) return;
+    location.hash = `#/flows/${encodeURIComponent(route.name)}`;
+    await this.refresh();
+    setTimeout(() => this.canvas.select(answer.node), 0);
+  }
+
+  async renameNode(id) {
+    const route = this.currentRoute();
+    const to = window.prompt(`Rename node ${id} to (every wire and edge follows):`, id)?.trim();
+    if (!route || !to || to === id) return;
+    const answer = await this.editor.node(route, { action: "rename", id, to }, `${id} renamed ${to}`);
+    if (answer) setTimeout(() => this.canvas.select(to), 0);
+  }
+
+  async deleteNode(id) {
+    const route = this.currentRoute();
+    if (!route || !window.confirm(`Delete node ${id}, the edges that lead to it and the wires that read from it?`)) return;
+    if (await this.editor.node(route, { action: "delete", id }, `${id} deleted`)) this.showPanel(null);
   }
 
   /** The route a trace belongs to (traces name routes as flows write `route:`). */

@@ -15,9 +15,12 @@ export function matches(node, query) {
 }
 
 export class Palette {
-  constructor(host, onShow) {
+  /** `onAdd(node)` adds a palette node to the open flow; `target()` names that flow. */
+  constructor(host, onShow, { onAdd, target } = {}) {
     this.host = host;
     this.onShow = onShow;
+    this.onAdd = onAdd;
+    this.target = target ?? (() => null);
     this.query = "";
     this.search = el("input", {
       type: "search",
@@ -66,7 +69,7 @@ export class Palette {
                       type: "button",
                       class: "palette-item",
                       "data-key": n.key,
-                      onclick: () => this.onShow(details(n)),
+                      onclick: () => this.onShow(details(n, this.onAdd, this.target())),
                     },
                     el("span", { class: "palette-label" }, n.label),
                     el("span", { class: "palette-key" }, n.key),
@@ -81,13 +84,14 @@ export class Palette {
   }
 }
 
-/** The panel for one palette node. */
-function details(n) {
+/** The panel for one palette node, with a button that adds it to flow `target`. */
+function details(n, onAdd, target) {
   return el(
     "section",
     { class: "inspector", "aria-label": `Palette node ${n.key}` },
     el("h2", {}, n.label),
     el("p", { class: "muted" }, `${n.key} · ${n.category} · ${n.language}`),
+    onAdd && target ? el("button", { type: "button", class: "primary", "data-add": n.key, onclick: () => onAdd(n) }, `Add to ${target}`) : null,
     n.description ? el("p", {}, n.description) : el("p", { class: "muted" }, "No description."),
     el("h3", {}, "Inputs"),
     pinTable(n.inputs),

@@ -10,6 +10,7 @@
 //! | `GET /api/flows/<route>`             | the flow file's text and version                |
 //! | `POST /api/flows/<route>/edit`       | edits it ([`super::edit`]); 409 if it changed   |
 //! | `PUT /api/flows/<route>`             | puts back a text it had (undo); 409 likewise    |
+//! | `POST /api/flows/<route>/node`       | adds, renames or deletes a node ([`super::flow_ops`]) |
 //! | `GET /api/check/origin?value=<o>`    | what `svc check` says of an allowed origin      |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
 //! | `POST /api/keys`                     | a new key, shown in this answer only            |
@@ -88,6 +89,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/flows/{route}", get(flow_text).put(restore_flow))
         .route("/api/check/origin", get(check_origin))
         .route("/api/flows/{route}/edit", post(edit_flow))
+        .route("/api/flows/{route}/node", post(node_action))
         .route("/api/keys", get(list_keys).post(create_key))
         .route("/api/keys/{id}/revoke", post(revoke_key))
         .route("/api/keys/{id}/rotate", post(rotate_key))
@@ -317,6 +319,77 @@ async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, 
             "version": super::edit::version(text.as_bytes()),
             "text": text,
             "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
+        }))
+        .into_response(),
+        Err(refused) => refusal(refused),
+    }
+}
+
+/// A node added, renamed or deleted, against the version the Builder read.
+#[derive(Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase", deny_unknown_fields)]
+enum NodeAction {
+    Add {
+        base: String,
+        #[serde(rename = "type")]
+        node_type: String,
+        #[serde(default)]
+        node: Option<String>,
+        #[serde(default)]
+        id: Option<String>,
+    },
+    Rename {
+        base: String,
+        id: String,
+        to: String,
+    },
+    Delete {
+        base: String,
+        id: String,
+    },
+}
+
+async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    use super::flow_ops;
+    let Some(file) = flow_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let action = match serde_json::from_slice::<NodeAction>(&body) {
+        Ok(a) => a,
+        Err(e) => {
+            return bad_request(format!(
+                "expected {{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}}: {e}"
+            ));
+        }
+    };
+    let mut added = None;
+    let result = match &action {
+        NodeAction::Add {
+            base,
+            node_type,
+            node,
+            id,
+        } => super::edit::apply_planned(&file, base, |flow| {
+            let id = id
+                .clone()
+                .unwrap_or_else(|| flow_ops::fresh_id(flow, node_type, node.as_deref()));
+            let edits = flow_ops::add_node(flow, &id, node_type, node.as_deref());
+            added = Some(id);
+            edits
+        }),
+        NodeAction::Rename { base, id, to } => {
+            super::edit::apply_planned(&file, base, |flow| flow_ops::rename_node(flow, id, to))
+        }
+        NodeAction::Delete { base, id } => {
+            super::edit::apply_planned(&file, base, |flow| flow_ops::delete_node(flow, id))
+        }
+    };
+    match result {
+        Ok((previous, text)) => axum::Json(json!({
+            "version": super::edit::version(text.as_bytes()),
+            "text": text,
+            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
+            "node": added,
         }))
         .into_response(),
         Err(refused) => refusal(refused),

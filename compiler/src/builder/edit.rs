@@ -94,6 +94,25 @@ pub fn apply(file: &Path, base: &str, edits: &[Edit]) -> Result<(String, String)
     Ok((current, text))
 }
 
+/// Like [`apply`], with the edits worked out from the file's meaning by `plan` (a
+/// node added, renamed or deleted: [`super::flow_ops`]).
+pub fn apply_planned(
+    file: &Path,
+    base: &str,
+    plan: impl FnOnce(&Value) -> Result<Vec<Edit>, String>,
+) -> Result<(String, String), Refused> {
+    let current =
+        std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
+    if version(current.as_bytes()) != base {
+        return Err(Refused::Conflict { current });
+    }
+    let meaning = YamlDoc::parse(&current)
+        .map_err(|e| Refused::Invalid(e.to_string()))?
+        .to_json();
+    let edits = plan(&meaning).map_err(Refused::Invalid)?;
+    apply(file, base, &edits)
+}
+
 /// Writes `text` to `file` if its version is still `base` (undo and redo).
 pub fn restore(file: &Path, base: &str, text: &str) -> Result<(), Refused> {
     let current =

@@ -6,7 +6,7 @@
 //!   checks).
 //! - [`api`]: the HTTP API under `/api/` (the project, API keys, secrets, positions).
 //! - [`edit`]: edits of a flow file, made on its text and refused when it changed since
-//!   the Builder read it.
+//!   the Builder read it; [`flow_ops`]: a node added, renamed or deleted, as such edits.
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
 //!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
 //!   SVG, nothing to build, nothing fetched from elsewhere.
@@ -14,6 +14,7 @@
 pub mod api;
 pub mod code;
 pub mod edit;
+pub mod flow_ops;
 pub mod guard;
 pub mod model;
 pub mod traces;

@@ -1,0 +1,262 @@
+//! What the Builder does to a flow as a whole (add a node, rename one, delete one),
+//! turned into the edits of its YAML ([`super::edit::Edit`]) that a person would make:
+//! a renamed node's id changes everywhere it is named (`start`, the edges of other nodes,
+//! `{ from: id.… }` wires), and a deleted node takes the edges and wires that named it.
+//!
+//! The operations read the flow file's meaning (its JSON) only to find what to change;
+//! the changes themselves are byte-range edits, so the rest of the file is untouched.
+
+use super::edit::{Edit, Step};
+use serde_json::{Value, json};
+
+/// The keys of a node that name the node that runs next.
+pub const EDGE_KEYS: &[&str] = &[
+    "allowed",
+    "blocked",
+    "sequence-ok",
+    "sequence-limited",
+    "valid",
+    "invalid",
+    "next",
+    "on_fail",
+];
+
+fn path(steps: &[&str]) -> Vec<Step> {
+    steps.iter().map(|s| Step::Key(s.to_string())).collect()
+}
+
+fn nodes(flow: &Value) -> Result<&serde_json::Map<String, Value>, String> {
+    flow.get("nodes")
+        .and_then(Value::as_object)
+        .ok_or_else(|| "the flow has no `nodes` mapping".to_string())
+}
+
+/// The node a wire reads from: `price` in `price.quote.total`.
+fn wire_node(reference: &str) -> &str {
+    reference.split('.').next().unwrap_or(reference)
+}
+
+/// Every `{ from: … }` under `value` (at `at`, a path of keys and indexes), with its place.
+fn wires<'v>(value: &'v Value, at: Vec<Step>, out: &mut Vec<(Vec<Step>, &'v str)>) {
+    match value {
+        Value::Object(m) => {
+            if let (1, Some(Value::String(from))) = (m.len(), m.get("from")) {
+                out.push((at, from));
+                return;
+            }
+            for (k, v) in m {
+                let mut p = clone_path(&at);
+                p.push(Step::Key(k.clone()));
+                wires(v, p, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let mut p = clone_path(&at);
+                p.push(Step::Index(i));
+                wires(v, p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn clone_path(p: &[Step]) -> Vec<Step> {
+    p.iter()
+        .map(|s| match s {
+            Step::Key(k) => Step::Key(k.clone()),
+            Step::Index(i) => Step::Index(*i),
+        })
+        .collect()
+}
+
+/// The edits that rename node `old` to `new` and every mention of it.
+pub fn rename_node(flow: &Value, old: &str, new: &str) -> Result<Vec<Edit>, String> {
+    svc_types::names::check_flow_node_id(new).map_err(|e| format!("{}; {}", e.message, e.hint))?;
+    let nodes = nodes(flow)?;
+    if !nodes.contains_key(old) {
+        return Err(format!("the flow has no node `{old}`"));
+    }
+    if nodes.contains_key(new) {
+        return Err(format!("the flow already has a node `{new}`"));
+    }
+    let mut edits = Vec::new();
+    if flow.get("start").and_then(Value::as_str) == Some(old) {
+        edits.push(Edit::Set {
+            path: path(&["start"]),
+            value: json!(new),
+        });
+    }
+    for (id, node) in nodes {
+        // Edits after the rename address the node by its new id.
+        let here = if id == old { new } else { id.as_str() };
+        for key in EDGE_KEYS {
+            if node.get(*key).and_then(Value::as_str) == Some(old) {
+                edits.push(Edit::Set {
+                    path: path(&["nodes", here, key]),
+                    value: json!(new),
+                });
+            }
+        }
+        let mut found = Vec::new();
+        wires(node, path(&["nodes", here]), &mut found);
+        for (mut at, from) in found {
+            if wire_node(from) == old {
+                at.push(Step::Key("from".into()));
+                edits.push(Edit::Set {
+                    path: at,
+                    value: json!(format!("{new}{}", &from[old.len()..])),
+                });
+            }
+        }
+    }
+    edits.insert(
+        0,
+        Edit::Rename {
+            path: path(&["nodes", old]),
+            to: new.to_string(),
+        },
+    );
+    Ok(edits)
+}
+
+/// The edits that delete node `id`, the edges that lead to it and the wires that read
+/// from it. The start node cannot be deleted: another must be made the start first.
+pub fn delete_node(flow: &Value, id: &str) -> Result<Vec<Edit>, String> {
+    let nodes = nodes(flow)?;
+    if !nodes.contains_key(id) {
+        return Err(format!("the flow has no node `{id}`"));
+    }
+    if flow.get("start").and_then(Value::as_str) == Some(id) {
+        return Err(format!("`{id}` is the flow's start: make another node the start first"));
+    }
+    let mut edits = vec![Edit::Remove {
+        path: path(&["nodes", id]),
+    }];
+    for (other, node) in nodes.iter().filter(|(other, _)| other.as_str() != id) {
+        for key in EDGE_KEYS {
+            if node.get(*key).and_then(Value::as_str) == Some(id) {
+                edits.push(Edit::Remove {
+                    path: path(&["nodes", other, key]),
+                });
+            }
+        }
+        let mut found = Vec::new();
+        wires(node, path(&["nodes", other]), &mut found);
+        // From the last: removing an item of a list moves those after it.
+        for (at, from) in found.into_iter().rev() {
+            if wire_node(from) == id {
+                edits.push(Edit::Remove { path: at });
+            }
+        }
+    }
+    Ok(edits)
+}
+
+/// The built-in node types the palette adds, with the settings a new one starts with
+/// (what the examples use; the inspector changes them).
+pub fn new_node(node_type: &str, node_key: Option<&str>) -> Result<Value, String> {
+    Ok(match (node_type, node_key) {
+        ("check-origin", _) => json!({ "type": "check-origin", "allowed_origins": ["https://app.example.com"] }),
+        ("rate-limit", _) => json!({ "type": "rate-limit", "limit": 60, "window": "1m", "by": "ip" }),
+        ("check-api-key", _) => json!({ "type": "check-api-key", "location": "header-x-api-key" }),
+        ("return-json", _) => json!({ "type": "return-json", "status": 200 }),
+        ("code", Some(key)) => json!({ "type": "code", "node": key }),
+        ("code", None) => return Err("a code node needs the key of the node it runs".into()),
+        (other, _) => return Err(format!("`{other}` is not a node type the Builder adds")),
+    })
+}
+
+/// An id for a new node of `node_type` (`limit`, `limit-2`, …; a code node's from its
+/// key's last part) that the flow does not use yet.
+pub fn fresh_id(flow: &Value, node_type: &str, node_key: Option<&str>) -> String {
+    let base = match (node_type, node_key) {
+        ("check-origin", _) => "origin".to_string(),
+        ("rate-limit", _) => "limit".to_string(),
+        ("check-api-key", _) => "auth".to_string(),
+        ("return-json", _) => "respond".to_string(),
+        (_, Some(key)) => key.rsplit('.').next().unwrap_or(key).to_string(),
+        _ => "node".to_string(),
+    };
+    let taken = |id: &str| flow.get("nodes").and_then(|n| n.get(id)).is_some();
+    if !taken(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|id| !taken(id))
+        .expect("a free id")
+}
+
+/// The edits that add a node of `node_type` as `id` at the end of `nodes`.
+pub fn add_node(flow: &Value, id: &str, node_type: &str, node_key: Option<&str>) -> Result<Vec<Edit>, String> {
+    svc_types::names::check_flow_node_id(id).map_err(|e| format!("{}; {}", e.message, e.hint))?;
+    if nodes(flow)?.contains_key(id) {
+        return Err(format!("the flow already has a node `{id}`"));
+    }
+    Ok(vec![Edit::Insert {
+        path: path(&["nodes"]),
+        key: id.to_string(),
+        value: new_node(node_type, node_key)?,
+        after: None,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::edit::edited;
+
+    const FLOW: &str = "route: orders\nmethods: [POST]\nstart: auth\nnodes:\n  auth: { type: check-api-key, valid: price, invalid: denied }\n  # Prices it.\n  price:\n    type: code\n    node: shop.price-order\n    inputs:\n      order: { from: request.body }\n    next: ok\n  ok:\n    type: return-json\n    status: 200\n    body:\n      total: { from: price.quote.total }\n      lines: [{ from: price.line_count }, 1]\n  denied: { type: return-json, status: 401 }\n";
+
+    fn meaning(text: &str) -> Value {
+        svc_frontend::yaml::parse(svc_frontend::FileId(0), text)
+            .unwrap()
+            .to_json()
+    }
+
+    #[test]
+    fn a_renamed_node_is_renamed_wherever_it_is_named() {
+        let edits = rename_node(&meaning(FLOW), "price", "quote").unwrap();
+        let out = edited(FLOW, &edits).unwrap();
+        assert_eq!(
+            out,
+            FLOW.replace("  price:\n", "  quote:\n")
+                .replace("valid: price,", "valid: quote,")
+                .replace("from: price.", "from: quote.")
+        );
+        assert!(
+            rename_node(&meaning(FLOW), "price", "ok")
+                .unwrap_err()
+                .contains("already has")
+        );
+        assert!(rename_node(&meaning(FLOW), "price", "Price Order").is_err());
+        let start = edited(FLOW, &rename_node(&meaning(FLOW), "auth", "check").unwrap()).unwrap();
+        assert!(start.contains("start: check\n") && start.contains("  check: { type: check-api-key"));
+    }
+
+    #[test]
+    fn a_deleted_node_takes_its_edges_wires_and_comment() {
+        let out = edited(FLOW, &delete_node(&meaning(FLOW), "price").unwrap()).unwrap();
+        assert_eq!(
+            out,
+            "route: orders\nmethods: [POST]\nstart: auth\nnodes:\n  auth: { type: check-api-key, invalid: denied }\n  ok:\n    type: return-json\n    status: 200\n    body:\n      lines: [1]\n  denied: { type: return-json, status: 401 }\n"
+        );
+        assert!(delete_node(&meaning(FLOW), "auth").unwrap_err().contains("start"));
+    }
+
+    #[test]
+    fn a_new_node_gets_a_free_id_and_its_block() {
+        let flow = meaning(FLOW);
+        assert_eq!(fresh_id(&flow, "return-json", None), "respond");
+        assert_eq!(fresh_id(&flow, "code", Some("shop.price")), "price-2");
+        let out = edited(FLOW, &add_node(&flow, "limit", "rate-limit", None).unwrap()).unwrap();
+        assert!(
+            out.ends_with(
+                "  denied: { type: return-json, status: 401 }\n  limit:\n    type: rate-limit\n    limit: 60\n    window: 1m\n    by: ip\n"
+            ),
+            "{out}"
+        );
+        assert!(add_node(&flow, "x", "teleport", None).is_err());
+    }
+}
