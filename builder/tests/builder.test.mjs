@@ -449,6 +449,45 @@ test("nodes added from the palette, renamed with every reference, and deleted: t
   page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
 });
 
+/** Drags with the mouse from the centre of `from` to the centre of `to`. */
+async function dragBetween(from, to) {
+  const [a, b] = [await from.boundingBox(), await to.boundingBox()];
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await page.mouse.up();
+}
+
+test("a wire drawn between pins of incompatible types is refused while dragging, with the checker's reason; a good one is one added line", async () => {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('.route-link[data-route="create-order"]').click();
+  const quote = page.locator('[data-node="price"] [data-pin="quote"] .pin-mark');
+  const currency = page.locator('[data-node="decide"] [data-pin="currency"] .pin-mark');
+  await quote.waitFor();
+  await dragBetween(quote, currency);
+  // The checker's reason, as `svc check` words it.
+  await until("the refusal said", async () =>
+    /Not wired: `price\.quote` is `object:Quote`, but input `currency` of `shop\.decide-status` is `enum-value:Currency`/.test(await page.locator("#status").textContent()),
+  );
+  assert.equal(readFileSync(file, "utf8"), original, "a refused wire writes nothing");
+
+  const count = page.locator('[data-node="price"] [data-pin="line_count"] .pin-mark');
+  const reviewAbove = page.locator('[data-node="decide"] [data-pin="review_above"] .pin-mark');
+  await dragBetween(count, reviewAbove);
+  await until("the wire saved", () => readFileSync(file, "utf8") !== original);
+  const wired = readFileSync(file, "utf8");
+  const added = wired.split("\n").filter((line) => !original.split("\n").includes(line));
+  assert.deepEqual(added, ["      review_above: { from: price.line_count }"]);
+  await until("the wire on the canvas", async () => (await page.locator('path.wire[data-to="decide.review_above"]').count()) === 1);
+  assert.equal(await page.locator('path.wire[data-to="decide.review_above"]').getAttribute("data-from"), "price.line_count");
+  await screenshot("wired");
+  await page.locator("#panel h2").click().catch(() => {});
+  await page.keyboard.press("Control+z");
+  await until("the undo", () => readFileSync(file, "utf8") === original);
+});
+
 test("requests without the token, with another Host, or from another site are refused", async () => {
   const api = `${builderOrigin}/api/project`;
   assert.equal((await raw(api)).status, 401, "no token");

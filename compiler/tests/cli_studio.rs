@@ -344,6 +344,80 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Wires drawn in the Builder are checked by the checker's own rules before anything is
+/// written, and written as the line a person would add.
+#[tokio::test]
+async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
+    let dir = copy_of("shop", "wire");
+    let file = dir.join("flows/create-order.yaml");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let studio = Studio::start(&dir);
+    let (_, read) = studio.get("/api/flows/create-order").await;
+    let base = serde_json::from_str::<serde_json::Value>(&read).unwrap()["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wire = |from: (&str, &str), to: (&str, &str), check: bool| {
+        serde_json::json!({ "base": base, "check": check,
+            "from": { "node": from.0, "pin": from.1 }, "to": { "node": to.0, "pin": to.1 } })
+    };
+    // A number into an enum input: refused, with the checker's message.
+    let (status, answer) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/wire",
+            wire(("price", "quote.total"), ("decide", "currency"), true),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["ok"], false);
+    assert!(
+        answer["message"].as_str().unwrap().starts_with(
+            "`price.quote.total` is `number`, but input `currency` of `shop.decide-status` is `enum-value:Currency`"
+        ),
+        "{answer}"
+    );
+    // Drawing it anyway writes nothing.
+    let (status, _) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/wire",
+            wire(("price", "quote.total"), ("decide", "currency"), false),
+        )
+        .await;
+    assert_eq!(status, 422);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    // A value into `exec`, and an edge into a value, are refused too.
+    for (from, to) in [
+        (("price", "quote"), ("decide", "exec")),
+        (("limit", "sequence-ok"), ("decide", "total")),
+    ] {
+        let (_, answer) = studio
+            .send(
+                reqwest::Method::POST,
+                "/api/flows/create-order/wire",
+                wire(from, to, true),
+            )
+            .await;
+        assert!(answer.contains("\"ok\":false"), "{from:?} → {to:?}: {answer}");
+    }
+    // A number into a number input: one added line, in the node's inputs.
+    let (status, answer) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/wire",
+            wire(("price", "quote.total"), ("decide", "review_above"), false),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let wired = std::fs::read_to_string(&file).unwrap();
+    let added: Vec<&str> = wired.lines().filter(|l| !original.lines().any(|o| o == *l)).collect();
+    assert_eq!(added, ["      review_above: { from: price.quote.total }"]);
+    assert_eq!(wired.lines().count(), original.lines().count() + 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
     let dir = copy_of("shop", "errors");

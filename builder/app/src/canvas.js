@@ -14,7 +14,8 @@ const MAX_SCALE = 2.5;
 export class Canvas {
   /**
    * @param {HTMLElement} host where the canvas goes
-   * @param {{onSelect: Function, onMove: Function}} handlers
+   * @param {{onSelect: Function, onMove: Function, checkWire?: Function, onWire?: Function, onRefused?: Function}} handlers
+   *   `checkWire(route, from, to)` resolves to `{ok, message}`; `onWire` draws a wire.
    */
   constructor(host, handlers) {
     this.handlers = handlers;
@@ -217,9 +218,80 @@ export class Canvas {
     this.applyView();
   }
 
+  /** A point of the page in the flow's coordinates. */
+  toFlow(event) {
+    const rect = this.root.getBoundingClientRect();
+    return { x: (event.clientX - rect.left - this.view.x) / this.view.scale, y: (event.clientY - rect.top - this.view.y) / this.view.scale };
+  }
+
+  /** Where pin `pin` of node `id` sits, in the flow's coordinates. */
+  pinPoint(id, pin, side) {
+    const node = this.route.nodes.find((n) => n.id === id);
+    const box = this.placed.nodes.get(id);
+    const pins = side === "in" ? node.inputs : node.outputs;
+    const index = pins.findIndex((p) => p.id === pin);
+    return { x: box.x + (side === "in" ? 0 : NODE_WIDTH), y: box.y + HEADER + ROW * index + ROW / 2 };
+  }
+
+  /** A wire being drawn from an output pin: checked against each input it reaches (by
+   *  `handlers.checkWire`, the checker's rules), drawn on release if it holds. */
+  startWire(event, pinGroup) {
+    const from = { node: pinGroup.closest("[data-node]").dataset.node, pin: pinGroup.dataset.pin };
+    const start = this.pinPoint(from.node, from.pin, "out");
+    const path = svg("path", { class: "wire wire--drawing", d: `M ${start.x} ${start.y}` });
+    const note = svg("text", { class: "wire-note", x: start.x + 8, y: start.y - 8 });
+    this.viewport.append(path, note);
+    return { kind: "wire", from, start, path, note, verdicts: new Map(), target: null };
+  }
+
+  moveWire(drag, event) {
+    const at = this.toFlow(event);
+    drag.moved ||= Math.abs(at.x - drag.start.x) + Math.abs(at.y - drag.start.y) > 6;
+    const bend = Math.max(24, Math.abs(at.x - drag.start.x) / 2);
+    drag.path.setAttribute("d", `M ${drag.start.x} ${drag.start.y} C ${drag.start.x + bend} ${drag.start.y}, ${at.x - bend} ${at.y}, ${at.x} ${at.y}`);
+    const pinGroup = document.elementFromPoint(event.clientX, event.clientY)?.closest?.(".pin--in");
+    const to = pinGroup ? { node: pinGroup.closest("[data-node]").dataset.node, pin: pinGroup.dataset.pin } : null;
+    const key = to ? `${to.node}.${to.pin}` : null;
+    if (key === drag.target?.key) return;
+    this.viewport.querySelectorAll(".pin.can-wire, .pin.cannot-wire").forEach((p) => p.classList.remove("can-wire", "cannot-wire"));
+    drag.target = to ? { ...to, key, group: pinGroup } : null;
+    drag.note.textContent = "";
+    drag.path.classList.remove("is-refused");
+    if (!to) return;
+    if (!drag.verdicts.has(key)) drag.verdicts.set(key, this.handlers.checkWire(this.route, drag.from, to));
+    drag.verdicts.get(key).then((verdict) => {
+      if (drag.target?.key !== key) return;
+      pinGroup.classList.add(verdict.ok ? "can-wire" : "cannot-wire");
+      drag.path.classList.toggle("is-refused", !verdict.ok);
+      drag.note.textContent = verdict.ok ? "" : verdict.message;
+      drag.note.setAttribute("x", at.x + 10);
+      drag.note.setAttribute("y", at.y - 10);
+    });
+  }
+
+  async endWire(drag) {
+    const target = drag.target;
+    drag.path.remove();
+    drag.note.remove();
+    this.viewport.querySelectorAll(".pin.can-wire, .pin.cannot-wire").forEach((p) => p.classList.remove("can-wire", "cannot-wire"));
+    if (!target) return;
+    const verdict = await drag.verdicts.get(target.key);
+    const to = { node: target.node, pin: target.pin };
+    if (verdict.ok) this.handlers.onWire(this.route, drag.from, to);
+    else this.handlers.onRefused(verdict.message);
+  }
+
   listen() {
     let drag = null;
     this.root.addEventListener("pointerdown", (event) => {
+      const outputPin = event.target.closest?.(".pin--out");
+      if (outputPin && this.handlers.checkWire) {
+        // No text selection, and so no native drag of it that would cancel this one.
+        event.preventDefault();
+        drag = this.startWire(event, outputPin);
+        this.root.setPointerCapture(event.pointerId);
+        return;
+      }
       const nodeGroup = event.target.closest?.("[data-node]");
       if (nodeGroup) {
         const id = nodeGroup.dataset.node;
@@ -234,7 +306,9 @@ export class Canvas {
       if (!drag) return;
       const dx = event.clientX - drag.startX;
       const dy = event.clientY - drag.startY;
-      if (drag.kind === "pan") {
+      if (drag.kind === "wire") {
+        this.moveWire(drag, event);
+      } else if (drag.kind === "pan") {
         this.view = { ...this.view, x: drag.x + dx, y: drag.y + dy };
         this.applyView();
       } else if (drag.moved || Math.abs(dx) + Math.abs(dy) > 3) {
@@ -244,6 +318,13 @@ export class Canvas {
       }
     });
     this.root.addEventListener("pointerup", () => {
+      // A click on an output pin selects its node; a drag from it draws a wire.
+      if (drag?.kind === "wire" && drag.moved) this.endWire(drag);
+      if (drag?.kind === "wire" && !drag.moved) {
+        drag.path.remove();
+        drag.note.remove();
+        this.select(drag.from.node);
+      }
       if (drag?.kind === "node") {
         if (drag.moved) {
           const at = this.saved[drag.id];
@@ -252,6 +333,15 @@ export class Canvas {
         } else {
           this.select(drag.id);
         }
+      }
+      drag = null;
+    });
+    // The browser took the pointer over (a native drag, a touch gesture): drop what was
+    // being dragged, without drawing or moving anything.
+    this.root.addEventListener("pointercancel", () => {
+      if (drag?.kind === "wire") {
+        drag.path.remove();
+        drag.note.remove();
       }
       drag = null;
     });

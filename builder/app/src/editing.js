@@ -42,6 +42,12 @@ export class Editor {
     return this.serially(() => this.send(route, "node", (base) => ({ base, ...action }), what));
   }
 
+  /** Draws the wire `from` → `to` (each `{ node, pin }`). */
+  wire(route, from, to) {
+    const what = `${from.node}.${from.pin} → ${to.node}.${to.pin}`;
+    return this.serially(() => this.send(route, "wire", (base) => ({ base, from, to }), what));
+  }
+
   async send(route, endpoint, body, what) {
     try {
       const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/${endpoint}`, body(route.version));

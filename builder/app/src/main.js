@@ -28,6 +28,10 @@ class Builder {
     this.canvas = new Canvas($("#canvas"), {
       onSelect: (node) => this.inspect(node),
       onMove: (route, positions) => this.savePositions(route, positions),
+      checkWire: (route, from, to) =>
+        api("POST", `/api/flows/${encodeURIComponent(route.name)}/wire`, { base: route.version, from, to, check: true }).catch((e) => ({ ok: false, message: e.message })),
+      onWire: (route, from, to) => this.editor.wire(route, from, to),
+      onRefused: (message) => this.say(`Not wired: ${message}`, true),
     });
     this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel), {
       onAdd: (n) => this.addNode(n),
@@ -300,7 +304,9 @@ class Builder {
   async deleteNode(id) {
     const route = this.currentRoute();
     if (!route || !window.confirm(`Delete node ${id}, the edges that lead to it and the wires that read from it?`)) return;
-    if (await this.editor.node(route, { action: "delete", id }, `${id} deleted`)) this.showPanel(null);
+    const deleted = await this.editor.node(route, { action: "delete", id }, `${id} deleted`);
+    // Close the panel if it still shows the deleted node (another may be open by now).
+    if (deleted && this.inspected === `${route.name}/${id}`) this.showPanel(null);
   }
 
   /** The route a trace belongs to (traces name routes as flows write `route:`). */

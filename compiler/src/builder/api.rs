@@ -11,6 +11,7 @@
 //! | `POST /api/flows/<route>/edit`       | edits it ([`super::edit`]); 409 if it changed   |
 //! | `PUT /api/flows/<route>`             | puts back a text it had (undo); 409 likewise    |
 //! | `POST /api/flows/<route>/node`       | adds, renames or deletes a node ([`super::flow_ops`]) |
+//! | `POST /api/flows/<route>/wire`       | draws a wire, or (`check`) says why it cannot be |
 //! | `GET /api/check/origin?value=<o>`    | what `svc check` says of an allowed origin      |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
 //! | `POST /api/keys`                     | a new key, shown in this answer only            |
@@ -90,6 +91,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/check/origin", get(check_origin))
         .route("/api/flows/{route}/edit", post(edit_flow))
         .route("/api/flows/{route}/node", post(node_action))
+        .route("/api/flows/{route}/wire", post(wire))
         .route("/api/keys", get(list_keys).post(create_key))
         .route("/api/keys/{id}/revoke", post(revoke_key))
         .route("/api/keys/{id}/rotate", post(rotate_key))
@@ -390,6 +392,59 @@ async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>
             "text": text,
             "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
             "node": added,
+        }))
+        .into_response(),
+        Err(refused) => refusal(refused),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireRequest {
+    base: String,
+    from: super::wiring::End,
+    to: super::wiring::End,
+    /// Only say whether the wire can be drawn (while it is being dragged).
+    #[serde(default)]
+    check: bool,
+}
+
+async fn wire(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
+    let Some(file) = flow_file(&state, &route) else {
+        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    };
+    let request = match serde_json::from_slice::<WireRequest>(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return bad_request(format!(
+                "expected {{\"base\", \"from\": {{\"node\", \"pin\"}}, \"to\": {{\"node\", \"pin\"}}}}: {e}"
+            ));
+        }
+    };
+    let dir = state.dir.clone();
+    let planned = {
+        let (route, from, to) = (route.clone(), request.from.clone(), request.to.clone());
+        tokio::task::spawn_blocking(move || super::wiring::plan(&dir, &route, &from, &to)).await
+    };
+    let planned = match planned {
+        Ok(p) => p,
+        Err(e) => return failed(format!("checking the wire failed: {e}")),
+    };
+    if request.check {
+        return match planned {
+            Ok(_) => axum::Json(json!({ "ok": true })).into_response(),
+            Err(reason) => axum::Json(json!({ "ok": false, "message": reason })).into_response(),
+        };
+    }
+    let edits = match planned {
+        Ok(edits) => edits,
+        Err(reason) => return error(StatusCode::UNPROCESSABLE_ENTITY, &reason),
+    };
+    match super::edit::apply(&file, &request.base, &edits) {
+        Ok((previous, text)) => axum::Json(json!({
+            "version": super::edit::version(text.as_bytes()),
+            "text": text,
+            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
         }))
         .into_response(),
         Err(refused) => refusal(refused),

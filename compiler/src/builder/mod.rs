@@ -6,7 +6,8 @@
 //!   checks).
 //! - [`api`]: the HTTP API under `/api/` (the project, API keys, secrets, positions).
 //! - [`edit`]: edits of a flow file, made on its text and refused when it changed since
-//!   the Builder read it; [`flow_ops`]: a node added, renamed or deleted, as such edits.
+//!   the Builder read it; [`flow_ops`]: a node added, renamed or deleted, as such edits;
+//!   [`wiring`]: a wire drawn, checked by the checker's own rules first.
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
 //!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
 //!   SVG, nothing to build, nothing fetched from elsewhere.
@@ -18,6 +19,7 @@ pub mod flow_ops;
 pub mod guard;
 pub mod model;
 pub mod traces;
+pub mod wiring;
 
 use crate::workspace::Workspace;
 use std::path::PathBuf;

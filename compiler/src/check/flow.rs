@@ -97,6 +97,40 @@ impl FlowContext<'_> {
         out
     }
 
+    /// Checks a wire `r` into input `pin` (of type `pin_type`, called `pin_name` in
+    /// messages) of node `i`: what `svc check` says of a wire in a flow file, and what the
+    /// Builder says of one being drawn.
+    pub fn check_wire(
+        &self,
+        i: usize,
+        r: &Reference,
+        pin: &svc_types::PinDefinition,
+        pin_type: &TypeRef,
+        pin_name: &str,
+        diags: &mut Diagnostics,
+    ) {
+        let Some(vt) = self.reference(r, Some(i), diags) else {
+            return;
+        };
+        if !fits(&vt.ty, pin_type) {
+            diags.push(
+                Diagnostic::new(
+                    Code::TypeMismatch,
+                    r.span,
+                    format!("`{}` is `{}`, but {pin_name} is `{pin_type}`", r.text, vt.ty),
+                )
+                .label(format!("expected `{pin_type}`"))
+                .help(mismatch_hint(&vt.ty, pin_type)),
+            );
+        } else if vt.optional && !pin.optional && pin.default.is_none() {
+            diags.push(
+                Diagnostic::new(Code::OptionalToRequired, r.span, format!("`{}` may be absent, but {pin_name} is required", r.text))
+                    .label(format!("{} value", vt.describe()))
+                    .help("mark the source required (in the structure or request schema), give the input a `.default(…)`, or make it `.optional()`"),
+            );
+        }
+    }
+
     pub fn check(&self, diags: &mut Diagnostics) {
         self.check_request(diags);
         for (i, node) in self.flow.nodes.iter().enumerate() {
@@ -305,28 +339,7 @@ impl FlowContext<'_> {
                         diags.push(Diagnostic::new(p.code, p.node.span, message).label(label).help(p.hint));
                     }
                 }
-                Binding::Wire(r) => {
-                    let Some(vt) = self.reference(r, Some(i), diags) else {
-                        continue;
-                    };
-                    if !fits(&vt.ty, pin_type) {
-                        diags.push(
-                            Diagnostic::new(
-                                Code::TypeMismatch,
-                                r.span,
-                                format!("`{}` is `{}`, but {pin_name} is `{pin_type}`", r.text, vt.ty),
-                            )
-                            .label(format!("expected `{pin_type}`"))
-                            .help(mismatch_hint(&vt.ty, pin_type)),
-                        );
-                    } else if vt.optional && !pin.optional && pin.default.is_none() {
-                        diags.push(
-                            Diagnostic::new(Code::OptionalToRequired, r.span, format!("`{}` may be absent, but {pin_name} is required", r.text))
-                                .label(format!("{} value", vt.describe()))
-                                .help("mark the source required (in the structure or request schema), give the input a `.default(…)`, or make it `.optional()`"),
-                        );
-                    }
-                }
+                Binding::Wire(r) => self.check_wire(i, r, pin, pin_type, &pin_name, diags),
             }
         }
         let Some(unreadable) = &c.unreadable_inputs else { return };
