@@ -317,12 +317,7 @@ async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, 
         }
     };
     match super::edit::apply(&file, &batch.base, &batch.edits) {
-        Ok((previous, text)) => axum::Json(json!({
-            "version": super::edit::version(text.as_bytes()),
-            "text": text,
-            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
-        }))
-        .into_response(),
+        Ok((previous, text)) => written(&previous, &text),
         Err(refused) => refusal(refused),
     }
 }
@@ -387,13 +382,11 @@ async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>
         }
     };
     match result {
-        Ok((previous, text)) => axum::Json(json!({
-            "version": super::edit::version(text.as_bytes()),
-            "text": text,
-            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
-            "node": added,
-        }))
-        .into_response(),
+        Ok((previous, text)) => {
+            let mut answer = written_json(&previous, &text);
+            answer["node"] = json!(added);
+            axum::Json(answer).into_response()
+        }
         Err(refused) => refusal(refused),
     }
 }
@@ -441,12 +434,7 @@ async fn wire(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body:
         Err(reason) => return error(StatusCode::UNPROCESSABLE_ENTITY, &reason),
     };
     match super::edit::apply(&file, &request.base, &edits) {
-        Ok((previous, text)) => axum::Json(json!({
-            "version": super::edit::version(text.as_bytes()),
-            "text": text,
-            "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
-        }))
-        .into_response(),
+        Ok((previous, text)) => written(&previous, &text),
         Err(refused) => refusal(refused),
     }
 }
@@ -475,6 +463,20 @@ async fn restore_flow(
         Ok(()) => axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response(),
         Err(refused) => refusal(refused),
     }
+}
+
+/// The answer to a flow edit that was written: the file's new text and version, and the
+/// text it had (what the Builder's undo puts back).
+fn written_json(previous: &str, text: &str) -> Value {
+    json!({
+        "version": super::edit::version(text.as_bytes()),
+        "text": text,
+        "previous": { "version": super::edit::version(previous.as_bytes()), "text": previous },
+    })
+}
+
+fn written(previous: &str, text: &str) -> Response {
+    axum::Json(written_json(previous, text)).into_response()
 }
 
 fn refusal(refused: super::edit::Refused) -> Response {
