@@ -131,10 +131,13 @@ before(async () => {
 after(async () => {
   await browser?.close();
   if (dev) {
+    // Gone before its directory is removed: a rebuild it was writing would race the removal.
+    const exited = dev.exitCode !== null ? Promise.resolve() : new Promise((r) => dev.once("exit", r));
     dev.stdin.end();
     dev.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
   }
-  if (project) rmSync(project, { recursive: true, force: true });
+  if (project) rmSync(project, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 });
 
 test("the token leaves the address bar, and the route list shows both shop routes", async () => {
@@ -340,6 +343,15 @@ test("editing in the inspector: one changed line, comments kept, bad origins fla
   await screenshot("editing");
   await accessible("the inspector's form");
 
+  // A failure policy chosen, then the server's again: one line added, then gone.
+  const policy = page.locator('#panel [data-setting="on_store_error"]');
+  assert.equal(await policy.inputValue(), "", "the server's policy when the flow says none");
+  await policy.selectOption("closed");
+  await until("the policy saved", () => readFileSync(file, "utf8").includes("    on_store_error: closed\n"));
+  await policy.selectOption("");
+  await until("the policy removed", () => readFileSync(file, "utf8") === original);
+  await until("the Builder to show it", async () => (await versionOf("create-order")) === sha256(original));
+
   // 100 → 50: one line of the file changes, the comment above the node stays.
   await limit.fill("50");
   await limit.press("Enter");
@@ -483,9 +495,10 @@ test("a wire drawn between pins of incompatible types is refused while dragging,
   await until("the wire on the canvas", async () => (await page.locator('path.wire[data-to="decide.review_above"]').count()) === 1);
   assert.equal(await page.locator('path.wire[data-to="decide.review_above"]').getAttribute("data-from"), "price.line_count");
   await screenshot("wired");
-  await page.locator("#panel h2").click().catch(() => {});
-  await page.keyboard.press("Control+z");
-  await until("the undo", () => readFileSync(file, "utf8") === original);
+  // Removed from the inspector's list of the node's wires: the line goes.
+  await page.locator('[data-node="decide"] .node-header').click();
+  await page.locator('#panel [data-unwire="price.line_count->decide.review_above"]').click();
+  await until("the wire removed", () => readFileSync(file, "utf8") === original);
 });
 
 test("requests without the token, with another Host, or from another site are refused", async () => {

@@ -23,6 +23,36 @@ export class Editor {
     // One change at a time, in the order asked: a quick Ctrl+Z after an edit undoes
     // that edit, once it is written.
     this.queue = Promise.resolve();
+    // For each flow, the writes of this Builder that its forms have not been redrawn
+    // from yet (version replaced → version written): an edit made from a form drawn
+    // before the Builder read its own last write back is made on top of that write, not
+    // refused as a conflict with itself. A change made elsewhere still is one: the
+    // server compares with the file, and the chain is dropped when the Builder reads a
+    // version of the file it did not write last.
+    this.unseen = new Map();
+  }
+
+  /** The version an edit of `route` drawn from `version` is made against. */
+  latest(route, version) {
+    const chain = this.unseen.get(route);
+    for (let i = 0; chain?.has(version) && i < 50; i++) version = chain.get(version);
+    return version;
+  }
+
+  wrote(route, replaced, version) {
+    const chain = this.unseen.get(route) ?? new Map();
+    chain.delete(version);
+    chain.set(replaced, version);
+    chain.last = version;
+    this.unseen.set(route, chain);
+  }
+
+  /** The project was read: a flow whose file is not this Builder's last write of it was
+   *  changed elsewhere (or put back by undo), and its chain no longer applies. */
+  seen(routes) {
+    for (const r of routes) {
+      if (this.unseen.get(r.name)?.last !== r.version) this.unseen.delete(r.name);
+    }
   }
 
   serially(work) {
@@ -50,7 +80,8 @@ export class Editor {
 
   async send(route, endpoint, body, what) {
     try {
-      const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/${endpoint}`, body(route.version));
+      const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/${endpoint}`, body(this.latest(route.name, route.version)));
+      this.wrote(route.name, answer.previous.version, answer.version);
       if (answer.text !== answer.previous.text) {
         this.done.push({ route: route.name, what, before: answer.previous.text, after: answer.version, afterText: answer.text });
         this.undone = [];
@@ -90,6 +121,7 @@ export class Editor {
     if (!step) return this.say(`Nothing to ${verb}.`);
     try {
       const answer = await api("PUT", `/api/flows/${encodeURIComponent(step.route)}`, { base: step.after, text: step.before });
+      this.wrote(step.route, step.after, answer.version);
       to.push({ ...step, before: step.afterText, after: answer.version, afterText: step.before });
       this.say(`${said}: ${step.what}.`);
     } catch (e) {
@@ -101,6 +133,13 @@ export class Editor {
 }
 
 const nodePath = (node, ...rest) => ["nodes", node.id, ...rest];
+
+/** Marks `input` as holding typing not yet saved (`data-pending`) until it is: the
+ *  Builder does not redraw a form under unsaved typing. */
+function pending(input) {
+  input.addEventListener("input", () => (input.dataset.pending = "1"));
+  input.addEventListener("change", () => delete input.dataset.pending);
+}
 
 /** The form of `node`'s settings and inline values; `edit(edits, what)` saves. */
 export function nodeForm(node, model, edit) {
@@ -130,9 +169,14 @@ function settingRow(node, setting, edit) {
     const select = el(
       "select",
       { "data-setting": setting.key },
+      setting.unset ? el("option", { value: "", selected: setting.value === "" }, `(${setting.unset})`) : null,
       setting.choices.map((c) => el("option", { value: c, selected: c === setting.value }, c)),
     );
-    select.addEventListener("change", () => edit([{ op: "set", path, value: select.value }], `${what} = ${select.value}`));
+    select.addEventListener("change", () => {
+      // The default is the key left out.
+      if (select.value === "") edit([{ op: "remove", path }], `${what} as the default`);
+      else edit([{ op: "set", path, value: select.value }], `${what} = ${select.value}`);
+    });
     return field(setting.label, select);
   }
   if (setting.kind === "origins") return originsRow(node, setting, edit);
@@ -147,6 +191,7 @@ function settingRow(node, setting, edit) {
     required: true,
   });
   const note = el("div", { class: "field-note", role: "status" });
+  pending(input);
   input.addEventListener("change", () => {
     const text = input.value.trim();
     const value = numeric ? Number(text) : text;
@@ -157,7 +202,9 @@ function settingRow(node, setting, edit) {
           : "an HTTP status, 100 to 599"
         : setting.kind === "duration" && !/^[0-9]+(s|m|h|d)$/.test(text)
           ? "a duration such as 30s, 1m, 1h or 1d"
-          : null;
+          : text === ""
+            ? "a value"
+            : null;
     input.setAttribute("aria-invalid", String(Boolean(wrong)));
     note.textContent = wrong ? `Expected ${wrong}; not saved.` : "";
     if (!wrong && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
@@ -183,6 +230,7 @@ function originsRow(node, setting, edit) {
       return checked;
     };
     let timer;
+    pending(input);
     input.addEventListener("input", () => {
       clearTimeout(timer);
       timer = setTimeout(check, 150);
@@ -253,6 +301,7 @@ function pinRow(node, pin, model, edit) {
     step: numeric ? "any" : undefined,
   });
   const note = el("div", { class: "field-note", role: "status" }, pin.checks ? `checked: ${pin.checks}` : null);
+  pending(input);
   input.addEventListener("change", () => {
     const text = input.value;
     if (text === "") {

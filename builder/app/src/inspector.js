@@ -40,8 +40,11 @@ export function pinTable(pins, { side = "in", showValues = false } = {}) {
   );
 }
 
-/** The panel for `node` of `route`, with `form` (its settings, editable) when given. */
-export function nodePanel(route, node, diagnostics, form = null) {
+/** The panel for `node` of `route`, with `form` (its settings, editable) when given, and
+ *  a Remove button on each wire when `unwire(wire)` is. */
+export function nodePanel(route, node, diagnostics, form = null, unwire = null) {
+  const remove = (w) =>
+    unwire ? el("button", { type: "button", class: "link-button", "data-unwire": `${w.from.node}.${w.from.pin}->${w.to.node}.${w.to.pin}`, onclick: () => unwire(w) }, "Remove") : null;
   const wiresIn = route.wires.filter((w) => w.to.node === node.id);
   const wiresOut = route.wires.filter((w) => w.from.node === node.id);
   const problems = diagnostics.filter((d) => d.node === node.id);
@@ -81,7 +84,7 @@ export function nodePanel(route, node, diagnostics, form = null) {
       ? el(
           "ul",
           { class: "wires-list" },
-          wiresIn.filter((w) => w.kind === "data").map((w) => el("li", {}, el("code", {}, w.to.pin), " ← ", el("code", {}, w.text))),
+          wiresIn.filter((w) => w.kind === "data").map((w) => el("li", {}, el("code", {}, w.to.pin), " ← ", el("code", {}, w.text), " ", remove(w))),
         )
       : null,
     el("h3", {}, "Outputs"),
@@ -90,7 +93,9 @@ export function nodePanel(route, node, diagnostics, form = null) {
       ? el(
           "ul",
           { class: "wires-list" },
-          wiresOut.filter((w) => w.kind === "sequence").map((w) => el("li", {}, el("code", {}, w.from.pin), " → ", el("code", {}, w.to.node))),
+          wiresOut
+            .filter((w) => w.kind === "sequence")
+            .map((w) => el("li", {}, el("code", {}, w.from.pin), " → ", el("code", {}, w.to.node), " ", w.from.node === "start" ? null : remove(w))),
         )
       : null,
   );

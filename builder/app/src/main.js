@@ -93,9 +93,15 @@ class Builder {
       return;
     }
     const text = JSON.stringify(model);
-    if (text === this.text) return;
+    if (text === this.text) {
+      // An edit of ours may have been read back by the periodic refresh already: its
+      // form is drawn again all the same.
+      if (this.forceInspect && this.view === "flows" && this.routeName) await this.showRoute(this.routeName, { keepPositions: true });
+      return;
+    }
     this.text = text;
     this.model = model;
+    this.editor.seen(model.routes);
     this.renderHeader();
     this.renderRoutes();
     this.renderProblems();
@@ -256,11 +262,14 @@ class Builder {
   inspect(node) {
     if (!$("#code").hidden) this.code.mark(node.id);
     const route = this.model.routes.find((r) => r.name === this.routeName);
-    // A field being typed in is not redrawn under the user's hands by a refresh.
-    const typing = document.activeElement?.closest?.("#panel-body .node-form");
-    if (typing && !this.forceInspect && this.inspected === `${route.name}/${node.id}`) return;
+    // Typing not saved yet is not redrawn under the user's hands by a refresh.
+    const same = this.inspected === `${route.name}/${node.id}`;
+    if (same && !this.forceInspect && document.querySelector("#panel-body .node-form [data-pending]")) return;
     this.forceInspect = false;
     this.inspected = `${route.name}/${node.id}`;
+    // The field that had the focus has it again in the redrawn form.
+    const focused = same ? document.activeElement?.closest?.("#panel-body .node-form")?.querySelector(":focus") : null;
+    const key = focused && ["data-setting", "data-pin-value", "data-origin"].map((a) => [a, focused.getAttribute(a)]).find(([, v]) => v !== null);
     const form = nodeForm(node, this.model, (edits, what) => this.editor.edit(route, edits, what));
     const actions =
       node.type === "start"
@@ -271,10 +280,23 @@ class Builder {
             el("button", { type: "button", "data-action": "rename", onclick: () => this.renameNode(node.id) }, "Rename…"),
             el("button", { type: "button", class: "danger", "data-action": "delete", onclick: () => this.deleteNode(node.id) }, "Delete"),
           );
-    const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName), form);
+    // A sequence wire is its edge's key; a data wire a code node input's `{ from: … }`,
+    // or a Return JSON's header or body field (`body.error.code`).
+    const unwire = (w) => {
+      const target = route.nodes.find((n) => n.id === w.to.node);
+      const path =
+        w.kind === "sequence"
+          ? ["nodes", w.from.node, w.from.pin]
+          : target?.type === "return-json"
+            ? ["nodes", w.to.node, ...w.to.pin.split(".")]
+            : ["nodes", w.to.node, "inputs", w.to.pin];
+      return this.editor.edit(route, [{ op: "remove", path }], `${w.from.node}.${w.from.pin} → ${w.to.node}.${w.to.pin} removed`);
+    };
+    const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName), form, unwire);
     if (actions) panel.append(actions);
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
+    if (key) panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`)?.focus();
   }
 
   currentRoute() {

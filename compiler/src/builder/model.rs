@@ -100,6 +100,9 @@ pub struct Setting {
     /// The values a `choice` takes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<&'static str>,
+    /// The key may be left out (the node then takes the default `unset` describes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unset: Option<&'static str>,
 }
 
 fn setting(key: &'static str, label: &'static str, kind: &'static str, value: Value) -> Setting {
@@ -109,6 +112,7 @@ fn setting(key: &'static str, label: &'static str, kind: &'static str, value: Va
         kind,
         value,
         choices: Vec::new(),
+        unset: None,
     }
 }
 
@@ -510,6 +514,15 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
                 setting("limit", "limit", "count", n.limit.value.into()),
                 setting("window", "window", "duration", window(n.window.value).into()),
                 choice("by", "by", n.by.value.as_str(), &["ip", "api-key", "user"]),
+                Setting {
+                    unset: Some("the server's policy (--rate-limit-failure)"),
+                    ..choice(
+                        "on_store_error",
+                        "on store error",
+                        n.on_store_error.as_ref().map_or("", |p| p.value.as_str()),
+                        &svc_frontend::flow::OnStoreError::ALL,
+                    )
+                },
             ];
             out.config.push(("limit".into(), n.limit.value.to_string()));
             out.config.push(("window".into(), window(n.window.value)));
@@ -519,6 +532,12 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
             }
         }
         NodeKind::CheckApiKey(n) => {
+            out.settings = vec![setting(
+                "location",
+                "key location",
+                "text",
+                n.location.value.describe().into(),
+            )];
             out.config
                 .push(("key location".into(), describe_location(&n.location.value)));
             for output in check::flow::API_KEY_OUTPUTS {
