@@ -501,6 +501,36 @@ test("a wire drawn between pins of incompatible types is refused while dragging,
   await until("the wire removed", () => readFileSync(file, "utf8") === original);
 });
 
+test("a new route from the sidebar: a flow file written as the examples are, that checks and is served", async () => {
+  await page.locator('[data-view="flows"]').click();
+  await page.locator(".new-route").click();
+  const form = page.locator(".new-route-form");
+  await form.locator('input[name="name"]').fill("ping");
+  await form.locator('input[name="route"]').fill("ping");
+  await form.locator('input[name="summary"]').fill("Answers that the shop is up");
+  await form.locator('button[type="submit"]').click();
+  const file = join(project, "flows/ping.yaml");
+  await until("the new flow file", () => existsSync(file));
+  assert.equal(
+    readFileSync(file, "utf8"),
+    "# yaml-language-server: $schema=../../../docs/schemas/flow.schema.json\n# GET /acme/shop/ping\nroute: ping\nmethods: [GET]\nsummary: Answers that the shop is up\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n",
+  );
+  await page.locator('.route-link[data-route="ping"]').waitFor();
+  await until("its canvas", async () => (await page.locator('[data-node="respond"]').count()) === 1);
+  // svc dev serves it once rebuilt.
+  await until("the new route served", async () => (await fetch(`${apiBase}/acme/shop/ping`).catch(() => null))?.status === 200, 120_000);
+  // A name that exists is refused, and nothing is overwritten.
+  await page.locator(".new-route").click();
+  await form.locator('input[name="name"]').fill("create-order");
+  await form.locator('input[name="route"]').fill("x");
+  const before = readFileSync(join(project, "flows/create-order.yaml"), "utf8");
+  await form.locator('button[type="submit"]').click();
+  await until("the refusal", async () => /Not created: `flows\/create-order\.yaml` exists already/.test(await page.locator("#status").textContent()));
+  assert.equal(readFileSync(join(project, "flows/create-order.yaml"), "utf8"), before);
+  await form.locator("button", { hasText: "Cancel" }).click();
+  rmSync(file);
+});
+
 test("requests without the token, with another Host, or from another site are refused", async () => {
   const api = `${builderOrigin}/api/project`;
   assert.equal((await raw(api)).status, 401, "no token");

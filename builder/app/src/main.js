@@ -174,6 +174,7 @@ class Builder {
     });
     $("#routes").replaceChildren(
       el("h2", { class: "sidebar-title" }, "Routes"),
+      this.newRouteForm ?? el("button", { type: "button", class: "new-route", onclick: () => this.openNewRoute() }, "New route"),
       list.length ? el("ul", { class: "route-list" }, list) : el("p", { class: "muted" }, "No flows yet: add one under flows/."),
     );
   }
@@ -299,6 +300,48 @@ class Builder {
     if (key) panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`)?.focus();
   }
 
+  /** The form of a new route: its file name, path, methods and summary. */
+  openNewRoute() {
+    const name = el("input", { type: "text", name: "name", required: true, placeholder: "create-order", pattern: "[A-Za-z0-9][A-Za-z0-9_-]*" });
+    const path = el("input", { type: "text", name: "route", required: true, placeholder: "orders/{id}" });
+    const summary = el("input", { type: "text", name: "summary", placeholder: "What it does" });
+    const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => el("label", { class: "method-choice" }, el("input", { type: "checkbox", value: m, checked: m === "GET" }), ` ${m}`));
+    const close = () => {
+      this.newRouteForm = null;
+      this.renderRoutes();
+    };
+    const form = el(
+      "form",
+      { class: "new-route-form node-form", "aria-label": "New route" },
+      el("div", { class: "field" }, el("label", {}, "File name (flows/…yaml)", name)),
+      el("div", { class: "field" }, el("label", {}, "Path", path)),
+      el("fieldset", { class: "field" }, el("legend", {}, "Methods"), methods),
+      el("div", { class: "field" }, el("label", {}, "Summary", summary)),
+      el("div", { class: "node-actions" }, el("button", { type: "submit" }, "Create"), el("button", { type: "button", onclick: close }, "Cancel")),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const body = {
+        name: name.value.trim(),
+        route: path.value.trim().replace(/^\/+/, ""),
+        methods: methods.map((l) => l.querySelector("input")).filter((i) => i.checked).map((i) => i.value),
+        summary: summary.value.trim() || undefined,
+      };
+      try {
+        const created = await api("POST", "/api/flows", body);
+        this.say(`Created flows/${created.name}.yaml.`);
+        close();
+        await this.refresh();
+        location.hash = `#/flows/${encodeURIComponent(created.name)}`;
+      } catch (e) {
+        this.say(`Not created: ${e.message}`, true);
+      }
+    });
+    this.newRouteForm = form;
+    this.renderRoutes();
+    name.focus();
+  }
+
   currentRoute() {
     return this.model?.routes.find((r) => r.name === this.routeName);
   }
@@ -320,7 +363,8 @@ class Builder {
     const to = window.prompt(`Rename node ${id} to (every wire and edge follows):`, id)?.trim();
     if (!route || !to || to === id) return;
     const answer = await this.editor.node(route, { action: "rename", id, to }, `${id} renamed ${to}`);
-    if (answer) setTimeout(() => this.canvas.select(to), 0);
+    // Still selected under its new name, unless another node was selected meanwhile.
+    if (answer && (this.canvas.selected === id || this.canvas.selected === to)) setTimeout(() => this.canvas.select(to), 0);
   }
 
   async deleteNode(id) {

@@ -7,6 +7,7 @@
 //! | `GET /api/code/<route>`              | its generated module, and each node's lines     |
 //! | `GET /api/layout/<route>`            | the positions a user dragged nodes to           |
 //! | `PUT /api/layout/<route>`            | keeps them, in `flows/<route>.layout.json`      |
+//! | `POST /api/flows`                    | a new flow file, as the examples are written    |
 //! | `GET /api/flows/<route>`             | the flow file's text and version                |
 //! | `POST /api/flows/<route>/edit`       | edits it ([`super::edit`]); 409 if it changed   |
 //! | `PUT /api/flows/<route>`             | puts back a text it had (undo); 409 likewise    |
@@ -87,6 +88,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/project", get(project))
         .route("/api/code/{route}", get(code))
         .route("/api/layout/{route}", get(layout).put(save_layout))
+        .route("/api/flows", post(new_flow))
         .route("/api/flows/{route}", get(flow_text).put(restore_flow))
         .route("/api/check/origin", get(check_origin))
         .route("/api/flows/{route}/edit", post(edit_flow))
@@ -282,6 +284,82 @@ fn flow_file(state: &State, route: &str) -> Option<PathBuf> {
         .iter()
         .map(|ext| flows.join(format!("{route}.{ext}")))
         .find(|f| valid && f.is_file())
+}
+
+/// A new route: `flows/<name>.yaml`, never over a file that exists.
+async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Response {
+    use super::flow_ops::{NewRoute, new_flow_text};
+    let new = match serde_json::from_slice::<NewRoute>(&body) {
+        Ok(n) => n,
+        Err(e) => {
+            return bad_request(format!(
+                "expected {{\"name\", \"route\", \"methods\": [\"GET\"], \"summary\"?, \"body\"?}}: {e}"
+            ));
+        }
+    };
+    let valid_name = !new.name.is_empty()
+        && new
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !new.name.starts_with(['-', '_']);
+    if !valid_name {
+        return bad_request("a flow's name is its file name: letters, digits, `-` and `_`, such as `create-order`");
+    }
+    if new.methods.is_empty() || new.route.trim().is_empty() {
+        return bad_request("a route needs a path and at least one method");
+    }
+    let flows = state.dir.join("flows");
+    let file = flows.join(format!("{}.yaml", new.name));
+    if flow_file(&state, &new.name).is_some() {
+        return error(
+            StatusCode::CONFLICT,
+            &format!("`flows/{}.yaml` exists already", new.name),
+        );
+    }
+    // The editor's schema line of the project's other flows (or of `svc init`'s).
+    let schema_line = std::fs::read_dir(&flows)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .find_map(|t| {
+            t.lines()
+                .next()
+                .filter(|l| l.starts_with("# yaml-language-server:"))
+                .map(str::to_string)
+        })
+        .or_else(|| {
+            state
+                .dir
+                .join("schemas/flow.schema.json")
+                .is_file()
+                .then(|| "# yaml-language-server: $schema=../schemas/flow.schema.json".to_string())
+        });
+    let served = match crate::project::Project::config_only(&state.dir) {
+        Some(config) => config.served_path(new.route.trim_matches('/')),
+        None => format!("/{}", new.route.trim_matches('/')),
+    };
+    let text = new_flow_text(&new, &served, schema_line.as_deref());
+    // Written whole beside it, then linked in: the file appears complete, and one that
+    // appeared meanwhile is not overwritten (a link to an existing name fails).
+    let tmp = flows.join(format!(".{}.yaml.svc-new", new.name));
+    let written = std::fs::create_dir_all(&flows)
+        .and_then(|()| std::fs::write(&tmp, &text))
+        .and_then(|()| std::fs::hard_link(&tmp, &file));
+    let _ = std::fs::remove_file(&tmp);
+    match written {
+        Ok(()) => (
+            StatusCode::CREATED,
+            axum::Json(json!({ "name": new.name, "version": super::edit::version(text.as_bytes()), "text": text })),
+        )
+            .into_response(),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => error(
+            StatusCode::CONFLICT,
+            &format!("`flows/{}.yaml` exists already", new.name),
+        ),
+        Err(e) => failed(format!("cannot write `{}`: {e}", file.display())),
+    }
 }
 
 async fn flow_text(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {

@@ -202,6 +202,57 @@ pub fn add_node(flow: &Value, id: &str, node_type: &str, node_key: Option<&str>)
     }])
 }
 
+/// A new route, as the Builder's form gives it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRoute {
+    /// The flow file's name, without `.yaml`.
+    pub name: String,
+    /// The route, as a flow writes it (`orders/{id}`).
+    pub route: String,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// A structure the request body is read as (`object:Order`), if any.
+    #[serde(default)]
+    pub body: Option<String>,
+}
+
+/// The text of a new flow file, as the examples are written: the editor's schema line
+/// when the project's other flows have one, a comment with the method and path it
+/// answers, then the route, and a Start that answers 200.
+pub fn new_flow_text(new: &NewRoute, served_path: &str, schema_line: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(line) = schema_line {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let methods = new.methods.join(", ");
+    text.push_str(&format!("# {methods} {served_path}\n"));
+    let mut doc = serde_json::Map::new();
+    doc.insert("route".into(), json!(new.route));
+    doc.insert("methods".into(), json!(new.methods));
+    if let Some(summary) = new.summary.as_deref().filter(|s| !s.trim().is_empty()) {
+        doc.insert("summary".into(), json!(summary.trim()));
+    }
+    if let Some(body) = new.body.as_deref().filter(|s| !s.is_empty()) {
+        doc.insert("request".into(), json!({ "body": body }));
+    }
+    doc.insert("start".into(), json!("respond"));
+    doc.insert(
+        "nodes".into(),
+        json!({ "respond": { "type": "return-json", "status": 200 } }),
+    );
+    // Written by the same layer as every edit, key by key into a block mapping.
+    let mut yaml = svc_frontend::yaml_edit::YamlDoc::parse("_: 0\n").expect("a mapping");
+    for (key, value) in &doc {
+        let _ = yaml.insert(&[], key, value, None);
+    }
+    let _ = yaml.remove(&[svc_frontend::yaml_edit::Seg::Key("_")]);
+    text.push_str(yaml.text());
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,5 +309,25 @@ mod tests {
             "{out}"
         );
         assert!(add_node(&flow, "x", "teleport", None).is_err());
+    }
+
+    #[test]
+    fn a_new_flow_reads_like_the_examples() {
+        let new = NewRoute {
+            name: "orders".into(),
+            route: "orders/{id}".into(),
+            methods: vec!["GET".into()],
+            summary: Some("Shows an order".into()),
+            body: None,
+        };
+        let text = new_flow_text(
+            &new,
+            "/acme/shop/orders/{id}",
+            Some("# yaml-language-server: $schema=../schemas/flow.schema.json"),
+        );
+        assert_eq!(
+            text,
+            "# yaml-language-server: $schema=../schemas/flow.schema.json\n# GET /acme/shop/orders/{id}\nroute: orders/{id}\nmethods: [GET]\nsummary: Shows an order\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n"
+        );
     }
 }
