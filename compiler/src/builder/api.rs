@@ -383,16 +383,14 @@ struct EditBatch {
 }
 
 async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let Some(file) = flow_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
-    };
-    let batch = match serde_json::from_slice::<EditBatch>(&body) {
-        Ok(b) => b,
-        Err(e) => {
-            return bad_request(format!(
-                "expected {{\"base\": <version>, \"edits\": [{{\"op\": \"set\", \"path\": […], \"value\": …}}, …]}}: {e}"
-            ));
-        }
+    let (file, batch) = match flow_request::<EditBatch>(
+        &state,
+        &route,
+        &body,
+        "{\"base\": <version>, \"edits\": [{\"op\": \"set\", \"path\": […], \"value\": …}, …]}",
+    ) {
+        Ok(r) => r,
+        Err(refused) => return *refused,
     };
     match super::edit::apply(&file, &batch.base, &batch.edits) {
         Ok((previous, text)) => written(&previous, &text),
@@ -426,16 +424,14 @@ enum NodeAction {
 
 async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
     use super::flow_ops;
-    let Some(file) = flow_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
-    };
-    let action = match serde_json::from_slice::<NodeAction>(&body) {
-        Ok(a) => a,
-        Err(e) => {
-            return bad_request(format!(
-                "expected {{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}}: {e}"
-            ));
-        }
+    let (file, action) = match flow_request::<NodeAction>(
+        &state,
+        &route,
+        &body,
+        "{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}",
+    ) {
+        Ok(r) => r,
+        Err(refused) => return *refused,
     };
     let mut added = None;
     let result = match &action {
@@ -481,16 +477,14 @@ struct WireRequest {
 }
 
 async fn wire(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let Some(file) = flow_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
-    };
-    let request = match serde_json::from_slice::<WireRequest>(&body) {
+    let (file, request) = match flow_request::<WireRequest>(
+        &state,
+        &route,
+        &body,
+        "{\"base\", \"from\": {\"node\", \"pin\"}, \"to\": {\"node\", \"pin\"}}",
+    ) {
         Ok(r) => r,
-        Err(e) => {
-            return bad_request(format!(
-                "expected {{\"base\", \"from\": {{\"node\", \"pin\"}}, \"to\": {{\"node\", \"pin\"}}}}: {e}"
-            ));
-        }
+        Err(refused) => return *refused,
     };
     let dir = state.dir.clone();
     let planned = {
@@ -531,16 +525,33 @@ async fn restore_flow(
     UrlPath(route): UrlPath<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(file) = flow_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
-    };
-    let Ok(Restore { base, text }) = serde_json::from_slice::<Restore>(&body) else {
-        return bad_request("expected {\"base\": <version>, \"text\": <the flow file>}");
+    let (file, Restore { base, text }) = match flow_request::<Restore>(
+        &state,
+        &route,
+        &body,
+        "{\"base\": <version>, \"text\": <the flow file>}",
+    ) {
+        Ok(r) => r,
+        Err(refused) => return *refused,
     };
     match super::edit::restore(&file, &base, &text) {
         Ok(()) => axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response(),
         Err(refused) => refusal(refused),
     }
+}
+
+/// The flow file of `route` and the request `body` read as `T`, or the answer refusing
+/// them (404 for a flow that does not exist, 400 naming the shape `expected`).
+fn flow_request<T: serde::de::DeserializeOwned>(
+    state: &State,
+    route: &str,
+    body: &[u8],
+    expected: &str,
+) -> Result<(PathBuf, T), Box<Response>> {
+    let file = flow_file(state, route).ok_or_else(|| Box::new(error(StatusCode::NOT_FOUND, "no flow of that name")))?;
+    let request =
+        serde_json::from_slice::<T>(body).map_err(|e| Box::new(bad_request(format!("expected {expected}: {e}"))))?;
+    Ok((file, request))
 }
 
 /// The answer to a flow edit that was written: the file's new text and version, and the
