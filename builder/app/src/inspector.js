@@ -24,7 +24,8 @@ export function pinTable(pins, { side = "in", showValues = false } = {}) {
             "td",
             {},
             [
-              pin.sequence ? null : pin.optional ? "optional" : side === "in" ? "required" : null,
+              // An input with a default need not be wired: it is not "required".
+              pin.sequence ? null : pin.optional ? "optional" : side === "in" && (pin.default === undefined || pin.default === null) ? "required" : null,
               pin.default !== undefined && pin.default !== null ? `default ${JSON.stringify(pin.default)}` : null,
               !pin.sequence && side === "in" ? (pin.takesInline ? "inline value or wire" : "wire only") : null,
               showValues && pin.value !== undefined && pin.value !== null ? `set to ${JSON.stringify(pin.value)}` : null,
