@@ -214,14 +214,7 @@ async fn code(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Re
 
 /// `flows/<route>.layout.json`, for a route that exists.
 fn layout_file(state: &State, route: &str) -> Option<PathBuf> {
-    let valid = !route.is_empty()
-        && route
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-        && !route.starts_with('.');
-    let flows = state.dir.join("flows");
-    let exists = flows.join(format!("{route}.yaml")).is_file() || flows.join(format!("{route}.yml")).is_file();
-    (valid && exists).then(|| flows.join(format!("{route}.layout.json")))
+    flow_file(state, route).map(|_| state.dir.join("flows").join(format!("{route}.layout.json")))
 }
 
 async fn layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {

@@ -82,44 +82,41 @@ pub enum Refused {
 /// Applies `edits` to `file` if its version is still `base`, writing the result in one
 /// rename; returns the text before and after (the Builder's undo puts the first back).
 pub fn apply(file: &Path, base: &str, edits: &[Edit]) -> Result<(String, String), Refused> {
-    let current =
-        std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
-    if version(current.as_bytes()) != base {
-        return Err(Refused::Conflict { current });
-    }
-    let text = edited(&current, edits).map_err(Refused::Invalid)?;
+    apply_planned(file, base, |_| Ok(edits.iter().collect()))
+}
+
+/// Like [`apply`], with the edits worked out from the file's meaning by `plan` (a
+/// node added, renamed or deleted: [`super::flow_ops`]).
+pub fn apply_planned<E: std::borrow::Borrow<Edit>>(
+    file: &Path,
+    base: &str,
+    plan: impl FnOnce(&Value) -> Result<Vec<E>, String>,
+) -> Result<(String, String), Refused> {
+    let current = read_at(file, base)?;
+    let meaning = YamlDoc::parse(&current)
+        .map_err(|e| Refused::Invalid(e.to_string()))?
+        .to_json();
+    let edits = plan(&meaning).map_err(Refused::Invalid)?;
+    let text = edited(&current, &edits).map_err(Refused::Invalid)?;
     if text != current {
         write(file, &text)?;
     }
     Ok((current, text))
 }
 
-/// Like [`apply`], with the edits worked out from the file's meaning by `plan` (a
-/// node added, renamed or deleted: [`super::flow_ops`]).
-pub fn apply_planned(
-    file: &Path,
-    base: &str,
-    plan: impl FnOnce(&Value) -> Result<Vec<Edit>, String>,
-) -> Result<(String, String), Refused> {
+/// The text of `file`, if its version is still `base`.
+fn read_at(file: &Path, base: &str) -> Result<String, Refused> {
     let current =
         std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
     if version(current.as_bytes()) != base {
         return Err(Refused::Conflict { current });
     }
-    let meaning = YamlDoc::parse(&current)
-        .map_err(|e| Refused::Invalid(e.to_string()))?
-        .to_json();
-    let edits = plan(&meaning).map_err(Refused::Invalid)?;
-    apply(file, base, &edits)
+    Ok(current)
 }
 
 /// Writes `text` to `file` if its version is still `base` (undo and redo).
 pub fn restore(file: &Path, base: &str, text: &str) -> Result<(), Refused> {
-    let current =
-        std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
-    if version(current.as_bytes()) != base {
-        return Err(Refused::Conflict { current });
-    }
+    read_at(file, base)?;
     write(file, text)
 }
 
@@ -131,10 +128,10 @@ fn write(file: &Path, text: &str) -> Result<(), Refused> {
 }
 
 /// `text` with `edits` made in order.
-pub fn edited(text: &str, edits: &[Edit]) -> Result<String, String> {
+pub fn edited<E: std::borrow::Borrow<Edit>>(text: &str, edits: &[E]) -> Result<String, String> {
     let mut doc = YamlDoc::parse(text).map_err(|e| e.to_string())?;
     for (i, edit) in edits.iter().enumerate() {
-        let made: Result<(), EditError> = match edit {
+        let made: Result<(), EditError> = match edit.borrow() {
             Edit::Set { path, value } => doc.set(&segs(path), value),
             Edit::Insert {
                 path,

@@ -248,7 +248,7 @@ fn assets_json(assets: &svc_types::Assets) -> Value {
 }
 
 /// The flow file's name without its extension.
-fn route_name(project: &Project, file: FileId) -> String {
+pub(super) fn route_name(project: &Project, file: FileId) -> String {
     let path = &project.sources.get(file).display_path;
     let base = path.rsplit('/').next().unwrap_or(path);
     base.strip_suffix(".yaml")

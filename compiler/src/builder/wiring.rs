@@ -12,7 +12,7 @@ use crate::project::Project;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::Path;
-use svc_frontend::flow::{Flow, NodeKind, read_reference};
+use svc_frontend::flow::{NodeKind, read_reference};
 use svc_frontend::yaml::{Node as YamlNode, Value as YamlValue};
 use svc_frontend::{Diagnostics, Severity, Span};
 
@@ -39,18 +39,9 @@ pub fn plan(dir: &Path, route: &str, from: &End, to: &End) -> Result<Vec<Edit>, 
     let index = project
         .flows
         .iter()
-        .position(|f| flow_name(&project, f) == route)
+        .position(|f| super::model::route_name(&project, f.file) == route)
         .ok_or_else(|| format!("no flow `{route}`"))?;
     plan_in(&checked, index, from, to)
-}
-
-fn flow_name(project: &Project, flow: &Flow) -> String {
-    let path = &project.sources.get(flow.file).display_path;
-    let base = path.rsplit('/').next().unwrap_or(path);
-    base.strip_suffix(".yaml")
-        .or(base.strip_suffix(".yml"))
-        .unwrap_or(base)
-        .to_string()
 }
 
 fn plan_in(checked: &Checked, index: usize, from: &End, to: &End) -> Result<Vec<Edit>, String> {
