@@ -25,6 +25,7 @@ const CRATES: &[&str] = &[
     "runtime/server",
     "runtime/sdk",
     "runtime/script",
+    "runtime/dylib",
     "runtime/macros",
     "runtime/types",
     "compiler/syntax",

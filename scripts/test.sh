@@ -41,7 +41,7 @@ CARGO_TARGET_DIR="$PWD/target" cargo test --quiet --manifest-path bench/loadgen/
 step "the TypeScript SDK (@svc/sdk): unit tests, type tests with tsc, offline installs"
 (cd sdk-ts && npm test)
 
-step "each example's node crate (Rust) or node package (TypeScript) passes its own tests, and its flow tests reach every branch"
+step "each example's node crate (Rust) or node package (TypeScript) passes its own tests, and its flow tests reach every branch, on the shipped build and on the dev build"
 for example in examples/*/; do
     # The node crate reaches svc-sdk through .svc/source, which any svc command links.
     cargo run --quiet -p svc -- check "$example"
@@ -54,6 +54,9 @@ for example in examples/*/; do
         (cd "$example" && npm ci --no-audit --no-fund --loglevel=error && npm test)
     fi
     cargo run --quiet -p svc -- test "$example" --min-coverage 100
+    # And against the server `svc dev` builds (TypeScript in the engine, svc's runtime
+    # linked as a shared library): both paths answer every case alike.
+    cargo run --quiet -p svc -- test "$example" --dev-build
 done
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"

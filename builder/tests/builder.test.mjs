@@ -73,12 +73,15 @@ function raw(url, headers = {}) {
 }
 
 async function order(key) {
-  const response = await fetch(`${apiBase}/acme/shop/orders`, {
+  return (await orderResponse(key)).status;
+}
+
+function orderResponse(key) {
+  return fetch(`${apiBase}/acme/shop/orders`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, origin: "https://shop.example.com" },
     body: JSON.stringify({ customerEmail: "ada@example.com", currency: "EUR", lines: [{ sku: "A1", quantity: 2, unitPrice: 10 }] }),
   });
-  return response.status;
 }
 
 async function screenshot(name) {
@@ -529,6 +532,46 @@ test("a new route from the sidebar: a flow file written as the examples are, tha
   assert.equal(readFileSync(join(project, "flows/create-order.yaml"), "utf8"), before);
   await form.locator("button", { hasText: "Cancel" }).click();
   rmSync(file);
+});
+
+test("a saved change is rebuilt and served: the top bar says Rebuilding, then Serving, and the new limit answers", async () => {
+  await page.locator('a[data-view="flows"]').click();
+  const status = page.locator("#dev-status");
+  await until("the dev server's state in the top bar", async () => (await status.getAttribute("data-phase")) === "serving");
+  const made = await page.evaluate(async () => {
+    const r = await fetch("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "rebuilds", owner: "alice" }) });
+    return r.json();
+  });
+  // Between the old server's stop and the new one's start, a request finds no one.
+  const policy = async () => (await orderResponse(made.key).catch(() => null))?.headers.get("ratelimit-policy") ?? "";
+  await until("the key to open the route", async () => /;q=100;/.test(await policy()), 5_000);
+  // Every phase the top bar shows, however briefly.
+  await page.evaluate(() => {
+    const host = document.querySelector("#dev-status");
+    window.phases = [];
+    new MutationObserver(() => window.phases.push(host.dataset.phase)).observe(host, { attributes: true, attributeFilter: ["data-phase"] });
+  });
+
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  const saved = Date.now();
+  writeFileSync(file, original.replace("    limit: 100\n", "    limit: 50\n"));
+  await until("the new server to answer with the new limit", async () => /;q=50;/.test(await policy()), 60_000);
+  const served = Date.now() - saved;
+  await until("the top bar to say it serves", async () => /^Serving · built in [\d.]+s \(rustc only\)$/.test(await status.textContent()));
+  assert.ok((await page.evaluate(() => window.phases)).includes("building"), "the top bar said it was rebuilding");
+  assert.ok(served < 10_000, `served ${served} ms after the save`);
+  await screenshot("rebuilt");
+
+  // A change that does not check: said so, and the last good server keeps answering.
+  writeFileSync(file, original.replace("    type: rate-limit\n", "    type: rate-limt\n"));
+  await until("the top bar to say it was not rebuilt", async () => (await status.getAttribute("data-phase")) === "failed");
+  assert.equal(await status.textContent(), "Not rebuilt: the project has errors · serving the last good build");
+  assert.match(await policy(), /;q=50;/);
+  await accessible("the top bar after a failed change");
+  writeFileSync(file, original);
+  await until("the original limit again", async () => /;q=100;/.test(await policy()), 60_000);
+  await until("the top bar to say it serves", async () => (await status.getAttribute("data-phase")) === "serving");
 });
 
 test("requests without the token, with another Host, or from another site are refused", async () => {

@@ -29,9 +29,13 @@ pub struct DevOptions {
 /// What is watched: every file under these, with its modification time and size.
 type Fingerprint = Vec<(PathBuf, Option<SystemTime>, u64)>;
 
-const POLL: Duration = Duration::from_millis(300);
-/// Editors write a file in several steps; wait until the tree is quiet this long.
-const SETTLE: Duration = Duration::from_millis(200);
+/// How often the tree is read for changes: a stat of each watched file, well under a
+/// millisecond for a project of tens of files, and a tenth of the 1 s a flow change may
+/// take to be served (docs/performance.md, "Edit to served").
+const POLL: Duration = Duration::from_millis(100);
+/// Editors write a file in several steps (and `git checkout` several files); wait until
+/// the tree is quiet this long.
+const SETTLE: Duration = Duration::from_millis(50);
 
 pub fn fingerprint(dir: &Path) -> Fingerprint {
     let mut out = Vec::new();
@@ -66,6 +70,17 @@ fn typescript_elsewhere(root: &Path, dir: &Path, out: &mut Fingerprint) {
         } else if (name.ends_with(".ts") || name.ends_with(".mts")) && !(dir == root && name == "svc.config.ts") {
             collect(&path, out);
         }
+    }
+}
+
+/// The changed files as the Builder says them: `flows/greeting.yaml changed`, or the
+/// first and how many more.
+fn what_changed(paths: &[&Path], dir: &Path) -> String {
+    let shown = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
+    match paths {
+        [] => "a change".into(),
+        [one] => format!("{} changed", shown(one)),
+        [first, rest @ ..] => format!("{} and {} more changed", shown(first), rest.len()),
     }
 }
 
@@ -127,32 +142,102 @@ impl Server {
     }
 }
 
+/// What changed since the last build, as far as rebuilding goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// Anything else: the first build, the config, a manifest, a build script.
+    Any,
+    /// TypeScript modules only.
+    TypeScript,
+    /// Flow files only.
+    Flows,
+    /// Rust sources of the node crate only (`src/**/*.rs`, in a crate without a build
+    /// script, whose outputs rustc could not know about).
+    NodeCode,
+}
+
+impl Change {
+    fn of(paths: &[&Path], dir: &Path) -> Change {
+        let has_extension = |p: &Path, exts: &[&str]| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x));
+        if paths.iter().all(|p| has_extension(p, &["ts", "mts"])) {
+            Change::TypeScript
+        } else if paths.iter().all(|p| p.starts_with(dir.join("flows"))) {
+            Change::Flows
+        } else if paths
+            .iter()
+            .all(|p| p.starts_with(dir.join("src")) && has_extension(p, &["rs"]))
+            && !dir.join("build.rs").exists()
+        {
+            Change::NodeCode
+        } else {
+            Change::Any
+        }
+    }
+
+    /// The compiles that make the new server without cargo, when there are any.
+    fn replayed(self) -> &'static [crate::relink::Compile] {
+        use crate::relink::Compile;
+        match self {
+            Change::Flows => &[Compile::Server],
+            Change::NodeCode => &[Compile::Nodes, Compile::Server],
+            Change::Any | Change::TypeScript => &[],
+        }
+    }
+}
+
 /// Checks, emits and builds; `Some(binary)` when all three succeeded.
 ///
-/// When only TypeScript node code changed (`typescript_only`) and emitting rewrote only
-/// the bytecode bundle and its JavaScript, the Rust crate is not rebuilt: the dev server
-/// loads the bundle from disk ([`BUNDLE_ENV`]), and the next Rust build embeds it.
-fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
+/// When only TypeScript node code changed and emitting rewrote only the bytecode bundle
+/// and its JavaScript, the Rust crate is not rebuilt: the dev server loads the bundle from
+/// disk ([`BUNDLE_ENV`]), and the next Rust build embeds it. When only flows or the node
+/// crate's Rust sources changed and emitting rewrote only the crate's sources, rustc runs
+/// as cargo last ran it, without cargo ([`crate::relink`]); cargo builds when that fails.
+fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> {
+    const ERRORS: &str = "the project has errors";
+    const FAILED: &str = "the build failed";
     let crate_dir = crate::pipeline::default_out(dir);
-    // TypeScript nodes all run in the engine here, so that a TypeScript change reloads the
-    // bundle and does not rebuild the Rust.
-    let report = match crate::pipeline::emit_project_as(dir, &crate_dir, true, false) {
+    let flavour = crate::pipeline::Flavour::Dev;
+    let report = match crate::pipeline::emit_project_as(dir, &crate_dir, true, flavour) {
         Ok(Some(report)) => report,
-        Ok(None) => return None,
+        Ok(None) => return Err(ERRORS),
         Err(e) => {
             eprintln!("error: {e}");
-            return None;
+            return Err(FAILED);
         }
     };
     let project = report.project;
     let binary = dir.join(".svc").join("bin").join(&project);
-    let scripts_only =
-        report.removed.is_empty() && report.written.iter().all(|p| p.starts_with(crate::emit::SCRIPTS_DIR));
-    if typescript_only && scripts_only && binary.is_file() {
+    let only = |prefix: &str| {
+        report
+            .removed
+            .iter()
+            .chain(&report.written)
+            .all(|p| p.starts_with(prefix))
+    };
+    if change == Change::TypeScript && report.removed.is_empty() && only(crate::emit::SCRIPTS_DIR) && binary.is_file() {
         eprintln!("   TypeScript only: the server loads the new bytecode, no Rust rebuild");
-        return Some(binary);
+        return Ok((binary, "new TypeScript bytecode, no Rust build".into()));
+    }
+    let replayed = change.replayed();
+    if !replayed.is_empty() && only("src") && binary.is_file() {
+        let started = std::time::Instant::now();
+        let records = crate::relink::records_dir(&crate_dir);
+        if let Some(built) = crate::relink::replay(&records, replayed) {
+            match crate::build::install(&built, &binary) {
+                Ok(()) => {
+                    let how = format!("built in {:.1}s (rustc only)", started.elapsed().as_secs_f64());
+                    eprintln!(
+                        "   Built `{project}` in {:.1}s (rustc only)",
+                        started.elapsed().as_secs_f64()
+                    );
+                    return Ok((binary, how));
+                }
+                Err(e) => eprintln!("error: {e}"),
+            }
+        }
     }
     let opts = crate::build::BuildOptions {
+        runtime: flavour.runtime(),
         flags: None,
         release: false,
         output: Some(binary),
@@ -161,11 +246,11 @@ fn build(dir: &Path, typescript_only: bool) -> Option<PathBuf> {
     match crate::build::cargo_build(dir, &crate_dir, &project, &opts) {
         Ok(built) => {
             eprintln!("   Built `{project}` in {:.1}s", built.seconds);
-            Some(built.binary)
+            Ok((built.binary, format!("built in {:.1}s", built.seconds)))
         }
         Err(e) => {
             eprintln!("error: {e}");
-            None
+            Err(FAILED)
         }
     }
 }
@@ -232,8 +317,14 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
         eprintln!("error: {e}");
         return 1;
     }
-    // The Builder first: it reads the project even while the first build runs or fails.
-    let builder = match opts.builder.take().map(crate::builder::start) {
+    // The Builder first: it reads the project even while the first build runs or fails,
+    // and shows what the loop does.
+    let status = crate::builder::dev_status::Reporter::default();
+    let builder_options = opts.builder.take().map(|b| crate::builder::Options {
+        dev_status: Some(status.clone()),
+        ..b
+    });
+    let builder = match builder_options.map(crate::builder::start) {
         Some(Ok(running)) => Some(running),
         Some(Err(e)) => {
             eprintln!("error: {e}");
@@ -249,14 +340,18 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
     }
     let mut server: Option<Server> = None;
     let mut seen = fingerprint(dir);
-    let rebuild = |server: &mut Option<Server>, typescript_only: bool| -> bool {
-        let Some(binary) = build(dir, typescript_only) else {
-            if server.is_some() {
-                eprintln!("   The last good server keeps running; fix the problems above and save again.");
-            } else {
-                eprintln!("   Waiting for a change to build again.");
+    let rebuild = |server: &mut Option<Server>, change: Change| -> bool {
+        let (binary, how) = match build(dir, change) {
+            Ok(built) => built,
+            Err(why) => {
+                if server.is_some() {
+                    eprintln!("   The last good server keeps running; fix the problems above and save again.");
+                } else {
+                    eprintln!("   Waiting for a change to build again.");
+                }
+                status.failed(why, server.is_some());
+                return false;
             }
-            return false;
         };
         if let Some(old) = server.take() {
             old.stop();
@@ -264,15 +359,17 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
         match start(dir, &binary, &opts, builder.as_ref()) {
             Ok(s) => {
                 *server = Some(s);
+                status.serving(&how);
                 true
             }
             Err(e) => {
                 eprintln!("error: {e}");
+                status.failed("the server did not start", false);
                 false
             }
         }
     };
-    let ok = rebuild(&mut server, false);
+    let ok = rebuild(&mut server, Change::Any);
     if opts.once {
         if let Some(s) = server.take() {
             s.stop();
@@ -315,11 +412,35 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
             }
             now = again;
         }
-        let typescript_only = changed(&seen, &now)
-            .iter()
-            .all(|p| p.extension().is_some_and(|e| e == "ts" || e == "mts"));
+        let paths = changed(&seen, &now);
+        let change = Change::of(&paths, dir);
+        status.building(&what_changed(&paths, dir));
         seen = now;
         eprintln!("\n   Change detected: checking and rebuilding");
-        rebuild(&mut server, typescript_only);
+        rebuild(&mut server, change);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(paths: &[&str]) -> Change {
+        let dir = Path::new("/p");
+        let paths: Vec<PathBuf> = paths.iter().map(|p| dir.join(p)).collect();
+        Change::of(&paths.iter().map(PathBuf::as_path).collect::<Vec<_>>(), dir)
+    }
+
+    #[test]
+    fn a_change_is_replayed_only_when_it_touches_flows_or_node_sources() {
+        assert_eq!(change(&["flows/a.yaml", "flows/b.yaml"]), Change::Flows);
+        assert_eq!(change(&["src/nodes/greet.rs"]), Change::NodeCode);
+        assert_eq!(change(&["src/nodes/greet.ts", "lib/x.mts"]), Change::TypeScript);
+        // The config reaches the node crate (`include_assets!`), a manifest its
+        // dependencies: cargo decides.
+        assert_eq!(change(&["flows/a.yaml", "svc.config.yaml"]), Change::Any);
+        assert_eq!(change(&["src/nodes/greet.rs", "Cargo.toml"]), Change::Any);
+        assert_eq!(change(&["src/data.json"]), Change::Any);
+        assert_eq!(Change::Any.replayed(), &[] as &[crate::relink::Compile]);
     }
 }

@@ -35,4 +35,6 @@ pub mod keys;
 #[cfg(feature = "cli")]
 pub mod pgo;
 #[cfg(feature = "cli")]
+pub mod relink;
+#[cfg(feature = "cli")]
 pub mod workspace;

@@ -6,5 +6,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Cargo runs svc as its rustc while it builds a development server (svc_compiler::relink).
+    svc_compiler::relink::act_as_rustc();
     std::process::exit(svc_compiler::cli::main());
 }

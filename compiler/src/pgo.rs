@@ -62,6 +62,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         crate_dir,
         project_name,
         &BuildOptions {
+            runtime: crate::emit::RuntimeLinking::Static,
             release: true,
             output: Some(work.join("bin").join(format!("{project_name}-instrumented"))),
             quiet: false,
@@ -108,6 +109,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         crate_dir,
         project_name,
         &BuildOptions {
+            runtime: crate::emit::RuntimeLinking::Static,
             release: true,
             output,
             quiet: false,

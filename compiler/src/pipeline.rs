@@ -81,25 +81,51 @@ pub fn placement(dir: &Path, out: &Path) -> Placement {
     }
 }
 
+/// What a server is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// What `svc build` ships and `svc test` tests: TypeScript nodes compiled to Rust where
+    /// they can be, every crate in one binary.
+    Shipped,
+    /// What `svc dev` serves: every TypeScript node in the engine (a TypeScript change
+    /// reloads its bytecode, no Rust rebuild), and svc's crates linked from one shared
+    /// library (a flow change relinks a small binary). Windows has no run path to find
+    /// the library by, so there the runtime stays linked in.
+    Dev,
+}
+
+impl Flavour {
+    fn compiles_typescript(self) -> bool {
+        self == Flavour::Shipped
+    }
+
+    /// How the server links svc's crates.
+    pub fn runtime(self) -> crate::emit::RuntimeLinking {
+        match self {
+            Flavour::Dev if !cfg!(windows) => crate::emit::RuntimeLinking::Shared,
+            _ => crate::emit::RuntimeLinking::Static,
+        }
+    }
+}
+
 /// Where the crate for `ir` written to `out` stands, for the project at `dir`.
-pub fn layout(dir: &Path, ir: &crate::lower::ProjectIr, out: &Path) -> crate::emit::Layout {
+pub fn layout(dir: &Path, ir: &crate::lower::ProjectIr, out: &Path, flavour: Flavour) -> crate::emit::Layout {
     let node_crate = ir.node_crate.as_ref().map(|k| k.dir.as_path());
-    crate::emit::Layout::new(dir, node_crate, out, placement(dir, out))
+    crate::emit::Layout::new(dir, node_crate, out, placement(dir, out)).linking(flavour.runtime())
 }
 
-/// Checks, lowers and emits; prints diagnostics. Returns the output directory, or `None`
-/// when the project has errors.
+/// Checks, lowers and emits what `svc build` ships; prints diagnostics. Returns what was
+/// written, or `None` when the project has errors.
 pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
-    emit_project_as(dir, out, quiet, true)
+    emit_project_as(dir, out, quiet, Flavour::Shipped)
 }
 
-/// [`emit_project`], with TypeScript nodes compiled to Rust (`compile_typescript`) or all
-/// left to the engine (`svc dev`).
+/// [`emit_project`], for a server of the given flavour.
 pub fn emit_project_as(
     dir: &Path,
     out: &Path,
     quiet: bool,
-    compile_typescript: bool,
+    flavour: Flavour,
 ) -> Result<Option<crate::emit::WriteReport>, String> {
     let mut diags = Diagnostics::new();
     let project = Project::load(dir, &mut diags);
@@ -108,7 +134,7 @@ pub fn emit_project_as(
     if checked.has_errors {
         return Ok(None);
     }
-    write_checked(dir, out, &checked, quiet, compile_typescript).map(Some)
+    write_checked(dir, out, &checked, quiet, flavour).map(Some)
 }
 
 /// Lowers a checked project, its TypeScript nodes compiled to Rust when
@@ -130,13 +156,13 @@ pub fn write_checked(
     out: &Path,
     checked: &check::Checked,
     quiet: bool,
-    compile_typescript: bool,
+    flavour: Flavour,
 ) -> Result<crate::emit::WriteReport, String> {
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
-    let ir = lower(checked, compile_typescript);
+    let ir = lower(checked, flavour.compiles_typescript());
     note_engine_nodes(&ir, checked.project);
-    let layout = layout(dir, &ir, out);
+    let layout = layout(dir, &ir, out, flavour);
     let files = crate::emit::emit(&ir, &layout)?;
     let mut report = crate::emit::write_crate(dir, out, layout.placement, &files)
         .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;

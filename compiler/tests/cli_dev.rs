@@ -214,13 +214,38 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     assert_eq!(status, 401);
     dev.wait_stderr("401 [origin→allowed auth→invalid]", Duration::from_secs(10));
 
-    // Edit the flow: the server is rebuilt and restarted with the new answer.
+    // The dev server links svc's runtime from the shared library (docs/runtime.md).
+    let manifest = std::fs::read_to_string(dir.join(".svc/server/Cargo.toml")).unwrap();
+    assert!(manifest.contains("svc-dylib = {"), "{manifest}");
+
+    // Edit the flow: the server is rebuilt (rustc alone, as cargo last ran it) and
+    // restarted with the new answer.
     let flow_path = dir.join("flows/greeting.yaml");
     let flow = std::fs::read_to_string(&flow_path).unwrap();
     std::fs::write(&flow_path, flow.replace("status: 200", "status: 202")).unwrap();
     dev.wait_listening(Duration::from_secs(300));
     let (status, body) = get(port, path, &key);
     assert_eq!(status, 202, "{body}");
+    assert_eq!(dev.stderr().matches("(rustc only)").count(), 1, "{}", dev.stderr());
+
+    // Edit the node: the node crate and the server are compiled again the same way.
+    let node_path = dir.join("src/nodes/greet.rs");
+    let node = std::fs::read_to_string(&node_path).unwrap();
+    std::fs::write(&node_path, node.replace("Good day, {name}.", "Greetings, {name}.")).unwrap();
+    dev.wait_listening(Duration::from_secs(300));
+    let (status, body) = get(port, path, &key);
+    assert!(status == 202 && body.contains("Greetings, Ada."), "{status} {body}");
+    assert_eq!(dev.stderr().matches("(rustc only)").count(), 2, "{}", dev.stderr());
+
+    // A node that does not compile: cargo reports it, and the last good server answers.
+    std::fs::write(&node_path, node.replace("Good day, {name}.", "Greetings, {nme}.")).unwrap();
+    dev.wait_stderr("cannot find value `nme` in this scope", Duration::from_secs(300));
+    dev.wait_stderr("src/nodes/greet.rs:", Duration::from_secs(10));
+    dev.wait_stderr("last good server keeps running", Duration::from_secs(10));
+    assert!(get(port, path, &key).1.contains("Greetings, Ada."));
+    std::fs::write(&node_path, &node).unwrap();
+    dev.wait_listening(Duration::from_secs(300));
+    assert!(get(port, path, &key).1.contains("Good day, Ada."));
 
     // Break it: the diagnostics are printed and the last good server keeps answering.
     let edited = std::fs::read_to_string(&flow_path).unwrap();

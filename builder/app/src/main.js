@@ -8,6 +8,7 @@
 import { api } from "./api.js";
 import { Canvas } from "./canvas.js";
 import { CodeView } from "./code.js";
+import { followDevStatus } from "./devstatus.js";
 import { el } from "./dom.js";
 import { Editor, nodeForm } from "./editing.js";
 import { nodePanel } from "./inspector.js";
@@ -79,6 +80,8 @@ class Builder {
     await this.refresh();
     this.navigate();
     this.traceList.follow();
+    // A new server: its project is read at once, not at the next periodic refresh.
+    followDevStatus($("#dev-status"), () => this.refresh().catch(() => {}));
     setInterval(() => {
       if (document.visibilityState === "visible") this.refresh().catch(() => {});
     }, REFRESH_MS);

@@ -20,6 +20,7 @@
 //! | `POST /api/keys/<id>/rotate`         | a replacement, shown in this answer only        |
 //! | `GET /api/secrets`                   | the declared secrets: set or missing, no values |
 //! | `PUT /api/secrets/<name>`            | sets one (sealed; never shown back)             |
+//! | `GET /api/dev?after=<n>`             | what `svc dev` does: building, serving, failed (waits for report n+1) |
 //! | `GET /api/traces?after=<n>`          | requests served since trace n (waits for one)   |
 //! | `POST /api/traces`                   | the dev server's trace of a request             |
 //! | `POST /api/traces/<n>/replay`        | sends request n again                           |
@@ -51,6 +52,8 @@ pub struct State {
     traces: Traces,
     /// Where the dev server listens (`http://127.0.0.1:8080`), when there is one.
     server: Option<String>,
+    /// What the dev loop is doing, under `svc dev`.
+    dev_status: Option<tokio::sync::watch::Receiver<super::dev_status::DevStatus>>,
     /// Where the flows read keys from, to redact them in traces; read again when older
     /// than [`KEY_PLACES_AGE`].
     key_places: Mutex<(Option<Instant>, KeyPlaces)>,
@@ -59,13 +62,20 @@ pub struct State {
 const KEY_PLACES_AGE: Duration = Duration::from_secs(2);
 
 impl State {
-    pub fn new(dir: PathBuf, workspace: Workspace, guard: Guard, server: Option<String>) -> State {
+    pub fn new(
+        dir: PathBuf,
+        workspace: Workspace,
+        guard: Guard,
+        server: Option<String>,
+        dev_status: Option<tokio::sync::watch::Receiver<super::dev_status::DevStatus>>,
+    ) -> State {
         State {
             dir,
             workspace,
             guard,
             traces: Traces::default(),
             server,
+            dev_status,
             key_places: Mutex::new((None, KeyPlaces::default())),
         }
     }
@@ -99,6 +109,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/keys/{id}/rotate", post(rotate_key))
         .route("/api/secrets", get(list_secrets))
         .route("/api/secrets/{name}", put(set_secret))
+        .route("/api/dev", get(dev_status))
         .route("/api/traces", get(traces).post(add_trace))
         .route("/api/traces/{seq}/replay", post(replay))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page of the Builder") })
@@ -763,6 +774,26 @@ async fn set_secret(Shared(state): SharedState, UrlPath(name): UrlPath<String>, 
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => failed(e),
     }
+}
+
+/// `?after=N`: the dev loop's report after number N, waiting up to [`TRACE_WAIT`] for it;
+/// without it, the current one. `{"live": false}` under `svc studio`.
+async fn dev_status(
+    Shared(state): SharedState,
+    axum::extract::Query(After { after }): axum::extract::Query<After>,
+) -> Response {
+    let Some(mut status) = state.dev_status.clone() else {
+        return axum::Json(json!({ "live": false })).into_response();
+    };
+    if let Some(after) = after.and_then(|a| u64::try_from(a).ok()) {
+        let newer = status.wait_for(|s| s.generation > after);
+        // A timeout answers with the same report; the page asks again.
+        let _ = tokio::time::timeout(TRACE_WAIT, newer).await;
+    }
+    let now = status.borrow().clone();
+    let mut answer = serde_json::to_value(now).unwrap_or_default();
+    answer["live"] = json!(true);
+    axum::Json(answer).into_response()
 }
 
 /// How long `GET /api/traces` waits for a new request before answering with none.

@@ -51,7 +51,10 @@ pub fn route_code(dir: &Path, route: &str) -> Result<RouteCode, String> {
         return Err(format!("no flow is named `{route}`"));
     };
     let out = crate::pipeline::default_out(dir);
-    let files = crate::emit::emit(&ir, &crate::pipeline::layout(dir, &ir, &out))?;
+    let files = crate::emit::emit(
+        &ir,
+        &crate::pipeline::layout(dir, &ir, &out, crate::pipeline::Flavour::Shipped),
+    )?;
     let file = format!("src/routes/{module}.rs");
     let text = files
         .iter()

@@ -14,6 +14,7 @@
 
 pub mod api;
 pub mod code;
+pub mod dev_status;
 pub mod edit;
 pub mod flow_ops;
 pub mod guard;
@@ -44,6 +45,8 @@ pub struct Options {
     /// The dev server's address (`http://127.0.0.1:8080`) under `svc dev`: its requests
     /// are traced in the Builder, and can be replayed.
     pub server: Option<String>,
+    /// What the dev loop is doing (building, serving, failed), under `svc dev`.
+    pub dev_status: Option<dev_status::Reporter>,
 }
 
 /// A running Builder.
@@ -96,7 +99,13 @@ pub fn start(options: Options) -> Result<Running, String> {
     let url = format!("http://{host}/?token={}", guard.token());
     let traces_url = format!("http://{host}/api/traces");
     let token = guard.token().to_string();
-    let state = Arc::new(api::State::new(options.dir, options.workspace, guard, options.server));
+    let state = Arc::new(api::State::new(
+        options.dir,
+        options.workspace,
+        guard,
+        options.server,
+        options.dev_status.map(|r| r.subscribe()),
+    ));
     let thread = std::thread::Builder::new()
         .name("svc-builder".into())
         .spawn(move || {

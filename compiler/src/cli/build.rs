@@ -38,6 +38,7 @@ pub fn run(args: Args) -> i32 {
             if args.release { "release" } else { "debug" }
         );
         let opts = crate::build::BuildOptions {
+            runtime: crate::emit::RuntimeLinking::Static,
             flags: None,
             release: args.release,
             output: args.output,

@@ -51,6 +51,7 @@ pub fn run(args: Args) -> i32 {
         any_port_if_taken: args.builder_port.is_none(),
         server: (args.port != 0).then(|| format!("http://{}:{}", loopback_of(&args.addr), args.port)),
         workspace: args.store.clone().for_project(&dir).workspace(),
+        dev_status: None,
     });
     crate::dev::run(
         &dir,

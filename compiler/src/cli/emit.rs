@@ -47,7 +47,10 @@ fn check_only(dir: &Path, out: &Path) -> i32 {
         return 1;
     }
     let ir = crate::pipeline::lower(&checked, true);
-    let files = match crate::emit::emit(&ir, &crate::pipeline::layout(dir, &ir, out)) {
+    let files = match crate::emit::emit(
+        &ir,
+        &crate::pipeline::layout(dir, &ir, out, crate::pipeline::Flavour::Shipped),
+    ) {
         Ok(files) => files,
         Err(e) => {
             eprintln!("error: {e}");

@@ -42,6 +42,7 @@ pub fn run_node(dir: &Path, key: &str, input: &str) -> i32 {
         Some(Ok(bin)) => bin,
     };
     let opts = crate::build::BuildOptions {
+        runtime: crate::emit::RuntimeLinking::Static,
         flags: None,
         release: false,
         output: Some(dir.join(".svc").join("bin").join(&bin)),

@@ -30,6 +30,7 @@ pub fn run(args: Args) -> i32 {
         any_port_if_taken: false,
         workspace: store.workspace(),
         server: None,
+        dev_status: None,
     };
     match crate::builder::start(options) {
         Ok(running) => {

@@ -1,4 +1,4 @@
-//! `svc test [DIR] [--filter TEXT] [--format human|json|junit] [--coverage PATH] [--min-coverage P]`
+//! `svc test [DIR] [--filter TEXT] [--format human|json|junit] [--coverage PATH] [--min-coverage P] [--dev-build]`
 
 use std::path::PathBuf;
 
@@ -18,6 +18,10 @@ pub struct Args {
     /// Fail when fewer than P percent of the flows' branches were reached.
     #[arg(long, value_name = "P", value_parser = percent)]
     min_coverage: Option<f64>,
+    /// Test the server as `svc dev` builds it (every TypeScript node in the engine, svc's
+    /// runtime linked as a shared library) rather than as `svc build` ships it.
+    #[arg(long)]
+    dev_build: bool,
 }
 
 fn percent(text: &str) -> Result<f64, String> {
@@ -36,6 +40,10 @@ pub fn run(args: Args) -> i32 {
             format: args.format,
             coverage_json: args.coverage,
             min_coverage: args.min_coverage,
+            flavour: match args.dev_build {
+                true => crate::pipeline::Flavour::Dev,
+                false => crate::pipeline::Flavour::Shipped,
+            },
         },
     )
 }

@@ -42,6 +42,20 @@ pub struct Layout {
     /// From the crate to the node crate, when the project has one.
     node_crate: Option<String>,
     pub placement: Placement,
+    pub runtime: RuntimeLinking,
+}
+
+/// How a server links svc's crates (the runtime, the SDK, the TypeScript engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RuntimeLinking {
+    /// Into the one binary, with svc's allocator: what `svc build` ships and `svc test`
+    /// tests.
+    #[default]
+    Static,
+    /// From the `svc-dylib` shared library (`runtime/dylib`), with the system allocator:
+    /// what `svc dev` serves, so that a change relinks a small binary. The generated code
+    /// is otherwise the same.
+    Shared,
 }
 
 impl Layout {
@@ -53,7 +67,13 @@ impl Layout {
             svc_source: PathBuf::from(relative_path(&out, &absolute(project_root).join(crate::sources::LINK))),
             node_crate: node_crate_dir.map(|dir| relative_path(&out, &absolute(dir))),
             placement,
+            runtime: RuntimeLinking::Static,
         }
+    }
+
+    /// The same layout, for a server linking svc's crates as `runtime` says.
+    pub fn linking(self, runtime: RuntimeLinking) -> Layout {
+        Layout { runtime, ..self }
     }
 
     /// The path of the node crate, when the project has one.
@@ -125,6 +145,8 @@ pub(crate) struct CargoToml<'a> {
     pub sdk_path: String,
     /// svc-script's path, when the crate runs TypeScript nodes.
     pub script_path: Option<String>,
+    /// svc-dylib's path, when the server links svc's crates from it.
+    pub dylib_path: Option<String>,
     pub node_crate: Option<NodeDep>,
     /// Its own workspace with its own profiles (`svc emit --out`), rather than a member of
     /// the project's workspace in `.svc/`.
@@ -144,6 +166,7 @@ impl<'a> CargoToml<'a> {
             runtime_path: layout.svc_crate("runtime/server"),
             sdk_path: layout.svc_crate("runtime/sdk"),
             script_path: scripts.then(|| layout.svc_crate("runtime/script")),
+            dylib_path: (layout.runtime == RuntimeLinking::Shared).then(|| layout.svc_crate("runtime/dylib")),
             node_crate: ir
                 .node_crate
                 .as_ref()
@@ -219,6 +242,8 @@ struct MainRs {
     scripts: bool,
     /// Whether the crate has `src/validate.rs` (structures with field constraints).
     validate: bool,
+    /// Whether svc's crates come from svc-dylib ([`RuntimeLinking::Shared`]).
+    shared_runtime: bool,
 }
 
 /// `to` relative to `from` when they share more than the filesystem root; `to` otherwise.
@@ -316,6 +341,7 @@ pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
         api_literal: format!("{:?}", ir.api_id),
         scripts: ir.scripts.is_some(),
         validate: !ir.validated.is_empty(),
+        shared_runtime: layout.runtime == RuntimeLinking::Shared,
     };
     let main_text = main.render().map_err(|e| e.to_string())?;
     let main_tokens: TokenStream = main_text.parse().map_err(|e| format!("main.rs template: {e}"))?;

@@ -14,6 +14,8 @@ pub struct Options {
     pub coverage_json: Option<PathBuf>,
     /// Fail below this percentage of branches reached.
     pub min_coverage: Option<f64>,
+    /// The server tested: what `svc build` ships, or what `svc dev` serves.
+    pub flavour: crate::pipeline::Flavour,
 }
 
 /// One case's result.
@@ -49,7 +51,7 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
 
     // One build for every file.
     let crate_dir = crate::pipeline::default_out(dir);
-    let name = match crate::pipeline::write_checked(dir, &crate_dir, &checked, true, true) {
+    let name = match crate::pipeline::write_checked(dir, &crate_dir, &checked, true, opts.flavour) {
         Ok(report) => report.project,
         Err(e) => {
             eprintln!("error: {e}");
@@ -58,11 +60,18 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
     };
     let build = crate::build::BuildOptions {
         flags: None,
+        runtime: opts.flavour.runtime(),
         release: false,
         output: Some(dir.join(".svc").join("bin").join(&name)),
         quiet: !matches!(opts.format, report::Format::Human),
     };
-    eprintln!("   Building `{name}` (debug) for its tests");
+    eprintln!(
+        "   Building `{name}` ({}) for its tests",
+        match opts.flavour {
+            crate::pipeline::Flavour::Shipped => "debug",
+            crate::pipeline::Flavour::Dev => "as `svc dev` builds it",
+        }
+    );
     let binary = match crate::build::cargo_build(dir, &crate_dir, &name, &build) {
         Ok(built) => built.binary,
         Err(e) => {
