@@ -504,6 +504,52 @@ test("a wire drawn between pins of incompatible types is refused while dragging,
   await until("the wire removed", () => readFileSync(file, "utf8") === original);
 });
 
+test("a structure output opens into its fields: price.quote.total is refused into an enum pin with the mismatch named, and wired into a number pin", async () => {
+  await page.locator('a[data-view="flows"]').click();
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('.route-link[data-route="create-order"]').click();
+  // The wire the shop draws from the field is drawn from its structure's pin until it opens.
+  const fromTotal = page.locator('path.wire[data-to="decide.total"]');
+  await fromTotal.waitFor();
+  assert.equal(await fromTotal.getAttribute("data-from"), "price.quote");
+  await page.locator('[data-node="price"] [data-pin="quote"] .pin-expand').click();
+  const total = page.locator('[data-node="price"] [data-pin="quote.total"]');
+  await total.waitFor();
+  assert.equal(await fromTotal.getAttribute("data-from"), "price.quote.total", "the wire now leaves the field's own pin");
+  assert.match(await page.locator('[data-node="price"] [data-pin="quote.total"] title').textContent(), /^quote\.total: number/);
+  await screenshot("fields");
+  await accessible("a structure output opened into its fields");
+
+  // Into the enum pin: refused while dragging, with the checker's words.
+  await dragBetween(total.locator(".pin-mark"), page.locator('[data-node="decide"] [data-pin="currency"] .pin-mark'));
+  await until("the refusal said", async () =>
+    /Not wired: `price\.quote\.total` is `number`, but input `currency` of `shop\.decide-status` is `enum-value:Currency`/.test(await page.locator("#status").textContent()),
+  );
+  assert.equal(readFileSync(file, "utf8"), original, "a refused wire writes nothing");
+
+  // Unwired from the inspector, then drawn again from the field: the same line, now
+  // after the node's other inputs.
+  await page.locator('[data-node="decide"] .node-header').click();
+  await page.locator('#panel [data-unwire="price.quote->decide.total"]').click();
+  const line = "      total: { from: price.quote.total }";
+  await until("the wire removed", () => !readFileSync(file, "utf8").includes(line));
+  const unwired = readFileSync(file, "utf8");
+  await until("the canvas without it", async () => (await page.locator('path.wire[data-to="decide.total"]').count()) === 0);
+  await page.locator('[data-node="price"] [data-pin="quote.total"]').waitFor();
+  await dragBetween(page.locator('[data-node="price"] [data-pin="quote.total"] .pin-mark'), page.locator('[data-node="decide"] [data-pin="total"] .pin-mark'));
+  await until("the wire saved again", () => readFileSync(file, "utf8").includes(line));
+  const rewired = readFileSync(file, "utf8").split("\n");
+  assert.deepEqual(rewired.filter((l) => !unwired.split("\n").includes(l)), [line], "one added line");
+  assert.deepEqual([...rewired].sort(), original.split("\n").sort(), "the file's lines, one of them moved");
+  writeFileSync(file, original);
+  // Closed again, by keyboard.
+  await page.locator('[data-node="price"] [data-pin="quote"] .pin-expand').focus();
+  await page.keyboard.press("Enter");
+  await until("the fields closed", async () => (await page.locator('[data-node="price"] [data-pin="quote.total"]').count()) === 0);
+});
+
 test("a new route from the sidebar: a flow file written as the examples are, that checks and is served", async () => {
   await page.locator('[data-view="flows"]').click();
   await page.locator(".new-route").click();

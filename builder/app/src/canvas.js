@@ -37,10 +37,13 @@ export class Canvas {
     this.listen();
   }
 
-  /** Draws `route`; `positions` are the saved ones, `diagnostics` those of this route. */
-  show(route, positions, diagnostics) {
+  /** Draws `route`; `positions` are the saved ones, `diagnostics` those of this route,
+   *  `assets` the project's (a structure output opens into its fields). */
+  show(route, positions, diagnostics, assets) {
     const sameRoute = this.route?.name === route.name;
     this.route = route;
+    this.structures = new Map((assets?.structures ?? []).map((s) => [s.name, s.fields]));
+    if (!sameRoute) this.expanded = new Set();
     this.saved = { ...positions };
     this.diagnostics = diagnostics;
     if (!sameRoute) this.selected = null;
@@ -48,8 +51,45 @@ export class Canvas {
     if (!sameRoute) this.fit();
   }
 
-  draw() {
+  /** The route as drawn: each opened structure output followed by its fields, as pins
+   *  of their own (`quote.total`), and the wires that read a field drawn from its pin. */
+  displayRoute() {
     const route = this.route;
+    const nodes = route.nodes.map((node) => {
+      const outputs = [];
+      const open = (pin, depth) => {
+        outputs.push(depth ? { ...pin, depth } : pin);
+        if (!this.expanded.has(`${node.id}/${pin.id}`)) return;
+        for (const field of this.fieldsOf(pin) ?? []) {
+          open({ id: `${pin.id}.${field.name}`, type: field.type, sequence: false, optional: !field.required, description: field.description, checks: field.checks, field: true }, depth + 1);
+        }
+      };
+      node.outputs.forEach((pin) => open(pin, 0));
+      return outputs.length === node.outputs.length ? node : { ...node, outputs };
+    });
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const wires = route.wires.map((wire) => {
+      if (!wire.from.path?.length) return wire;
+      const pins = byId.get(wire.from.node)?.outputs ?? [];
+      // The deepest opened field the wire reads through.
+      for (let n = wire.from.path.length; n > 0; n--) {
+        const id = [wire.from.pin, ...wire.from.path.slice(0, n)].join(".");
+        if (pins.some((p) => p.id === id)) return { ...wire, from: { ...wire.from, pin: id, path: wire.from.path.slice(n) }, original: wire };
+      }
+      return wire;
+    });
+    return { ...route, nodes, wires };
+  }
+
+  /** The fields of a structure pin (`object:Quote`), or nothing. */
+  fieldsOf(pin) {
+    const match = /^object:([^:]+)$/.exec(pin.sequence ? "" : (pin.type ?? ""));
+    return match ? this.structures?.get(match[1]) : undefined;
+  }
+
+  draw() {
+    const route = this.displayRoute();
+    this.shown = route;
     const placed = layout(route, this.saved);
     this.placed = placed;
     const byId = new Map(route.nodes.map((n) => [n.id, n]));
@@ -59,7 +99,7 @@ export class Canvas {
     }
     const wires = svg("g", { class: "wires" });
     for (const { wire, points } of placed.wires) {
-      const on = this.highlight?.wires?.has(wireKey(wire));
+      const on = this.highlight?.wires?.has(wireKey(wire.original ?? wire));
       wires.append(
         svg(
           "path",
@@ -145,7 +185,11 @@ export class Canvas {
     const parts = [pin.id];
     if (!pin.sequence && side === "in" && given) parts.push(`= ${shortJson(pin.value, 14)}`);
     if (!pin.sequence && side === "in" && defaulted) parts.push(`(${shortJson(pin.default, 12)})`);
-    const text = clip(parts.join(" "), side === "in" ? 22 : 20);
+    // A field of an opened structure output reads as `.total`, indented under it.
+    if (pin.field) parts[0] = `.${pin.id.split(".").at(-1)}`;
+    const opens = side === "out" && this.fieldsOf(pin)?.length;
+    const opened = opens && this.expanded.has(`${node.id}/${pin.id}`);
+    const text = clip(parts.join(" "), side === "in" ? 22 : 20 - (opens ? 2 : 0) - (pin.depth ?? 0));
     const tip = [
       `${pin.id}: ${pin.sequence ? "sequence" : typeLabel(pin)}${pin.optional ? " (optional)" : ""}`,
       pin.description,
@@ -167,12 +211,20 @@ export class Canvas {
       },
       marker,
       svg("text", {
-        class: "pin-label",
-        x: side === "in" ? 10 : -10,
+        class: `pin-label${pin.field ? " pin-label--field" : ""}`,
+        x: side === "in" ? 10 : opens ? -24 : -10,
         y: 4,
         "text-anchor": side === "in" ? "start" : "end",
         text,
       }),
+      opens
+        ? svg(
+            "g",
+            { class: "pin-expand", role: "button", tabindex: 0, "aria-expanded": opened ? "true" : "false", "aria-label": `${opened ? "Close" : "Open"} the fields of ${pin.id}` },
+            svg("rect", { x: -21, y: -7, width: 10, height: 14, rx: 2 }),
+            svg("text", { x: -16, y: 4, "text-anchor": "middle", text: opened ? "−" : "+" }),
+          )
+        : null,
       svg("title", { text: tip.filter(Boolean).join("\n") }),
     );
   }
@@ -226,18 +278,30 @@ export class Canvas {
 
   /** Where pin `pin` of node `id` sits, in the flow's coordinates. */
   pinPoint(id, pin, side) {
-    const node = this.route.nodes.find((n) => n.id === id);
+    const node = this.shown.nodes.find((n) => n.id === id);
     const box = this.placed.nodes.get(id);
     const pins = side === "in" ? node.inputs : node.outputs;
     const index = pins.findIndex((p) => p.id === pin);
     return { x: box.x + (side === "in" ? 0 : NODE_WIDTH), y: box.y + HEADER + ROW * index + ROW / 2 };
   }
 
+  /** Opens or closes the fields of a structure output. */
+  toggleFields(toggle) {
+    const key = `${toggle.closest("[data-node]").dataset.node}/${toggle.closest("[data-pin]").dataset.pin}`;
+    if (this.expanded.has(key)) this.expanded.delete(key);
+    else this.expanded.add(key);
+    this.draw();
+    this.root.querySelector(`[data-node="${key.split("/")[0]}"] [data-pin="${key.split("/")[1]}"] .pin-expand`)?.focus();
+  }
+
   /** A wire being drawn from an output pin: checked against each input it reaches (by
    *  `handlers.checkWire`, the checker's rules), drawn on release if it holds. */
   startWire(event, pinGroup) {
-    const from = { node: pinGroup.closest("[data-node]").dataset.node, pin: pinGroup.dataset.pin };
-    const start = this.pinPoint(from.node, from.pin, "out");
+    const node = pinGroup.closest("[data-node]").dataset.node;
+    // A field's pin (`quote.total`) is its output pin and the path read past it.
+    const [pin, ...fields] = pinGroup.dataset.pin.split(".");
+    const from = { node, pin, path: fields };
+    const start = this.pinPoint(node, pinGroup.dataset.pin, "out");
     const path = svg("path", { class: "wire wire--drawing", d: `M ${start.x} ${start.y}` });
     const note = svg("text", { class: "wire-note", x: start.x + 8, y: start.y - 8 });
     this.viewport.append(path, note);
@@ -284,6 +348,12 @@ export class Canvas {
   listen() {
     let drag = null;
     this.root.addEventListener("pointerdown", (event) => {
+      const toggle = event.target.closest?.(".pin-expand");
+      if (toggle) {
+        event.preventDefault();
+        this.toggleFields(toggle);
+        return;
+      }
       const outputPin = event.target.closest?.(".pin--out");
       if (outputPin && this.handlers.checkWire) {
         // No text selection, and so no native drag of it that would cancel this one.
@@ -356,7 +426,11 @@ export class Canvas {
     );
     this.root.addEventListener("keydown", (event) => {
       const nodeGroup = event.target.closest?.("[data-node]");
-      if (nodeGroup && (event.key === "Enter" || event.key === " ")) {
+      const toggle = event.target.closest?.(".pin-expand");
+      if (toggle && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        this.toggleFields(toggle);
+      } else if (nodeGroup && (event.key === "Enter" || event.key === " ")) {
         event.preventDefault();
         this.select(nodeGroup.dataset.node);
         this.root.querySelector(`[data-node="${CSS.escape(nodeGroup.dataset.node)}"] .node-handle`)?.focus();

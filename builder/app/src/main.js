@@ -237,7 +237,7 @@ class Builder {
     for (const link of document.querySelectorAll(".route-link")) {
       link.setAttribute("aria-current", link.dataset.route === name ? "true" : "false");
     }
-    this.canvas.show(route, this.positions, this.model.diagnostics.filter((d) => d.route === name));
+    this.canvas.show(route, this.positions, this.model.diagnostics.filter((d) => d.route === name), this.model.assets);
     if (!$("#code").hidden) this.code.show(name, this.text);
     const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
     if (selected) this.inspect(selected);

@@ -24,6 +24,9 @@ const START: &str = "start";
 pub struct End {
     pub node: String,
     pub pin: String,
+    /// Fields read past an output pin (`["total"]` for `price.quote.total`).
+    #[serde(default)]
+    pub path: Vec<String>,
 }
 
 fn keys(steps: &[&str]) -> Vec<Step> {
@@ -109,11 +112,15 @@ fn plan_in(checked: &Checked, index: usize, from: &End, to: &End) -> Result<Vec<
             to.pin
         ));
     };
-    let text = if from.node == START {
+    let mut text = if from.node == START {
         format!("request.{}", from.pin)
     } else {
         format!("{}.{}", from.node, from.pin)
     };
+    for field in &from.path {
+        text.push('.');
+        text.push_str(field);
+    }
     // Read as a flow file reads it, so that the checker sees the same reference.
     let mut diags = Diagnostics::new();
     let node = YamlNode {
