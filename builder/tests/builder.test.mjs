@@ -550,6 +550,39 @@ test("a structure output opens into its fields: price.quote.total is refused int
   await until("the fields closed", async () => (await page.locator('[data-node="price"] [data-pin="quote.total"]').count()) === 0);
 });
 
+test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('a[data-view="palette"]').click();
+  const item = page.locator('.palette-item[data-key="rate-limit"]');
+  await item.waitFor();
+  const canvas = page.locator("#canvas svg.canvas");
+  const drop = { x: 420, y: 560 };
+  await item.dragTo(canvas, { targetPosition: drop });
+  await until("the node added", () => readFileSync(file, "utf8").includes("\n  limit-2:\n"));
+  const block = "  limit-2:\n    type: rate-limit\n    limit: 60\n    window: 1m\n    by: ip\n";
+  const withNode = readFileSync(file, "utf8");
+  // Put back whatever happens next, for the tests after this one.
+  t.after(() => writeFileSync(file, original));
+  assert.ok(withNode.includes(block), withNode);
+  assert.equal(withNode.replace(block, ""), original, "the node's block added, nothing else");
+  const node = page.locator('[data-node="limit-2"] .node-body');
+  await node.waitFor();
+  const [box, area] = [await node.boundingBox(), await canvas.boundingBox()];
+  const [x, y] = [area.x + drop.x, area.y + drop.y];
+  assert.ok(box.x <= x && x <= box.x + box.width && box.y <= y && y <= box.y + box.height, `dropped at ${x},${y}, drawn at ${JSON.stringify(box)}`);
+  await screenshot("dropped");
+  // Selected by keyboard and deleted: the file as it was.
+  await page.locator('[data-node="limit-2"] .node-handle').focus();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Delete");
+  await until("the node deleted", () => readFileSync(file, "utf8") === original);
+  await page.locator('a[data-view="flows"]').click();
+});
+
 test("a new route from the sidebar: a flow file written as the examples are, that checks and is served", async () => {
   await page.locator('[data-view="flows"]').click();
   await page.locator(".new-route").click();

@@ -7,6 +7,7 @@
 
 import { el, shortJson, svg, typeFamily, typeLabel } from "./dom.js";
 import { HEADER, NODE_WIDTH, ROW, layout } from "./layout.js";
+import { PALETTE_NODE } from "./palette.js";
 
 const MIN_SCALE = 0.2;
 const MAX_SCALE = 2.5;
@@ -424,6 +425,20 @@ export class Canvas {
       },
       { passive: false },
     );
+    // A palette node dropped on the canvas: added where it lands.
+    this.root.addEventListener("dragover", (event) => {
+      if (this.handlers.onDrop && event.dataTransfer.types.includes(PALETTE_NODE)) {
+        event.preventDefault();
+        event.dataTransfer.dropEffect = "copy";
+      }
+    });
+    this.root.addEventListener("drop", (event) => {
+      const key = event.dataTransfer.getData(PALETTE_NODE);
+      if (!key || !this.handlers.onDrop) return;
+      event.preventDefault();
+      const at = this.toFlow(event);
+      this.handlers.onDrop(key, { x: Math.round(at.x - NODE_WIDTH / 2), y: Math.round(at.y - HEADER / 2) });
+    });
     this.root.addEventListener("keydown", (event) => {
       const nodeGroup = event.target.closest?.("[data-node]");
       const toggle = event.target.closest?.(".pin-expand");

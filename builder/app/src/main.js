@@ -33,6 +33,10 @@ class Builder {
         api("POST", `/api/flows/${encodeURIComponent(route.name)}/wire`, { base: route.version, from, to, check: true }).catch((e) => ({ ok: false, message: e.message })),
       onWire: (route, from, to) => this.editor.wire(route, from, to),
       onRefused: (message) => this.say(`Not wired: ${message}`, true),
+      onDrop: (key, at) => {
+        const n = this.palette.find(key);
+        if (n) this.addNode(n, at);
+      },
     });
     this.palette = new Palette($("#palette"), (panel) => this.showPanel(panel), {
       onAdd: (n) => this.addNode(n),
@@ -350,12 +354,18 @@ class Builder {
   }
 
   /** Adds palette node `n` to the open flow, then shows it selected. */
-  async addNode(n) {
+  /** Adds palette node `n` to the open flow; `at`, where it was dropped on the canvas. */
+  async addNode(n, at) {
     const route = this.currentRoute();
     if (!route) return;
     const action = n.language === "built-in" ? { action: "add", type: n.key } : { action: "add", type: "code", node: n.key };
     const answer = await this.editor.node(route, action, `${n.label} added to ${route.name}`);
     if (!answer?.node) return;
+    if (at) {
+      // Kept before the flow is drawn again, which reads the positions back.
+      this.positions = { ...this.positions, [answer.node]: at };
+      await api("PUT", `/api/layout/${encodeURIComponent(route.name)}`, { positions: this.positions }).catch((e) => this.say(`Position not kept: ${e.message}`, true));
+    }
     location.hash = `#/flows/${encodeURIComponent(route.name)}`;
     await this.refresh();
     setTimeout(() => this.canvas.select(answer.node), 0);

@@ -14,6 +14,9 @@ export function matches(node, query) {
     .every((word) => haystack.includes(word));
 }
 
+/** The drag data type of a palette node (its key) dragged onto the canvas. */
+export const PALETTE_NODE = "application/x-svc-palette-node";
+
 export class Palette {
   /** `onAdd(node)` adds a palette node to the open flow; `target()` names that flow. */
   constructor(host, onShow, { onAdd, target } = {}) {
@@ -39,6 +42,11 @@ export class Palette {
   show(palette) {
     this.palette = palette;
     this.renderList();
+  }
+
+  /** The palette node with key `key`. */
+  find(key) {
+    return (this.palette ?? []).find((n) => n.key === key);
   }
 
   renderList() {
@@ -69,6 +77,12 @@ export class Palette {
                       type: "button",
                       class: "palette-item",
                       "data-key": n.key,
+                      // Dragged onto the canvas, it is added where it is dropped.
+                      draggable: "true",
+                      ondragstart: (event) => {
+                        event.dataTransfer.setData(PALETTE_NODE, n.key);
+                        event.dataTransfer.effectAllowed = "copy";
+                      },
                       onclick: () => this.onShow(details(n, this.onAdd, this.target())),
                     },
                     el("span", { class: "palette-label" }, n.label),
