@@ -590,12 +590,18 @@ test("a new route from the sidebar: a flow file written as the examples are, tha
   await form.locator('input[name="name"]').fill("ping");
   await form.locator('input[name="route"]').fill("ping");
   await form.locator('input[name="summary"]').fill("Answers that the shop is up");
+  // A query parameter, and the request body offered from the project's structures.
+  assert.ok((await form.locator('select[name="body"] option').allTextContents()).includes("Order"));
+  await form.locator('[data-add-input="query parameter"]').click();
+  await form.locator(".input-row .input-name").fill("verbose");
+  await form.locator(".input-row .input-type").selectOption("boolean");
+  await accessible("the new route form");
   await form.locator('button[type="submit"]').click();
   const file = join(project, "flows/ping.yaml");
   await until("the new flow file", () => existsSync(file));
   assert.equal(
     readFileSync(file, "utf8"),
-    "# yaml-language-server: $schema=../../../docs/schemas/flow.schema.json\n# GET /acme/shop/ping\nroute: ping\nmethods: [GET]\nsummary: Answers that the shop is up\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n",
+    "# yaml-language-server: $schema=../../../docs/schemas/flow.schema.json\n# GET /acme/shop/ping\nroute: ping\nmethods: [GET]\nsummary: Answers that the shop is up\nrequest:\n  query:\n    verbose: { type: boolean, required: false }\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n",
   );
   await page.locator('.route-link[data-route="ping"]').waitFor();
   await until("its canvas", async () => (await page.locator('[data-node="respond"]').count()) === 1);

@@ -307,11 +307,22 @@ class Builder {
     if (key) panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`)?.focus();
   }
 
-  /** The form of a new route: its file name, path, methods and summary. */
+  /** The form of a new route: its file name, path, methods, summary, request body, query
+   *  parameters and headers. */
   openNewRoute() {
     const name = el("input", { type: "text", name: "name", required: true, placeholder: "create-order", pattern: "[A-Za-z0-9][A-Za-z0-9_-]*" });
     const path = el("input", { type: "text", name: "route", required: true, placeholder: "orders/{id}" });
     const summary = el("input", { type: "text", name: "summary", placeholder: "What it does" });
+    const assets = this.model?.assets ?? {};
+    const body = el(
+      "select",
+      { name: "body" },
+      el("option", { value: "" }, "(no body)"),
+      (assets.structures ?? []).map((s) => el("option", { value: `object:${s.name}` }, s.name)),
+    );
+    const types = ["string", "number", "boolean", ...(assets.enums ?? []).map((e) => `enum-value:${e.name}`)];
+    const query = inputRows("query parameter", "name", types);
+    const headers = inputRows("header", "x-request-id", types);
     const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => el("label", { class: "method-choice" }, el("input", { type: "checkbox", value: m, checked: m === "GET" }), ` ${m}`));
     const close = () => {
       this.newRouteForm = null;
@@ -324,18 +335,24 @@ class Builder {
       el("div", { class: "field" }, el("label", {}, "Path", path)),
       el("fieldset", { class: "field" }, el("legend", {}, "Methods"), methods),
       el("div", { class: "field" }, el("label", {}, "Summary", summary)),
+      el("div", { class: "field" }, el("label", {}, "Request body", body)),
+      el("fieldset", { class: "field" }, el("legend", {}, "Query parameters"), query.element),
+      el("fieldset", { class: "field" }, el("legend", {}, "Headers"), headers.element),
       el("div", { class: "node-actions" }, el("button", { type: "submit" }, "Create"), el("button", { type: "button", onclick: close }, "Cancel")),
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const body = {
+      const request = {
         name: name.value.trim(),
         route: path.value.trim().replace(/^\/+/, ""),
         methods: methods.map((l) => l.querySelector("input")).filter((i) => i.checked).map((i) => i.value),
         summary: summary.value.trim() || undefined,
+        body: body.value || undefined,
+        query: query.values(),
+        headers: headers.values(),
       };
       try {
-        const created = await api("POST", "/api/flows", body);
+        const created = await api("POST", "/api/flows", request);
         this.say(`Created flows/${created.name}.yaml.`);
         close();
         await this.refresh();
@@ -465,6 +482,34 @@ class Builder {
     }
     this.statusTimer = setTimeout(() => status.replaceChildren(), 6000);
   }
+}
+
+/** Rows of request inputs (a name, a type, required), with Add and Remove. */
+function inputRows(what, placeholder, types) {
+  const list = el("ul", { class: "input-rows" });
+  const add = () => {
+    const row = el(
+      "li",
+      { class: "input-row" },
+      el("input", { type: "text", class: "input-name", "aria-label": `The ${what}'s name`, placeholder }),
+      el("select", { class: "input-type", "aria-label": `The ${what}'s type` }, types.map((t) => el("option", { value: t }, t))),
+      el("label", { class: "input-required" }, el("input", { type: "checkbox" }), " required"),
+      el("button", { type: "button", class: "link-button", onclick: () => row.remove() }, "Remove"),
+    );
+    list.append(row);
+    row.querySelector("input").focus();
+  };
+  return {
+    element: [list, el("button", { type: "button", class: "link-button", "data-add-input": what, onclick: add }, `Add a ${what}`)],
+    values: () =>
+      [...list.children]
+        .map((row) => ({
+          name: row.querySelector(".input-name").value.trim(),
+          type: row.querySelector(".input-type").value,
+          required: row.querySelector(".input-required input").checked,
+        }))
+        .filter((i) => i.name),
+  };
 }
 
 function protectionName(type) {

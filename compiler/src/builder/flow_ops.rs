@@ -216,6 +216,55 @@ pub struct NewRoute {
     /// A structure the request body is read as (`object:Order`), if any.
     #[serde(default)]
     pub body: Option<String>,
+    /// The query parameters and headers the route reads (`request.query`,
+    /// `request.headers`).
+    #[serde(default)]
+    pub query: Vec<NewInput>,
+    #[serde(default)]
+    pub headers: Vec<NewInput>,
+}
+
+/// A query parameter or header of a new route.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewInput {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+impl NewInput {
+    /// As the examples write one: `name: string` when required and undescribed, else
+    /// `name: { type: string, required: false, description: … }`.
+    fn flow_value(&self) -> Value {
+        let description = self.description.as_deref().map(str::trim).filter(|d| !d.is_empty());
+        if self.required && description.is_none() {
+            return json!(self.type_name);
+        }
+        let mut field = serde_json::Map::new();
+        field.insert("type".into(), json!(self.type_name));
+        if !self.required {
+            field.insert("required".into(), json!(false));
+        }
+        if let Some(d) = description {
+            field.insert("description".into(), json!(d));
+        }
+        Value::Object(field)
+    }
+}
+
+/// `request.query` or `request.headers` of a new flow.
+fn inputs(list: &[NewInput]) -> Option<Value> {
+    let fields: serde_json::Map<String, Value> = list
+        .iter()
+        .filter(|i| !i.name.trim().is_empty())
+        .map(|i| (i.name.trim().to_string(), i.flow_value()))
+        .collect();
+    (!fields.is_empty()).then_some(Value::Object(fields))
 }
 
 /// The text of a new flow file, as the examples are written: the editor's schema line
@@ -235,8 +284,18 @@ pub fn new_flow_text(new: &NewRoute, served_path: &str, schema_line: Option<&str
     if let Some(summary) = new.summary.as_deref().filter(|s| !s.trim().is_empty()) {
         doc.insert("summary".into(), json!(summary.trim()));
     }
+    let mut request = serde_json::Map::new();
     if let Some(body) = new.body.as_deref().filter(|s| !s.is_empty()) {
-        doc.insert("request".into(), json!({ "body": body }));
+        request.insert("body".into(), json!(body));
+    }
+    if let Some(query) = inputs(&new.query) {
+        request.insert("query".into(), query);
+    }
+    if let Some(headers) = inputs(&new.headers) {
+        request.insert("headers".into(), headers);
+    }
+    if !request.is_empty() {
+        doc.insert("request".into(), Value::Object(request));
     }
     doc.insert("start".into(), json!("respond"));
     doc.insert(
@@ -319,6 +378,8 @@ mod tests {
             methods: vec!["GET".into()],
             summary: Some("Shows an order".into()),
             body: None,
+            query: vec![],
+            headers: vec![],
         };
         let text = new_flow_text(
             &new,
@@ -329,5 +390,35 @@ mod tests {
             text,
             "# yaml-language-server: $schema=../schemas/flow.schema.json\n# GET /acme/shop/orders/{id}\nroute: orders/{id}\nmethods: [GET]\nsummary: Shows an order\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n"
         );
+    }
+
+    #[test]
+    fn a_new_flows_request_inputs_are_written_as_the_examples_write_them() {
+        let input = |name: &str, type_name: &str, required: bool, description: Option<&str>| NewInput {
+            name: name.into(),
+            type_name: type_name.into(),
+            required,
+            description: description.map(str::to_string),
+        };
+        let new = NewRoute {
+            name: "greeting".into(),
+            route: "greeting".into(),
+            methods: vec!["POST".into()],
+            summary: None,
+            body: Some("object:Order".into()),
+            query: vec![
+                input("name", "string", false, Some("Who to greet")),
+                input("tone", "enum-value:Tone", true, None),
+                input(" ", "string", true, None),
+            ],
+            headers: vec![input("x-request-id", "string", false, None)],
+        };
+        let text = new_flow_text(&new, "/demo/hello/greeting", None);
+        assert_eq!(
+            text,
+            "# POST /demo/hello/greeting\nroute: greeting\nmethods: [POST]\nrequest:\n  body: object:Order\n  query:\n    name: { type: string, required: false, description: Who to greet }\n    tone: enum-value:Tone\n  headers:\n    x-request-id: { type: string, required: false }\nstart: respond\nnodes:\n  respond: { type: return-json, status: 200 }\n"
+        );
+        let flow = meaning(&text);
+        assert_eq!(flow["request"]["query"]["tone"], "enum-value:Tone");
     }
 }
