@@ -550,6 +550,52 @@ test("a structure output opens into its fields: price.quote.total is refused int
   await until("the fields closed", async () => (await page.locator('[data-node="price"] [data-pin="quote.total"]').count()) === 0);
 });
 
+test("Return JSON's body and headers: a field added, changed, wired; a structure refused as a header; removed back to the original bytes", async (t) => {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  t.after(() => writeFileSync(file, original));
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('[data-node="created"] .node-header').click();
+  const panel = page.locator("#panel");
+  await panel.locator('[data-new-field="body"]').fill("source");
+  await panel.locator('[data-new-value="body"]').fill("builder");
+  await panel.locator('[data-add-field="body"]').click();
+  await until("the field added", () => readFileSync(file, "utf8").includes("      lineCount: { from: price.line_count }\n      source: builder\n"));
+  assert.equal(readFileSync(file, "utf8").split("\n").length, original.split("\n").length + 1, "one added line");
+  await accessible("Return JSON's body and headers");
+  await screenshot("response");
+
+  const source = panel.locator('[data-field="body.source"]');
+  await source.waitFor();
+  await source.fill("42");
+  await source.press("Enter");
+  await until("the field changed", () => readFileSync(file, "utf8").includes("      source: 42\n"));
+
+  // A wire into it replaces the literal: one changed line. (The panel closed and the flow
+  // fitted, so that the response node is on the canvas's visible part.)
+  await page.keyboard.press("Escape");
+  await page.locator('button[aria-label="Fit the flow"]').click();
+  await until("the canvas to show it", async () => /inline value: 42/.test((await page.locator('[data-node="created"] [data-pin="body.source"] title').textContent().catch(() => "")) ?? ""));
+  await dragBetween(page.locator('[data-node="price"] [data-pin="line_count"] .pin-mark'), page.locator('[data-node="created"] [data-pin="body.source"] .pin-mark'));
+  await until("the field wired", () => readFileSync(file, "utf8").includes("      source: { from: price.line_count }\n"));
+  // A structure is not a header value: the checker's words.
+  await until("the canvas to show the wire", async () => (await page.locator('path.wire[data-to="created.body.source"]').count()) === 1);
+  await dragBetween(page.locator('[data-node="price"] [data-pin="quote"] .pin-mark'), page.locator('[data-node="created"] [data-pin="headers.x-quote-status"] .pin-mark'));
+  await until("the refusal said", async () => /Not wired: `price\.quote` is `object:Quote`, but a header value must be text/.test(await page.locator("#status").textContent()));
+
+  await page.locator('[data-node="created"] .node-header').click();
+  await panel.locator('[data-new-field="headers"]').fill("x-served-by");
+  await panel.locator('[data-new-value="headers"]').fill("svc");
+  await panel.locator('[data-add-field="headers"]').click();
+  await until("the header added", () => readFileSync(file, "utf8").includes("      x-quote-status: { from: decide.status }\n      x-served-by: svc\n"));
+  await panel.locator('[data-remove-field="headers.x-served-by"]').click();
+  await until("the header removed", () => !readFileSync(file, "utf8").includes("x-served-by"));
+  await panel.locator('[data-remove-field="body.source"]').click();
+  await until("the original bytes", () => readFileSync(file, "utf8") === original);
+});
+
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
   const file = join(project, "flows/create-order.yaml");
   const original = readFileSync(file, "utf8");

@@ -415,6 +415,45 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
     let added: Vec<&str> = wired.lines().filter(|l| !original.lines().any(|o| o == *l)).collect();
     assert_eq!(added, ["      review_above: { from: price.quote.total }"]);
     assert_eq!(wired.lines().count(), original.lines().count() + 1);
+
+    // Into Return JSON: a structure is not a header value (the checker's rule); a number
+    // is, and a body field takes any value. Each is one added line where it belongs.
+    let (_, read) = studio.get("/api/flows/create-order").await;
+    let base = serde_json::from_str::<serde_json::Value>(&read).unwrap()["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wire = |from: (&str, &str), to: (&str, &str), check: bool| {
+        serde_json::json!({ "base": base, "check": check,
+            "from": { "node": from.0, "pin": from.1 }, "to": { "node": to.0, "pin": to.1 } })
+    };
+    let (_, answer) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/wire",
+            wire(("price", "quote"), ("created", "headers.x-quote"), true),
+        )
+        .await;
+    assert!(
+        answer.contains("`price.quote` is `object:Quote`, but a header value must be text"),
+        "{answer}"
+    );
+    let (status, answer) = studio
+        .send(
+            reqwest::Method::POST,
+            "/api/flows/create-order/wire",
+            wire(("price", "line_count"), ("created", "body.lines"), false),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let with_body = std::fs::read_to_string(&file).unwrap();
+    let added: Vec<&str> = with_body.lines().filter(|l| !wired.lines().any(|o| o == *l)).collect();
+    assert_eq!(added, ["      lines: { from: price.line_count }"]);
+    let body_at = with_body.find("\n    body:\n").unwrap();
+    assert!(
+        with_body[body_at..].contains("      lines: { from: price.line_count }"),
+        "{with_body}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

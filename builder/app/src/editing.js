@@ -152,8 +152,71 @@ export function nodeForm(node, model, edit) {
       if (row) rows.push(row);
     }
   }
+  if (node.type === "return-json") rows.push(...responseRows(node, edit));
   if (!rows.length) return null;
   return el("form", { class: "node-form", "aria-label": `Settings of ${node.id}`, onsubmit: (e) => e.preventDefault() }, el("h3", {}, "Settings"), rows);
+}
+
+/** The path of a Return JSON pin (`body.error.code`, `body.lines.0`, `headers.x-id`). */
+const responsePath = (node, pinId) => {
+  const [part, ...rest] = pinId.split(".");
+  // A header's name may hold dots; a body path's numbers index its lists.
+  const steps = part === "headers" ? [rest.join(".")] : rest.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
+  return nodePath(node, part, ...steps);
+};
+
+/** A literal as typed: JSON when it reads as JSON (`42`, `true`, `"x"`, `[1]`), else text. */
+function literalOf(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const literalText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** Return JSON's headers and body fields: each literal edited in place, each removable,
+ *  and new ones added (a wired one is changed by drawing another wire into it). */
+function responseRows(node, edit) {
+  return ["headers", "body"].map((part) => {
+    const what = part === "body" ? "body field" : "header";
+    const rows = node.inputs
+      .filter((pin) => pin.id.startsWith(`${part}.`))
+      .map((pin) => {
+        const path = responsePath(node, pin.id);
+        const name = pin.id.slice(part.length + 1);
+        const remove = el("button", { type: "button", class: "link-button", "data-remove-field": pin.id, onclick: () => edit([{ op: "remove", path }], `${node.id} ${pin.id} removed`) }, "Remove");
+        if (pin.value === undefined || pin.value === null) {
+          return el("li", { class: "response-field" }, el("code", {}, name), el("span", { class: "muted" }, " wired"), " ", remove);
+        }
+        const input = el("input", { type: "text", value: literalText(pin.value), "data-field": pin.id, "aria-label": `${what} ${name}` });
+        pending(input);
+        input.addEventListener("change", () => {
+          const value = literalOf(input.value.trim());
+          if (JSON.stringify(value) !== JSON.stringify(pin.value)) edit([{ op: "set", path, value }], `${node.id} ${pin.id} = ${input.value.trim()}`);
+        });
+        return el("li", { class: "response-field" }, el("code", {}, name), input, remove);
+      });
+    const name = el("input", { type: "text", "data-new-field": part, "aria-label": `new ${what}'s name`, placeholder: part === "body" ? "total" : "x-request-id" });
+    const value = el("input", { type: "text", "data-new-value": part, "aria-label": `new ${what}'s value`, placeholder: "value, or wire it after" });
+    const add = el("button", {
+      type: "button",
+      "data-add-field": part,
+      onclick: () => {
+        const key = name.value.trim();
+        if (!key) return;
+        edit([{ op: "set", path: nodePath(node, part, key), value: literalOf(value.value.trim()) }], `${node.id} ${part}.${key} added`);
+      },
+    }, `Add a ${what}`);
+    return el(
+      "fieldset",
+      { class: "field response-part", "data-response": part },
+      el("legend", {}, part === "body" ? "Body" : "Headers"),
+      rows.length ? el("ul", { class: "response-fields" }, rows) : el("p", { class: "muted" }, part === "body" ? "No body fields." : "No headers."),
+      el("div", { class: "response-new" }, name, value, add),
+    );
+  });
 }
 
 function field(label, control, note) {

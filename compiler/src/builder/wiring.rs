@@ -91,9 +91,12 @@ fn plan_in(checked: &Checked, index: usize, from: &End, to: &End) -> Result<Vec<
             from.pin
         ));
     }
+    if let NodeKind::ReturnJson(_) = &flow.nodes[target].kind {
+        return response_wire(checked, index, target, from, to);
+    }
     let NodeKind::Code(call) = &flow.nodes[target].kind else {
         return Err(format!(
-            "values are wired into the inputs of code nodes; `{}` takes its settings in the inspector",
+            "values are wired into the inputs of code nodes and the body and headers of Return JSON; `{}` takes its settings in the inspector",
             to.node
         ));
     };
@@ -112,22 +115,8 @@ fn plan_in(checked: &Checked, index: usize, from: &End, to: &End) -> Result<Vec<
             to.pin
         ));
     };
-    let mut text = if from.node == START {
-        format!("request.{}", from.pin)
-    } else {
-        format!("{}.{}", from.node, from.pin)
-    };
-    for field in &from.path {
-        text.push('.');
-        text.push_str(field);
-    }
-    // Read as a flow file reads it, so that the checker sees the same reference.
+    let (text, reference) = reference_of(flow.file, from)?;
     let mut diags = Diagnostics::new();
-    let node = YamlNode {
-        value: YamlValue::String(text.clone()),
-        span: Span::file_start(flow.file),
-    };
-    let reference = read_reference(&node, &mut diags).ok_or_else(|| first_error(&diags, &text))?;
     let pin_name = format!("input `{}` of `{}`", to.pin, call.node_key.value);
     checked
         .flow_context(index)
@@ -137,6 +126,66 @@ fn plan_in(checked: &Checked, index: usize, from: &End, to: &End) -> Result<Vec<
     }
     Ok(vec![Edit::Set {
         path: keys(&["nodes", &to.node, "inputs", &to.pin]),
+        value: json!({ "from": text }),
+    }])
+}
+
+/// The reference a wire from `from` writes (`price.quote.total`), read as a flow file
+/// reads it, so that the checker sees the same reference.
+fn reference_of(file: svc_frontend::FileId, from: &End) -> Result<(String, svc_frontend::flow::Reference), String> {
+    let mut text = if from.node == START {
+        format!("request.{}", from.pin)
+    } else {
+        format!("{}.{}", from.node, from.pin)
+    };
+    for field in &from.path {
+        text.push('.');
+        text.push_str(field);
+    }
+    let mut diags = Diagnostics::new();
+    let node = YamlNode {
+        value: YamlValue::String(text.clone()),
+        span: Span::file_start(file),
+    };
+    let reference = read_reference(&node, &mut diags).ok_or_else(|| first_error(&diags, &text))?;
+    Ok((text, reference))
+}
+
+/// A wire into Return JSON `target`: into one of its headers (`headers.x-quote-status`:
+/// text, as the checker requires) or a field of its body (`body.quote`, `body.error.code`:
+/// any value known on every path), written where the body has it or would have it.
+fn response_wire(checked: &Checked, index: usize, target: usize, from: &End, to: &End) -> Result<Vec<Edit>, String> {
+    let flow = &checked.project.flows[index];
+    let (part, rest) = to.pin.split_once('.').unwrap_or((to.pin.as_str(), ""));
+    if !matches!(part, "body" | "headers") || rest.is_empty() {
+        return Err(format!(
+            "wire into a field of `{}`'s body or one of its headers, not `{}`",
+            to.node, to.pin
+        ));
+    }
+    let (text, reference) = reference_of(flow.file, from)?;
+    let mut diags = Diagnostics::new();
+    let context = checked.flow_context(index);
+    if part == "headers" {
+        context.check_header_wire(target, &reference, &mut diags);
+    } else {
+        context.reference(&reference, Some(target), &mut diags);
+    }
+    if diags.error_count() > 0 {
+        return Err(first_error(&diags, &text));
+    }
+    let mut path = keys(&["nodes", &to.node, part]);
+    if part == "headers" {
+        path.push(Step::Key(rest.to_string()));
+    } else {
+        // `body.lines.0`: an index into a list the body already has.
+        path.extend(rest.split('.').map(|s| match s.parse::<usize>() {
+            Ok(i) => Step::Index(i),
+            Err(_) => Step::Key(s.to_string()),
+        }));
+    }
+    Ok(vec![Edit::Set {
+        path,
         value: json!({ "from": text }),
     }])
 }

@@ -402,25 +402,29 @@ impl FlowContext<'_> {
                         );
                     }
                 }
-                Binding::Wire(w) => {
-                    if let Some(vt) = self.reference(w, Some(i), diags)
-                        && !matches!(
-                            vt.ty,
-                            TypeRef::String | TypeRef::Number | TypeRef::Boolean | TypeRef::Enum(_)
-                        )
-                    {
-                        diags.push(
-                            Diagnostic::new(
-                                Code::TypeMismatch,
-                                w.span,
-                                format!("`{}` is `{}`, but a header value must be text", w.text, vt.ty),
-                            )
-                            .label("not text")
-                            .help("wire a string, number, boolean or enum value; put structured data in the body"),
-                        );
-                    }
-                }
+                Binding::Wire(w) => self.check_header_wire(i, w, diags),
             }
+        }
+    }
+
+    /// A wire into a header of Return JSON `i`: known on every path to it, and text
+    /// (a string, number, boolean or enum value). The Builder checks a wire it draws here.
+    pub fn check_header_wire(&self, i: usize, w: &Reference, diags: &mut Diagnostics) {
+        if let Some(vt) = self.reference(w, Some(i), diags)
+            && !matches!(
+                vt.ty,
+                TypeRef::String | TypeRef::Number | TypeRef::Boolean | TypeRef::Enum(_)
+            )
+        {
+            diags.push(
+                Diagnostic::new(
+                    Code::TypeMismatch,
+                    w.span,
+                    format!("`{}` is `{}`, but a header value must be text", w.text, vt.ty),
+                )
+                .label("not text")
+                .help("wire a string, number, boolean or enum value; put structured data in the body"),
+            );
         }
     }
 
