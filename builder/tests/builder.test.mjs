@@ -537,6 +537,9 @@ test("a structure output opens into its fields: price.quote.total is refused int
   await until("the wire removed", () => !readFileSync(file, "utf8").includes(line));
   const unwired = readFileSync(file, "utf8");
   await until("the canvas without it", async () => (await page.locator('path.wire[data-to="decide.total"]').count()) === 0);
+  // The panel closed and the flow fitted: both nodes in the canvas's visible part.
+  await page.keyboard.press("Escape");
+  await page.locator('button[aria-label="Fit the flow"]').click();
   await page.locator('[data-node="price"] [data-pin="quote.total"]').waitFor();
   await dragBetween(page.locator('[data-node="price"] [data-pin="quote.total"] .pin-mark'), page.locator('[data-node="decide"] [data-pin="total"] .pin-mark'));
   await until("the wire saved again", () => readFileSync(file, "utf8").includes(line));
@@ -544,6 +547,9 @@ test("a structure output opens into its fields: price.quote.total is refused int
   assert.deepEqual(rewired.filter((l) => !unwired.split("\n").includes(l)), [line], "one added line");
   assert.deepEqual([...rewired].sort(), original.split("\n").sort(), "the file's lines, one of them moved");
   writeFileSync(file, original);
+  // A code node's failure opens into its code and message, which the 422 reads.
+  await page.locator('[data-node="price"] [data-pin="failure"] .pin-expand').click();
+  await until("the failure's fields", async () => (await page.locator('path.wire[data-to="rejected.body.error.code"]').getAttribute("data-from")) === "price.failure.code");
   // Closed again, by keyboard.
   await page.locator('[data-node="price"] [data-pin="quote"] .pin-expand').focus();
   await page.keyboard.press("Enter");
@@ -594,6 +600,38 @@ test("Return JSON's body and headers: a field added, changed, wired; a structure
   await until("the header removed", () => !readFileSync(file, "utf8").includes("x-served-by"));
   await panel.locator('[data-remove-field="body.source"]').click();
   await until("the original bytes", () => readFileSync(file, "utf8") === original);
+});
+
+test("Check Origin's allowed headers, preflight max age and missing-origin policy: each one changed line, a bad header name flagged", async (t) => {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  t.after(() => writeFileSync(file, original));
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  await page.locator('[data-node="origin"] .node-header').click();
+  const headers = page.locator('#panel [data-setting="allowed_headers"]');
+  assert.equal(await headers.inputValue(), "content-type, x-api-key");
+  await headers.fill("content-type, x api");
+  await headers.press("Enter");
+  await until("the bad name flagged", async () => /`x api` is not a header name; not saved/.test(await page.locator("#panel").textContent()));
+  assert.equal(readFileSync(file, "utf8"), original);
+  await headers.fill("content-type, x-api-key, x-request-id");
+  await headers.press("Enter");
+  await until("the headers saved", () => readFileSync(file, "utf8") !== original);
+  assert.deepEqual(changedLines(original, readFileSync(file, "utf8")), [["    allowed_headers: [content-type, x-api-key]", "    allowed_headers: [content-type, x-api-key, x-request-id]"]]);
+  const withHeaders = readFileSync(file, "utf8");
+  const age = page.locator('#panel [data-setting="max_age"]');
+  await until("the form drawn again", async () => (await page.locator('#panel [data-setting="allowed_headers"]').inputValue()).includes("x-request-id"));
+  assert.equal(await age.inputValue(), "600");
+  await age.fill("300");
+  await age.press("Enter");
+  await until("the age saved", () => readFileSync(file, "utf8").includes("    max_age: 300\n"));
+  assert.deepEqual(changedLines(withHeaders, readFileSync(file, "utf8")), [["    max_age: 600", "    max_age: 300"]]);
+  const policy = page.locator('#panel [data-setting="missing_origin"]');
+  await policy.selectOption("block");
+  await until("the policy saved", () => readFileSync(file, "utf8").includes("    missing_origin: block\n"));
+  await accessible("Check Origin's settings");
 });
 
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {

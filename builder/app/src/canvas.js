@@ -9,6 +9,12 @@ import { el, shortJson, svg, typeFamily, typeLabel } from "./dom.js";
 import { HEADER, NODE_WIDTH, ROW, layout } from "./layout.js";
 import { PALETTE_NODE } from "./palette.js";
 
+/** What `ctx.fail(message, code)` leaves on a code node's `failure` output. */
+const FAILURE_FIELDS = [
+  { name: "code", type: "string", required: true, description: "the code `ctx.fail` gave" },
+  { name: "message", type: "string", required: true, description: "the message `ctx.fail` gave" },
+];
+
 const MIN_SCALE = 0.2;
 const MAX_SCALE = 2.5;
 
@@ -82,8 +88,10 @@ export class Canvas {
     return { ...route, nodes, wires };
   }
 
-  /** The fields of a structure pin (`object:Quote`), or nothing. */
+  /** The fields of a structure pin (`object:Quote`, and a code node's `failure`), or
+   *  nothing. */
   fieldsOf(pin) {
+    if (pin.id === "failure" && pin.type === "object") return FAILURE_FIELDS;
     const match = /^object:([^:]+)$/.exec(pin.sequence ? "" : (pin.type ?? ""));
     return match ? this.structures?.get(match[1]) : undefined;
   }

@@ -206,7 +206,9 @@ function responseRows(node, edit) {
       onclick: () => {
         const key = name.value.trim();
         if (!key) return;
-        edit([{ op: "set", path: nodePath(node, part, key), value: literalOf(value.value.trim()) }], `${node.id} ${part}.${key} added`);
+        // `error.code` in the body is a field of an `error` object (made when missing).
+        const steps = part === "body" ? key.split(".").filter(Boolean) : [key];
+        edit([{ op: "set", path: nodePath(node, part, ...steps), value: literalOf(value.value.trim()) }], `${node.id} ${part}.${key} added`);
       },
     }, `Add a ${what}`);
     return el(
@@ -243,6 +245,7 @@ function settingRow(node, setting, edit) {
     return field(setting.label, select);
   }
   if (setting.kind === "origins") return originsRow(node, setting, edit);
+  if (setting.kind === "headers") return headersRow(node, setting, edit);
   const numeric = setting.kind === "count" || setting.kind === "status";
   const input = el("input", {
     "data-setting": setting.key,
@@ -253,10 +256,19 @@ function settingRow(node, setting, edit) {
     step: numeric ? 1 : undefined,
     required: true,
   });
+  if (setting.unset) input.placeholder = setting.unset;
+  if (setting.unset) input.required = false;
   const note = el("div", { class: "field-note", role: "status" });
   pending(input);
   input.addEventListener("change", () => {
     const text = input.value.trim();
+    // An optional setting emptied: the key left out, and the default applies.
+    if (text === "" && setting.unset) {
+      input.setAttribute("aria-invalid", "false");
+      note.textContent = "";
+      if (setting.value !== "") edit([{ op: "remove", path }], `${what} as the default`);
+      return;
+    }
     const value = numeric ? Number(text) : text;
     const wrong =
       numeric && (!Number.isInteger(value) || (setting.kind === "count" && value < 1) || (setting.kind === "status" && (value < 100 || value > 599)))
@@ -271,6 +283,25 @@ function settingRow(node, setting, edit) {
     input.setAttribute("aria-invalid", String(Boolean(wrong)));
     note.textContent = wrong ? `Expected ${wrong}; not saved.` : "";
     if (!wrong && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
+  });
+  return field(setting.label, input, note);
+}
+
+/** A list of header names, comma-separated in one field (`content-type, x-api-key`). */
+function headersRow(node, setting, edit) {
+  const path = nodePath(node, setting.key);
+  const input = el("input", { type: "text", "data-setting": setting.key, value: setting.value.join(", "), placeholder: setting.unset ?? "" });
+  const note = el("div", { class: "field-note", role: "status" });
+  pending(input);
+  input.addEventListener("change", () => {
+    const names = input.value.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const wrong = names.find((h) => !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(h));
+    input.setAttribute("aria-invalid", String(Boolean(wrong)));
+    note.textContent = wrong ? `\`${wrong}\` is not a header name; not saved.` : "";
+    if (wrong || JSON.stringify(names) === JSON.stringify(setting.value)) return;
+    const what = `${node.id} ${setting.label}`;
+    if (!names.length) edit([{ op: "remove", path }], `${what} as the default`);
+    else edit([{ op: "set", path, value: names }], `${what} = ${names.join(", ")}`);
   });
   return field(setting.label, input, note);
 }

@@ -94,7 +94,8 @@ pub struct Setting {
     pub key: &'static str,
     pub label: &'static str,
     /// `count` (a whole number), `duration` (`30s`, `1m`), `choice`, `status` (an HTTP
-    /// status), or `origins` (a list of allowed origins).
+    /// status), `origins` (a list of allowed origins) or `headers` (a list of header
+    /// names).
     pub kind: &'static str,
     pub value: Value,
     /// The values a `choice` takes.
@@ -479,12 +480,44 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
     };
     match &node.kind {
         NodeKind::CheckOrigin(n) => {
-            out.settings = vec![setting(
-                "allowed_origins",
-                "allowed origins",
-                "origins",
-                n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
-            )];
+            out.settings = vec![
+                setting(
+                    "allowed_origins",
+                    "allowed origins",
+                    "origins",
+                    n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
+                ),
+                Setting {
+                    unset: Some("only the CORS-safelisted headers"),
+                    ..setting(
+                        "allowed_headers",
+                        "allowed headers",
+                        "headers",
+                        n.allowed_headers.clone().into(),
+                    )
+                },
+                Setting {
+                    unset: Some("the browser's default"),
+                    ..setting(
+                        "max_age",
+                        "preflight max age (seconds)",
+                        "count",
+                        n.max_age.map_or(Value::String(String::new()), Value::from),
+                    )
+                },
+                Setting {
+                    unset: Some("allow (not a browser's cross-origin request)"),
+                    ..choice(
+                        "missing_origin",
+                        "without an Origin header",
+                        match n.missing_origin {
+                            MissingOrigin::Allow => "",
+                            MissingOrigin::Block => "block",
+                        },
+                        &["allow", "block"],
+                    )
+                },
+            ];
             out.config.push((
                 "allowed origins".into(),
                 n.allowed_origins
