@@ -17,7 +17,6 @@ Targets (issue 41): flow-only and TypeScript-only ≤ 1 s, a Rust node ≤ 2 s.
 import argparse
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,14 +25,8 @@ import time
 import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from load import free_port  # noqa: E402
 
 
 class Dev:

@@ -455,15 +455,21 @@ def store_with_keys(svc, path, n):
     return key
 
 
+def free_port():
+    """A loopback port no one listens on now."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def cold_start(cmd, env, key, starts=10):
     """Milliseconds from exec to the first answered request (median, and all of them)."""
-    import socket
     times = []
     for _ in range(starts):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
+        port = free_port()
         argv = [a if a != "0" else str(port) for a in cmd]
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)

@@ -33,12 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load  # noqa: E402  (the build, start and wrk helpers)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = load.free_port
 
 
 def start_redis(work):

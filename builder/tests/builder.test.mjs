@@ -464,6 +464,18 @@ test("nodes added from the palette, renamed with every reference, and deleted: t
   page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
 });
 
+/** Opens create-order in the Builder once it shows the file as it is on disk; the file
+ *  is put back as it was after test `t`, whatever happens in it. */
+async function openCreateOrder(t) {
+  const file = join(project, "flows/create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  t.after(() => writeFileSync(file, original));
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  return { file, original };
+}
+
 /** Drags with the mouse from the centre of `from` to the centre of `to`. */
 async function dragBetween(from, to) {
   const [a, b] = [await from.boundingBox(), await to.boundingBox()];
@@ -550,19 +562,19 @@ test("a structure output opens into its fields: price.quote.total is refused int
   // A code node's failure opens into its code and message, which the 422 reads.
   await page.locator('[data-node="price"] [data-pin="failure"] .pin-expand').click();
   await until("the failure's fields", async () => (await page.locator('path.wire[data-to="rejected.body.error.code"]').getAttribute("data-from")) === "price.failure.code");
-  // Closed again, by keyboard.
-  await page.locator('[data-node="price"] [data-pin="quote"] .pin-expand').focus();
-  await page.keyboard.press("Enter");
-  await until("the fields closed", async () => (await page.locator('[data-node="price"] [data-pin="quote.total"]').count()) === 0);
+  // Closed again, by keyboard (pressed again only if a redraw took the focus first).
+  const open = async () => (await page.locator('[data-node="price"] [data-pin="quote.total"]').count()) > 0;
+  await until("the fields closed", async () => {
+    if (!(await open())) return true;
+    await page.locator('[data-node="price"] [data-pin="quote"] .pin-expand').focus();
+    await page.keyboard.press("Enter");
+    await new Promise((r) => setTimeout(r, 200));
+    return !(await open());
+  });
 });
 
 test("Return JSON's body and headers: a field added, changed, wired; a structure refused as a header; removed back to the original bytes", async (t) => {
-  const file = join(project, "flows/create-order.yaml");
-  const original = readFileSync(file, "utf8");
-  t.after(() => writeFileSync(file, original));
-  await page.locator('a[data-view="flows"]').click();
-  await page.locator('.route-link[data-route="create-order"]').click();
-  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  const { file, original } = await openCreateOrder(t);
   await page.locator('[data-node="created"] .node-header').click();
   const panel = page.locator("#panel");
   await panel.locator('[data-new-field="body"]').fill("source");
@@ -603,12 +615,7 @@ test("Return JSON's body and headers: a field added, changed, wired; a structure
 });
 
 test("Check Origin's allowed headers, preflight max age and missing-origin policy: each one changed line, a bad header name flagged", async (t) => {
-  const file = join(project, "flows/create-order.yaml");
-  const original = readFileSync(file, "utf8");
-  t.after(() => writeFileSync(file, original));
-  await page.locator('a[data-view="flows"]').click();
-  await page.locator('.route-link[data-route="create-order"]').click();
-  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  const { file, original } = await openCreateOrder(t);
   await page.locator('[data-node="origin"] .node-header').click();
   const headers = page.locator('#panel [data-setting="allowed_headers"]');
   assert.equal(await headers.inputValue(), "content-type, x-api-key");
@@ -635,11 +642,7 @@ test("Check Origin's allowed headers, preflight max age and missing-origin polic
 });
 
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
-  const file = join(project, "flows/create-order.yaml");
-  const original = readFileSync(file, "utf8");
-  await page.locator('a[data-view="flows"]').click();
-  await page.locator('.route-link[data-route="create-order"]').click();
-  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(original));
+  const { file, original } = await openCreateOrder(t);
   await page.locator('a[data-view="palette"]').click();
   const item = page.locator('.palette-item[data-key="rate-limit"]');
   await item.waitFor();
@@ -649,8 +652,6 @@ test("a palette node dragged onto the canvas is added where it is dropped; Delet
   await until("the node added", () => readFileSync(file, "utf8").includes("\n  limit-2:\n"));
   const block = "  limit-2:\n    type: rate-limit\n    limit: 60\n    window: 1m\n    by: ip\n";
   const withNode = readFileSync(file, "utf8");
-  // Put back whatever happens next, for the tests after this one.
-  t.after(() => writeFileSync(file, original));
   assert.ok(withNode.includes(block), withNode);
   assert.equal(withNode.replace(block, ""), original, "the node's block added, nothing else");
   const node = page.locator('[data-node="limit-2"] .node-body');
