@@ -559,6 +559,12 @@ test("a structure output opens into its fields: price.quote.total is refused int
   assert.deepEqual(rewired.filter((l) => !unwired.split("\n").includes(l)), [line], "one added line");
   assert.deepEqual([...rewired].sort(), original.split("\n").sort(), "the file's lines, one of them moved");
   writeFileSync(file, original);
+  // Start's body opens too: a request field dragged into a pin of another type.
+  await page.locator('[data-node="(start)"] [data-pin="body"] .pin-expand').click();
+  await dragBetween(page.locator('[data-node="(start)"] [data-pin="body.currency"] .pin-mark'), page.locator('[data-node="decide"] [data-pin="total"] .pin-mark'));
+  await until("the refusal said", async () =>
+    /Not wired: `request\.body\.currency` is `enum-value:Currency`, but input `total` of `shop\.decide-status` is `number`/.test(await page.locator("#status").textContent()),
+  );
   // A code node's failure opens into its code and message, which the 422 reads.
   await page.locator('[data-node="price"] [data-pin="failure"] .pin-expand').click();
   await until("the failure's fields", async () => (await page.locator('path.wire[data-to="rejected.body.error.code"]').getAttribute("data-from")) === "price.failure.code");

@@ -394,6 +394,23 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
         let (_, answer) = studio.wire(from, to, true).await;
         assert_eq!(answer["ok"], false, "{from:?} → {to:?}: {answer}");
     }
+    // From Start (the model's `(start)`): a request input, and its sequence output.
+    let (_, answer) = studio
+        .wire(("(start)", "body.currency"), ("decide", "currency"), true)
+        .await;
+    assert_eq!(answer["ok"], true, "{answer}");
+    let (_, answer) = studio
+        .wire(("(start)", "body.currency"), ("decide", "total"), true)
+        .await;
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("`request.body.currency` is `enum-value:Currency`"),
+        "{answer}"
+    );
+    let (_, answer) = studio.wire(("(start)", "start"), ("auth", "exec"), true).await;
+    assert_eq!(answer["ok"], true, "{answer}");
     // A number into a number input: one added line, in the node's inputs.
     let (status, answer) = studio
         .wire(("price", "quote.total"), ("decide", "review_above"), false)

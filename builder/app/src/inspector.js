@@ -96,7 +96,7 @@ export function nodePanel(route, node, diagnostics, form = null, unwire = null) 
           { class: "wires-list" },
           wiresOut
             .filter((w) => w.kind === "sequence")
-            .map((w) => el("li", {}, el("code", {}, w.from.pin), " → ", el("code", {}, w.to.node), " ", w.from.node === "start" ? null : remove(w))),
+            .map((w) => el("li", {}, el("code", {}, w.from.pin), " → ", el("code", {}, w.to.node), " ", w.from.node === "(start)" && w.kind === "sequence" ? null : remove(w))),
         )
       : null,
   );

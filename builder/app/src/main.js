@@ -69,7 +69,7 @@ class Builder {
         else this.editor.undo();
       }
       // The selected node: Delete deletes it, F2 renames it.
-      if (!typing && this.view === "flows" && this.canvas.selected && this.canvas.selected !== "start") {
+      if (!typing && this.view === "flows" && this.canvas.selected && this.canvas.selected !== "(start)") {
         if (event.key === "Delete") this.deleteNode(this.canvas.selected);
         if (event.key === "F2") this.renameNode(this.canvas.selected);
       }

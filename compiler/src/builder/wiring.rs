@@ -16,8 +16,8 @@ use svc_frontend::flow::{NodeKind, read_reference};
 use svc_frontend::yaml::{Node as YamlNode, Value as YamlValue};
 use svc_frontend::{Diagnostics, Severity, Span};
 
-/// The Start node's id in the Builder's model.
-const START: &str = "start";
+/// The Start node's id in the Builder's model (not a flow node id, so never a node's).
+const START: &str = super::model::START;
 
 /// One end of a wire: a node and one of its pins, as the Builder's model names them.
 #[derive(Debug, Clone, Deserialize)]
