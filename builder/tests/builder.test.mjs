@@ -647,6 +647,34 @@ test("Check Origin's allowed headers, preflight max age and missing-origin polic
   await accessible("Check Origin's settings");
 });
 
+test("wiring by keyboard from the inspector: an edge to another node, a field into an input, a refusal with the checker's reason", async (t) => {
+  const { file, original } = await openCreateOrder(t);
+  await page.locator('[data-node="decide"] .node-handle').focus();
+  await page.keyboard.press("Enter");
+  const panel = page.locator("#panel");
+  // `total ←` lists every value the flow has, fields of structures included.
+  const total = panel.locator('[data-wire-from="total"]');
+  await total.waitFor();
+  assert.equal(await total.locator("option").first().textContent(), "price.quote.total");
+  await total.focus();
+  await total.selectOption({ label: "request.body.currency" });
+  await until("the refusal said", async () =>
+    /`request\.body\.currency` is `enum-value:Currency`, but input `total` of `shop\.decide-status` is `number`/.test(await page.locator("#status").textContent()),
+  );
+  assert.equal(readFileSync(file, "utf8"), original);
+  await total.selectOption({ label: "price.line_count" });
+  await until("the wire saved", () => readFileSync(file, "utf8").includes("      total: { from: price.line_count }\n"));
+  assert.deepEqual(changedLines(original, readFileSync(file, "utf8")), [["      total: { from: price.quote.total }", "      total: { from: price.line_count }"]]);
+  // An edge: `next →` another node, one changed line; the focus stays on the list.
+  const next = panel.locator('[data-next="next"]');
+  await until("the form drawn again", async () => (await next.inputValue()) === "created");
+  await next.focus();
+  await next.selectOption("rejected");
+  await until("the edge saved", () => readFileSync(file, "utf8").includes("    next: rejected\n"));
+  await until("the focus back on the list", async () => (await page.evaluate(() => document.activeElement?.dataset?.next)) === "next");
+  await accessible("the inspector's wiring lists");
+});
+
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
   const { file, original } = await openCreateOrder(t);
   await page.locator('a[data-view="palette"]').click();

@@ -74,7 +74,7 @@ export class Editor {
 
   /** Draws the wire `from` → `to` (each `{ node, pin }`). */
   wire(route, from, to) {
-    const what = `${from.node}.${from.pin} → ${to.node}.${to.pin}`;
+    const what = `${[from.node, from.pin, ...(from.path ?? [])].join(".")} → ${to.node}.${to.pin}`;
     return this.serially(() => this.send(route, "wire", (base) => ({ base, from, to }), what));
   }
 

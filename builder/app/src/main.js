@@ -15,6 +15,7 @@ import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
 import { Settings } from "./settings.js";
 import { TraceList, highlightOf, stepPanel, tracePanel } from "./traces.js";
+import { wiringForm } from "./wiring.js";
 
 const REFRESH_MS = 2000;
 
@@ -277,7 +278,7 @@ class Builder {
     this.inspected = `${route.name}/${node.id}`;
     // The field that had the focus has it again in the redrawn form.
     const focused = same ? document.activeElement?.closest?.("#panel-body .node-form")?.querySelector(":focus") : null;
-    const key = focused && ["data-setting", "data-pin-value", "data-origin"].map((a) => [a, focused.getAttribute(a)]).find(([, v]) => v !== null);
+    const key = focused && ["data-setting", "data-pin-value", "data-origin", "data-next", "data-wire-from", "data-field"].map((a) => [a, focused.getAttribute(a)]).find(([, v]) => v !== null);
     const form = nodeForm(node, this.model, (edits, what) => this.editor.edit(route, edits, what));
     const actions =
       node.type === "start"
@@ -301,6 +302,11 @@ class Builder {
       return this.editor.edit(route, [{ op: "remove", path }], `${w.from.node}.${w.from.pin} → ${w.to.node}.${w.to.pin} removed`);
     };
     const panel = nodePanel(route, node, this.model.diagnostics.filter((d) => d.route === this.routeName), form, unwire);
+    const wiring = wiringForm(route, node, this.model.assets, {
+      wire: (from, to) => this.editor.wire(route, from, to),
+      unwireEdge: (pin) => this.editor.edit(route, [{ op: "remove", path: ["nodes", node.id, pin] }], `${node.id}.${pin} unwired`),
+    });
+    if (wiring) panel.append(wiring);
     if (actions) panel.append(actions);
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
