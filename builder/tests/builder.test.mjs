@@ -678,6 +678,7 @@ test("wiring by keyboard from the inspector: an edge to another node, a field in
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
   const { file, original } = await openCreateOrder(t);
   await page.locator('a[data-view="palette"]').click();
+  await page.locator(".palette-search").fill("");
   const item = page.locator('.palette-item[data-key="rate-limit"]');
   await item.waitFor();
   const canvas = page.locator("#canvas svg.canvas");
@@ -689,10 +690,14 @@ test("a palette node dragged onto the canvas is added where it is dropped; Delet
   assert.ok(withNode.includes(block), withNode);
   assert.equal(withNode.replace(block, ""), original, "the node's block added, nothing else");
   const node = page.locator('[data-node="limit-2"] .node-body');
-  await node.waitFor();
-  const [box, area] = [await node.boundingBox(), await canvas.boundingBox()];
+  const area = await canvas.boundingBox();
   const [x, y] = [area.x + drop.x, area.y + drop.y];
-  assert.ok(box.x <= x && x <= box.x + box.width && box.y <= y && y <= box.y + box.height, `dropped at ${x},${y}, drawn at ${JSON.stringify(box)}`);
+  // Asked again while the canvas is drawn anew (the refresh after the save).
+  let box = null;
+  await until("the node drawn where it was dropped", async () => {
+    box = await node.boundingBox().catch(() => null);
+    return box && box.x <= x && x <= box.x + box.width && box.y <= y && y <= box.y + box.height;
+  }, 10_000).catch(() => assert.fail(`dropped at ${x},${y}, drawn at ${JSON.stringify(box)}`));
   await screenshot("dropped");
   // Selected by keyboard and deleted: the file as it was.
   await page.locator('[data-node="limit-2"] .node-handle').focus();
@@ -789,4 +794,179 @@ test("requests without the token, with another Host, or from another site are re
   assert.equal((await raw(api, { ...withCookie, host: `rebound.example:${port}` })).status, 403, "DNS rebinding");
   assert.equal((await raw(api, { ...withCookie, origin: "https://evil.example" })).status, 403, "another site");
   assert.equal((await raw(api, { ...withCookie, "sec-fetch-site": "cross-site" })).status, 403, "another site");
+});
+
+test("the create-order flow built from an empty route by drag and keyboard only: it checks, is served, and the shop's flow tests pass", async (t) => {
+  const flows = join(project, "flows");
+  const file = join(flows, "create-order.yaml");
+  const original = readFileSync(file, "utf8");
+  const layoutFile = join(flows, "create-order.layout.json");
+  const originalLayout = existsSync(layoutFile) ? readFileSync(layoutFile, "utf8") : null;
+  t.after(() => {
+    writeFileSync(file, original);
+    if (originalLayout !== null) writeFileSync(layoutFile, originalLayout);
+    else rmSync(layoutFile, { force: true });
+    page.removeAllListeners("dialog");
+    page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
+  });
+  rmSync(file);
+  rmSync(layoutFile, { force: true });
+  await page.locator('a[data-view="flows"]').click();
+  await until("the route gone from the list", async () => (await page.locator('.route-link[data-route="create-order"]').count()) === 0);
+  const text = () => (existsSync(file) ? readFileSync(file, "utf8") : "");
+  const saved = (what, predicate) => until(what, () => predicate(text()));
+  const panel = page.locator("#panel");
+  // `key: value` in a block mapping or a `{ … }` one.
+  const has = (s, key, value) => [`${key}: ${value}\n`, `${key}: ${value} }`, `${key}: ${value},`].some((x) => s.includes(x));
+  const answers = [];
+  page.removeAllListeners("dialog");
+  page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? answers.shift() : undefined));
+
+  // The route: POST orders, an Order body.
+  await page.locator(".new-route").click();
+  const form = page.locator(".new-route-form");
+  await form.locator('input[name="name"]').fill("create-order");
+  await form.locator('input[name="route"]').fill("orders");
+  await form.locator('.method-choice input[value="GET"]').uncheck();
+  await form.locator('.method-choice input[value="POST"]').check();
+  await form.locator('input[name="summary"]').fill("Prices an order and decides whether it needs review");
+  await form.locator('select[name="body"]').selectOption("object:Order");
+  await form.locator('button[type="submit"]').click();
+  await saved("the new flow", (s) => s.includes("route: orders\n"));
+  await page.locator('[data-node="respond"]').waitFor();
+
+  // Tab to the node and Enter (again if a redraw took the focus first).
+  const select = async (id) => {
+    const shown = panel.locator(`section.inspector[aria-label="Node ${id}"]`);
+    await until(`${id} in the panel`, async () => {
+      if (await shown.isVisible()) return true;
+      await page.locator(`[data-node="${id}"] .node-handle`).focus();
+      await page.keyboard.press("Enter");
+      await new Promise((r) => setTimeout(r, 150));
+      return shown.isVisible();
+    });
+  };
+  const rename = async (id, to) => {
+    await select(id);
+    answers.push(to);
+    await page.keyboard.press("F2");
+    await saved(`${id} renamed ${to}`, (s) => s.includes(`\n  ${to}:`));
+    await page.locator(`[data-node="${to}"]`).waitFor();
+  };
+  // Dropped from the palette at its own place on the canvas, then named.
+  let place = 0;
+  const add = async (key, id, to) => {
+    await page.locator('a[data-view="palette"]').click();
+    await page.locator(".palette-search").fill("");
+    await page.locator(`.palette-item[data-key="${key}"]`).dragTo(page.locator("#canvas svg.canvas"), { targetPosition: { x: 120 + 150 * (place % 4), y: 140 + 130 * Math.floor(place / 4) } });
+    place += 1;
+    await saved(`${key} added`, (s) => s.includes(`\n  ${id}:`));
+    await page.locator('a[data-view="flows"]').click();
+    await page.locator(`[data-node="${id}"]`).waitFor();
+    if (to !== id) await rename(id, to);
+  };
+  const setting = async (id, key, value) => {
+    await select(id);
+    const input = panel.locator(`[data-setting="${key}"]`);
+    if ((await input.evaluate((e) => e.tagName)) === "SELECT") await input.selectOption(value);
+    else {
+      await input.fill(value);
+      await input.press("Enter");
+    }
+    await saved(`${id}.${key} = ${value}`, (s) => has(s, key, key === "allowed_headers" ? `[${value}]` : value));
+  };
+  const next = async (id, pin, target) => {
+    await select(id);
+    await panel.locator(`[data-next="${pin}"]`).selectOption(target);
+    await saved(`${id}.${pin} → ${target}`, (s) => has(s, id === "(start)" ? "start" : pin, target));
+  };
+  const source = async (id, pin, from) => {
+    await select(id);
+    await panel.locator(`[data-wire-from="${pin}"]`).selectOption({ label: from });
+    await saved(`${id}.${pin} ← ${from}`, (s) => s.includes(`{ from: ${from} }`) && s.includes(`${pin.split(".").at(-1)}: { from: ${from} }`));
+    // The panel drawn again with it, before the next step types into it.
+    await until(`${id}.${pin} shown wired`, async () => (await panel.locator(`[data-wire-from="${pin}"] option`).first().textContent().catch(() => "")) === from);
+  };
+  const field = async (id, part, name) => {
+    await select(id);
+    await panel.locator(`[data-new-field="${part}"]`).fill(name);
+    await panel.locator(`[data-add-field="${part}"]`).click();
+    await saved(`${id} ${part}.${name}`, (s) => s.includes(`${name.split(".").at(-1)}: ""`));
+    await panel.locator(`[data-wire-from="${part}.${name}"]`).waitFor();
+  };
+
+  // The nodes.
+  await rename("respond", "created");
+  await setting("created", "status", "201");
+  await add("check-origin", "origin", "origin");
+  await add("check-api-key", "auth", "auth");
+  await add("rate-limit", "limit", "limit");
+  await add("shop.price-order", "price-order", "price");
+  await add("shop.decide-status", "decide-status", "decide");
+  for (const [id, status] of [["rejected", 422], ["unauthorized", 401], ["forbidden", 403], ["too-many", 429]]) {
+    await add("return-json", "respond", id);
+    await setting(id, "status", String(status));
+  }
+
+  // Check Origin: three origins (one edited, two added), two headers, ten minutes.
+  await select("origin");
+  await panel.locator('[data-origin="0"]').fill("https://shop.example.com");
+  await panel.locator('[data-origin="0"]').press("Enter");
+  await saved("the first origin", (s) => s.includes("https://shop.example.com"));
+  for (const [i, origin] of [[1, "https://*.shop.example.com"], [2, "http://localhost:5173"]]) {
+    await select("origin");
+    await panel.getByRole("button", { name: "Add an origin" }).click();
+    await panel.locator('[data-origin="new"]').fill(origin);
+    await panel.locator('[data-origin="new"]').press("Enter");
+    await saved(origin, (s) => s.includes(origin));
+    await panel.locator(`[data-origin="${i}"]`).waitFor();
+  }
+  await setting("origin", "allowed_headers", "content-type, x-api-key");
+  await setting("origin", "max_age", "600");
+  await setting("limit", "limit", "100");
+  await setting("limit", "by", "api-key");
+  await select("price");
+  await panel.locator('[data-pin-value="max_lines"]').fill("50");
+  await panel.locator('[data-pin-value="max_lines"]').press("Enter");
+  await saved("max_lines = 50", (s) => s.includes("max_lines: 50"));
+
+  // The edges, each from the inspector's lists.
+  await next("(start)", "start", "origin");
+  await next("origin", "allowed", "auth");
+  await next("origin", "blocked", "forbidden");
+  await next("auth", "valid", "limit");
+  await next("auth", "invalid", "unauthorized");
+  await next("limit", "sequence-ok", "price");
+  await next("limit", "sequence-limited", "too-many");
+  await next("price", "next", "decide");
+  await next("price", "on_fail", "rejected");
+  await next("decide", "next", "created");
+
+  // The values.
+  await source("price", "order", "request.body");
+  await source("decide", "total", "price.quote.total");
+  await source("decide", "currency", "request.body.currency");
+  await field("created", "headers", "x-quote-status");
+  await source("created", "headers.x-quote-status", "decide.status");
+  for (const [name, from] of [["status", "decide.status"], ["customer", "auth.user"], ["quote", "price.quote"], ["lineCount", "price.line_count"]]) {
+    await field("created", "body", name);
+    await source("created", `body.${name}`, from);
+  }
+  for (const [name, from] of [["error.code", "price.failure.code"], ["error.message", "price.failure.message"]]) {
+    await field("rejected", "body", name);
+    await source("rejected", `body.${name}`, from);
+  }
+  await screenshot("built");
+
+  // What svc check says of the file, what the dev server answers, and the shop's tests.
+  const built = text();
+  execFileSync(svcBin, ["check", project], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  await until("no problems in the Builder", async () => (await page.locator("#problems-toggle").textContent()) === "No problems");
+  const made = await page.evaluate(async () => {
+    const r = await fetch("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "built", owner: "alice" }) });
+    return r.json();
+  });
+  await until("the built route to answer 201", async () => (await order(made.key).catch(() => 0)) === 201, 120_000);
+  execFileSync(svcBin, ["test", project], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR ?? join(repo, "target") }, stdio: "pipe" });
+  assert.equal(text(), built, "svc test changed nothing");
 });

@@ -195,8 +195,8 @@ impl Change {
 fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> {
     const ERRORS: &str = "the project has errors";
     const FAILED: &str = "the build failed";
-    let crate_dir = crate::pipeline::default_out(dir);
     let flavour = crate::pipeline::Flavour::Dev;
+    let crate_dir = crate::pipeline::out_dir(dir, flavour);
     let report = match crate::pipeline::emit_project_as(dir, &crate_dir, true, flavour) {
         Ok(Some(report)) => report,
         Ok(None) => return Err(ERRORS),
@@ -205,8 +205,8 @@ fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> 
             return Err(FAILED);
         }
     };
-    let project = report.project;
-    let binary = dir.join(".svc").join("bin").join(&project);
+    let (project, bin) = (report.project, report.bin);
+    let binary = dir.join(".svc").join("bin").join(&bin);
     let only = |prefix: &str| {
         report
             .removed
@@ -243,7 +243,7 @@ fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> 
         output: Some(binary),
         quiet: false,
     };
-    match crate::build::cargo_build(dir, &crate_dir, &project, &opts) {
+    match crate::build::cargo_build(dir, &crate_dir, &bin, &opts) {
         Ok(built) => {
             eprintln!("   Built `{project}` in {:.1}s", built.seconds);
             Ok((built.binary, format!("built in {:.1}s", built.seconds)))
@@ -265,7 +265,7 @@ fn start(
     opts: &DevOptions,
     builder: Option<&crate::builder::Running>,
 ) -> Result<Server, String> {
-    let bundle = crate::emit::absolute(&crate::pipeline::default_out(dir))
+    let bundle = crate::emit::absolute(&crate::pipeline::out_dir(dir, crate::pipeline::Flavour::Dev))
         .join(crate::emit::SCRIPTS_DIR)
         .join(crate::emit::BUNDLE_FILE);
     let child = Command::new(binary)

@@ -71,10 +71,20 @@ pub fn default_out(dir: &Path) -> PathBuf {
     dir.join(".svc").join("server")
 }
 
-/// The default output is a member of the project's `.svc/` workspace; `--out` elsewhere
-/// writes a crate that is its own workspace.
+/// Where a server of `flavour` is generated: `.svc/server`, or `.svc/dev-server` for
+/// `svc dev`'s (so that `svc test` or `svc build` running beside `svc dev` never builds
+/// a crate it is rewriting).
+pub fn out_dir(dir: &Path, flavour: Flavour) -> PathBuf {
+    match flavour {
+        Flavour::Shipped => default_out(dir),
+        Flavour::Dev => dir.join(".svc").join("dev-server"),
+    }
+}
+
+/// The crates in `.svc/` are members of the project's `.svc/` workspace; `--out`
+/// elsewhere writes a crate that is its own workspace.
 pub fn placement(dir: &Path, out: &Path) -> Placement {
-    if out == default_out(dir) {
+    if out == default_out(dir) || out == out_dir(dir, Flavour::Dev) {
         Placement::ProjectWorkspace
     } else {
         Placement::Standalone
@@ -111,7 +121,11 @@ impl Flavour {
 /// Where the crate for `ir` written to `out` stands, for the project at `dir`.
 pub fn layout(dir: &Path, ir: &crate::lower::ProjectIr, out: &Path, flavour: Flavour) -> crate::emit::Layout {
     let node_crate = ir.node_crate.as_ref().map(|k| k.dir.as_path());
-    crate::emit::Layout::new(dir, node_crate, out, placement(dir, out)).linking(flavour.runtime())
+    let layout = crate::emit::Layout::new(dir, node_crate, out, placement(dir, out));
+    match flavour {
+        Flavour::Shipped => layout,
+        Flavour::Dev => layout.development(flavour.runtime()),
+    }
 }
 
 /// Checks, lowers and emits what `svc build` ships; prints diagnostics. Returns what was
@@ -167,6 +181,10 @@ pub fn write_checked(
     let mut report = crate::emit::write_crate(dir, out, layout.placement, &files)
         .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
     report.project = ir.name.clone();
+    report.bin = match layout.dev {
+        true => crate::emit::dev_bin(&ir.name),
+        false => ir.name.clone(),
+    };
     if !quiet {
         eprintln!(
             "emitted `{}` ({} route{}) to {}: {} written, {} unchanged{}",

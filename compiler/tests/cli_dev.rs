@@ -215,7 +215,7 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     dev.wait_stderr("401 [origin→allowed auth→invalid]", Duration::from_secs(10));
 
     // The dev server links svc's runtime from the shared library (docs/runtime.md).
-    let manifest = std::fs::read_to_string(dir.join(".svc/server/Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(dir.join(".svc/dev-server/Cargo.toml")).unwrap();
     assert!(manifest.contains("svc-dylib = {"), "{manifest}");
 
     // Edit the flow: the server is rebuilt (rustc alone, as cargo last ran it) and

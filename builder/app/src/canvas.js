@@ -91,9 +91,7 @@ export class Canvas {
   /** The fields of a structure pin (`object:Quote`, and a code node's `failure`), or
    *  nothing. */
   fieldsOf(pin) {
-    if (pin.id === "failure" && pin.type === "object") return FAILURE_FIELDS;
-    const match = /^object:([^:]+)$/.exec(pin.sequence ? "" : (pin.type ?? ""));
-    return match ? this.structures?.get(match[1]) : undefined;
+    return structureFields(pin, this.structures);
   }
 
   draw() {
@@ -466,6 +464,14 @@ export class Canvas {
       }
     });
   }
+}
+
+/** The fields of a structure pin (`object:Quote`, by `structures`: name → fields) and of
+ *  a code node's `failure`, or nothing. */
+export function structureFields(pin, structures) {
+  if (pin.id === "failure" && pin.type === "object") return FAILURE_FIELDS;
+  const match = /^object:([^:]+)$/.exec(pin.sequence ? "" : (pin.type ?? ""));
+  return match ? structures?.get(match[1]) : undefined;
 }
 
 /** A wire's identity, for highlighting. */

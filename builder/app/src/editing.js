@@ -200,6 +200,9 @@ function responseRows(node, edit) {
       });
     const name = el("input", { type: "text", "data-new-field": part, "aria-label": `new ${what}'s name`, placeholder: part === "body" ? "total" : "x-request-id" });
     const value = el("input", { type: "text", "data-new-value": part, "aria-label": `new ${what}'s value`, placeholder: "value, or wire it after" });
+    // Typing here is not redrawn away by a refresh.
+    pending(name);
+    pending(value);
     const add = el("button", {
       type: "button",
       "data-add-field": part,

@@ -3,6 +3,7 @@
 // (a structure's fields listed too). The server checks each choice as it checks a wire
 // drawn on the canvas, and a refused one says why in the status line.
 
+import { structureFields } from "./canvas.js";
 import { el } from "./dom.js";
 
 /**
@@ -62,8 +63,7 @@ function valueSources(route, node, assets) {
       const from = { node: n.id, pin: first, path: rest };
       const name = n.type === "start" ? `request.${pin.id}` : `${n.id}.${pin.id}`;
       out.push({ from, label: name });
-      const structure = /^object:([^:]+)$/.exec(pin.type ?? "")?.[1];
-      for (const field of structures.get(structure) ?? []) {
+      for (const field of structureFields(pin, structures) ?? []) {
         out.push({ from: { ...from, path: [...rest, field.name] }, label: `${name}.${field.name}` });
       }
     }

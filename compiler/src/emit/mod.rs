@@ -43,6 +43,15 @@ pub struct Layout {
     node_crate: Option<String>,
     pub placement: Placement,
     pub runtime: RuntimeLinking,
+    /// A development server (`svc dev`): its own package and binary names
+    /// ([`dev_bin`]), so that it never shares a crate or a binary with what `svc build`
+    /// and `svc test` build beside it.
+    pub dev: bool,
+}
+
+/// The binary of a project's development server: `<project>-dev`.
+pub fn dev_bin(project: &str) -> String {
+    format!("{project}-dev")
 }
 
 /// How a server links svc's crates (the runtime, the SDK, the TypeScript engine).
@@ -68,12 +77,17 @@ impl Layout {
             node_crate: node_crate_dir.map(|dir| relative_path(&out, &absolute(dir))),
             placement,
             runtime: RuntimeLinking::Static,
+            dev: false,
         }
     }
 
-    /// The same layout, for a server linking svc's crates as `runtime` says.
-    pub fn linking(self, runtime: RuntimeLinking) -> Layout {
-        Layout { runtime, ..self }
+    /// The same layout, for a development server linking svc's crates as `runtime` says.
+    pub fn development(self, runtime: RuntimeLinking) -> Layout {
+        Layout {
+            runtime,
+            dev: true,
+            ..self
+        }
     }
 
     /// The path of the node crate, when the project has one.
@@ -198,7 +212,7 @@ struct WorkspaceToml<'a> {
 }
 
 /// The crates a project's `.svc/` workspace may hold.
-const WORKSPACE_MEMBERS: &[&str] = &["server", "runner"];
+const WORKSPACE_MEMBERS: &[&str] = &["server", "dev-server", "runner"];
 
 /// Writes `DIR/.svc/Cargo.toml`, the workspace of the generated crates in `.svc/`, with
 /// every one of them that exists as a member, and seeds its lock file.
@@ -332,7 +346,11 @@ fn server_package(ir: &ProjectIr) -> String {
 pub fn emit(ir: &ProjectIr, layout: &Layout) -> Result<Vec<File>, String> {
     let mut files = Vec::new();
 
-    let cargo = CargoToml::new(ir, layout, server_package(ir), &ir.name, ir.scripts.is_some());
+    let (package, bin) = match layout.dev {
+        true => (format!("{}-dev", server_package(ir)), dev_bin(&ir.name)),
+        false => (server_package(ir), ir.name.clone()),
+    };
+    let cargo = CargoToml::new(ir, layout, package, &bin, ir.scripts.is_some());
     files.push(File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?));
 
     let main = MainRs {
@@ -780,8 +798,10 @@ fn generated_files(out_dir: &Path) -> Vec<PathBuf> {
 /// What writing changed.
 #[derive(Debug, Default)]
 pub struct WriteReport {
-    /// The project's name (the binary's name).
+    /// The project's name.
     pub project: String,
+    /// The binary's name: the project's, or [`dev_bin`]'s for a development server.
+    pub bin: String,
     pub written: Vec<PathBuf>,
     pub unchanged: usize,
     pub removed: Vec<PathBuf>,

@@ -50,9 +50,9 @@ pub fn run(dir: &Path, opts: &Options) -> i32 {
     }
 
     // One build for every file.
-    let crate_dir = crate::pipeline::default_out(dir);
+    let crate_dir = crate::pipeline::out_dir(dir, opts.flavour);
     let name = match crate::pipeline::write_checked(dir, &crate_dir, &checked, true, opts.flavour) {
-        Ok(report) => report.project,
+        Ok(report) => report.bin,
         Err(e) => {
             eprintln!("error: {e}");
             return 1;
