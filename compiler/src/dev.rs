@@ -225,12 +225,9 @@ fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> 
         if let Some(built) = crate::relink::replay(&records, replayed) {
             match crate::build::install(&built, &binary) {
                 Ok(()) => {
-                    let how = format!("built in {:.1}s (rustc only)", started.elapsed().as_secs_f64());
-                    eprintln!(
-                        "   Built `{project}` in {:.1}s (rustc only)",
-                        started.elapsed().as_secs_f64()
-                    );
-                    return Ok((binary, how));
+                    let seconds = started.elapsed().as_secs_f64();
+                    eprintln!("   Built `{project}` in {seconds:.1}s (rustc only)");
+                    return Ok((binary, format!("built in {seconds:.1}s (rustc only)")));
                 }
                 Err(e) => eprintln!("error: {e}"),
             }
