@@ -970,3 +970,68 @@ test("the create-order flow built from an empty route by drag and keyboard only:
   execFileSync(svcBin, ["test", project], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CARGO_TARGET_DIR: process.env.CARGO_TARGET_DIR ?? join(repo, "target") }, stdio: "pipe" });
   assert.equal(text(), built, "svc test changed nothing");
 });
+
+test("a structure typed in place, and an array's items added and removed: each one edit where the value is (svc studio on a copy of hooks)", async (t) => {
+  const hooks = mkdtempSync(join(tmpdir(), "svc-builder-hooks-"));
+  const files = execFileSync("git", ["ls-files", "examples/hooks"], { cwd: repo, encoding: "utf8" }).split("\n").filter(Boolean);
+  for (const file of files) {
+    const to = join(hooks, file.slice("examples/hooks/".length));
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(join(repo, file), to);
+  }
+  // The event typed in place rather than read from the request, and given a list of tags.
+  const flow = join(hooks, "flows/sign.yaml");
+  writeFileSync(flow, readFileSync(flow, "utf8").replace("      event: { from: request.body }", "      event: { value: { type: order.created, data: {} } }"));
+  const config = join(hooks, "svc.config.yaml");
+  writeFileSync(config, readFileSync(config, "utf8").replace("      - { name: data, type: object, required: true }", "      - { name: data, type: object, required: true }\n      - { name: tags, type: \"string:array\" }"));
+  const studio = spawn(svcBin, ["studio", hooks, "--port", String(await freePort())], { stdio: ["ignore", "pipe", "pipe"] });
+  let said = "";
+  studio.stdout.on("data", (c) => (said += c));
+  studio.stderr.on("data", (c) => (said += c));
+  const tab = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  t.after(async () => {
+    await tab.context().close();
+    studio.kill("SIGTERM");
+    rmSync(hooks, { recursive: true, force: true });
+  });
+  await tab.goto(await until("the studio's URL", () => said.match(/Builder: (http:\/\/\S+)/)?.[1]));
+  await tab.locator('.route-link[data-route="sign"]').click();
+  await tab.locator('[data-node="sign"] .node-header').click();
+  const text = () => readFileSync(flow, "utf8");
+  // Each step waits until the Builder shows the file as saved (its form drawn anew).
+  const shown = () => until("the Builder to show the saved file", async () => (await tab.locator('.route-link[data-route="sign"]').getAttribute("data-version")) === sha256(text()));
+  const before = text();
+
+  const type = tab.locator('[data-value-path="event.type"]');
+  assert.equal(await type.inputValue(), "order.created");
+  await type.fill("order.paid");
+  await type.press("Enter");
+  await until("the field saved", () => text().includes("order.paid"));
+  await shown();
+  assert.deepEqual(changedLines(before, text()), [["      event: { value: { type: order.created, data: {} } }", "      event: { value: { type: order.paid, data: {} } }"]]);
+
+  const data = tab.locator('[data-value-path="event.data"]');
+  await data.fill('{"id": 7}');
+  await data.press("Enter");
+  await until("the object saved", () => text().includes("data: { id: 7 }"));
+  await shown();
+
+  // The array: two items added, the first typed, then removed.
+  await tab.locator('[data-add-item="event.tags"]').click();
+  await until("an item added", () => text().includes('tags: [""]'));
+  await shown();
+  await tab.locator('[data-add-item="event.tags"]').click();
+  await until("a second item", () => text().includes('tags: ["", ""]'));
+  await shown();
+  await tab.locator('[data-value-path="event.tags.1"]').waitFor();
+  const first = tab.locator('[data-value-path="event.tags.0"]');
+  await first.fill("urgent");
+  await first.press("Enter");
+  // (A string keeps the quotes it had.)
+  await until("the item typed", () => text().includes('tags: ["urgent", ""]'));
+  await shown();
+  await tab.locator('[data-remove-item="event.tags.1"]').click();
+  await until("the second removed", () => text().includes('tags: ["urgent"] } }'));
+  execFileSync(svcBin, ["check", hooks], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  await tab.screenshot({ path: join(artifacts, "values.png") });
+});

@@ -146,9 +146,11 @@ export function nodeForm(node, model, edit) {
   const rows = [];
   for (const setting of node.settings ?? []) rows.push(settingRow(node, setting, edit));
   if (node.type === "code") {
+    const route = model.routes?.find((r) => r.nodes.includes(node));
+    const wired = new Set((route?.wires ?? []).filter((w) => w.kind === "data" && w.to.node === node.id).map((w) => w.to.pin));
     for (const pin of node.inputs) {
       if (pin.sequence || !pin.takesInline) continue;
-      const row = pinRow(node, pin, model, edit);
+      const row = wired.has(pin.id) && isCompound(pin.type) ? null : pinRow(node, pin, model, edit);
       if (row) rows.push(row);
     }
   }
@@ -290,6 +292,107 @@ function settingRow(node, setting, edit) {
   return field(setting.label, input, note);
 }
 
+/** An inline value of `type` at `path` (`at` names it for tests and labels): a structure
+ *  as its fields, an array as its items with Add and Remove, a scalar as one field. Each
+ *  change is one edit at its own path, so the flow file changes where the value did. */
+function valueEditor(type, path, value, at, model, edit, what) {
+  const name = at.join(".");
+  if (type.endsWith(":array")) {
+    const item = type.slice(0, -":array".length);
+    const items = Array.isArray(value) ? value : [];
+    const list = el(
+      "ol",
+      { class: "value-items" },
+      items.map((v, i) =>
+        el(
+          "li",
+          {},
+          valueEditor(item, [...path, i], v, [...at, i], model, edit, what),
+          el("button", { type: "button", class: "link-button", "data-remove-item": `${name}.${i}`, onclick: () => edit([{ op: "remove", path: [...path, i] }], `${what}: item ${i + 1} removed`) }, "Remove"),
+        ),
+      ),
+    );
+    const add = el("button", {
+      type: "button",
+      class: "link-button",
+      "data-add-item": name,
+      onclick: () => {
+        const fresh = emptyOf(item, model);
+        if (Array.isArray(value)) edit([{ op: "push", path, value: fresh }], `${what}: an item added`);
+        else edit([{ op: "set", path, value: [fresh] }], `${what}: an item added`);
+      },
+    }, "Add an item");
+    return el("div", { class: "value-array" }, list, add);
+  }
+  const structure = /^object:([^:]+)$/.exec(type)?.[1];
+  if (structure) {
+    const fields = (model.assets?.structures ?? []).find((s) => s.name === structure)?.fields ?? [];
+    return el(
+      "div",
+      { class: "value-fields" },
+      fields.map((f) => {
+        const inner = valueEditor(f.type, [...path, f.name], value?.[f.name], [...at, f.name], model, edit, what);
+        return el("div", { class: "value-field" }, el("span", { class: "value-name" }, `${f.name}${f.required ? "" : " (optional)"}`), inner);
+      }),
+    );
+  }
+  // A scalar, an enum, or a value of any shape (JSON).
+  const enumName = type.startsWith("enum-value:") ? type.slice("enum-value:".length) : null;
+  const set = (v) => edit([{ op: "set", path, value: v }], `${what}: ${name} = ${JSON.stringify(v)}`);
+  const unset = () => value !== undefined && edit([{ op: "remove", path }], `${what}: ${name} unset`);
+  if (type === "boolean") {
+    const box = el("input", { type: "checkbox", "data-value-path": name, checked: value === true, "aria-label": name });
+    box.addEventListener("change", () => set(box.checked));
+    return box;
+  }
+  if (enumName) {
+    const values = (model.assets?.enums ?? []).find((e) => e.name === enumName)?.values ?? [];
+    const select = el(
+      "select",
+      { "data-value-path": name, "aria-label": name },
+      el("option", { value: "", selected: value === undefined }, "(not set)"),
+      values.map((v) => {
+        const key = typeof v === "string" ? v : v.value;
+        return el("option", { value: key, selected: value === key }, typeof v === "string" ? v : v.label ?? v.value);
+      }),
+    );
+    select.addEventListener("change", () => (select.value ? set(select.value) : unset()));
+    return select;
+  }
+  const numeric = type === "number";
+  const json = type !== "string" && !numeric;
+  const input = el("input", {
+    type: numeric ? "number" : "text",
+    step: numeric ? "any" : undefined,
+    "data-value-path": name,
+    "aria-label": name,
+    value: value === undefined ? "" : json ? JSON.stringify(value) : value,
+    placeholder: json ? "JSON, such as {\"id\": 1}" : "",
+  });
+  pending(input);
+  input.addEventListener("change", () => {
+    const text = input.value.trim();
+    if (text === "") return unset();
+    const parsed = numeric ? Number(text) : json ? literalOf(text) : input.value;
+    if (numeric && !Number.isFinite(parsed)) return;
+    if (JSON.stringify(parsed) !== JSON.stringify(value)) set(parsed);
+  });
+  return input;
+}
+
+/** What a new array item starts as. */
+function emptyOf(type, model) {
+  if (type.endsWith(":array")) return [];
+  if (type === "number") return 0;
+  if (type === "boolean") return false;
+  if (type.startsWith("object")) return {};
+  if (type.startsWith("enum-value:")) {
+    const v = (model.assets?.enums ?? []).find((e) => `enum-value:${e.name}` === type)?.values?.[0];
+    return v === undefined ? "" : typeof v === "string" ? v : v.value;
+  }
+  return "";
+}
+
 /** A list of header names, comma-separated in one field (`content-type, x-api-key`). */
 function headersRow(node, setting, edit) {
   const path = nodePath(node, setting.key);
@@ -359,12 +462,22 @@ function originsRow(node, setting, edit) {
   return el("div", { class: "field" }, el("span", { class: "field-label" }, setting.label), list, add);
 }
 
+/** A structure or an array: edited as nested fields or as a list of items. */
+const isCompound = (type) => /^object:[^:]+$/.test(type) || type === "type:array" || type.endsWith(":array");
+
 function pinRow(node, pin, model, edit) {
   const path = nodePath(node, "inputs", pin.id);
   const what = `${node.id} ${pin.id}`;
   const current = pin.value ?? null;
   const placeholder = pin.default !== undefined && pin.default !== null ? `default ${JSON.stringify(pin.default)}` : pin.optional ? "optional" : "";
-  const label = `${pin.id} (${pin.type})`;
+  const label = `${pin.id} (${pin.type === "type:array" ? `${pin.items ?? "any"}[]` : pin.type})`;
+  if (isCompound(pin.type)) {
+    const type = pin.type === "type:array" ? `${pin.items ?? "any"}:array` : pin.type;
+    // A flow writes an object literal as `{ value: { … } }` (a bare mapping would read
+    // as a wire), a list as it is.
+    const at = type.startsWith("object:") ? [...path, "value"] : path;
+    return el("fieldset", { class: "field value-group", "data-value": pin.id }, el("legend", {}, label), valueEditor(type, at, current ?? undefined, [pin.id], model, edit, what));
+  }
   if (pin.type === "boolean") {
     const box = el("input", { type: "checkbox", "data-pin-value": pin.id, checked: current === true });
     box.addEventListener("change", () => edit([{ op: "set", path, value: box.checked }], `${what} = ${box.checked}`));

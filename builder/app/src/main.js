@@ -278,7 +278,7 @@ class Builder {
     this.inspected = `${route.name}/${node.id}`;
     // The field that had the focus has it again in the redrawn form.
     const focused = same ? document.activeElement?.closest?.("#panel-body .node-form")?.querySelector(":focus") : null;
-    const key = focused && ["data-setting", "data-pin-value", "data-origin", "data-next", "data-wire-from", "data-field"].map((a) => [a, focused.getAttribute(a)]).find(([, v]) => v !== null);
+    const key = focused && ["data-setting", "data-pin-value", "data-origin", "data-next", "data-wire-from", "data-field", "data-value-path"].map((a) => [a, focused.getAttribute(a)]).find(([, v]) => v !== null);
     const form = nodeForm(node, this.model, (edits, what) => this.editor.edit(route, edits, what));
     const actions =
       node.type === "start"
