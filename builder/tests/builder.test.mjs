@@ -675,6 +675,36 @@ test("wiring by keyboard from the inspector: an edge to another node, a field in
   await accessible("the inspector's wiring lists");
 });
 
+test("two tabs on one flow: the second tab's save is not overwritten by the first's, which is refused and made again on top", async (t) => {
+  const { file, original } = await openCreateOrder(t);
+  const second = await page.context().newPage();
+  t.after(async () => {
+    await second.close();
+    await page.evaluate(() => delete document.visibilityState);
+  });
+  await second.goto(`${builderOrigin}/#/flows/create-order`);
+  // The first tab still shows the file as it was (its periodic reading held).
+  await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true }));
+  await page.locator('[data-node="limit"] .node-header').click();
+  const window = page.locator('#panel [data-setting="window"]');
+  await window.waitFor();
+
+  await second.locator('[data-node="limit"] .node-header').click();
+  const limit = second.locator('#panel [data-setting="limit"]');
+  await limit.fill("70");
+  await limit.press("Enter");
+  await until("the second tab's save", () => readFileSync(file, "utf8").includes("    limit: 70\n"));
+
+  await window.fill("2m");
+  await window.press("Enter");
+  await page.locator("#status .status-action").waitFor();
+  assert.match(await page.locator("#status").textContent(), /Not saved: the flow file changed/);
+  assert.ok(readFileSync(file, "utf8").includes("    limit: 70\n"), "the second tab's change is still there");
+  await page.locator("#status .status-action").click();
+  await until("both changes in the file", () => /    limit: 70\n    window: 2m\n/.test(readFileSync(file, "utf8")));
+  assert.deepEqual(changedLines(original, readFileSync(file, "utf8")), [["    limit: 100", "    limit: 70"], ["    window: 1m", "    window: 2m"]]);
+});
+
 test("a palette node dragged onto the canvas is added where it is dropped; Delete takes it out again", async (t) => {
   const { file, original } = await openCreateOrder(t);
   await page.locator('a[data-view="palette"]').click();
