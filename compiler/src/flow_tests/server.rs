@@ -81,7 +81,7 @@ impl Server {
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        if let Some(pipe) = child.stderr.take() {
+        let stderr_reader = child.stderr.take().map(|pipe| {
             let sink = stderr.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(pipe).lines().map_while(Result::ok) {
@@ -89,8 +89,8 @@ impl Server {
                     text.push_str(&line);
                     text.push('\n');
                 }
-            });
-        }
+            })
+        });
         let base = listening_url(&mut child, Duration::from_secs(30));
         let mut server = Server {
             child,
@@ -104,7 +104,17 @@ impl Server {
                 server.base = base;
                 Ok(server)
             }
-            None => Err(format!("the server did not start:\n{}", server.stderr_text())),
+            None => {
+                // A server that exits closes stdout at once, possibly before the reader
+                // above has taken its last words from stderr: stop it, then wait for the
+                // reader to see the end of the pipe, so that the reason is never lost.
+                let _ = server.child.kill();
+                let _ = server.child.wait();
+                if let Some(reader) = stderr_reader {
+                    let _ = reader.join();
+                }
+                Err(format!("the server did not start:\n{}", server.stderr_text()))
+            }
         }
     }
 
