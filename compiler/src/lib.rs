@@ -6,6 +6,12 @@
 //!
 //! See ARCHITECTURE.md at the repository root for a map of the code.
 
+/// Items only the `svc` binary needs, beyond the pipeline: each is compiled with the
+/// `cli` feature (on by default; the library alone, for the fuzz targets, goes without).
+macro_rules! cli_only {
+    ($($item:item)*) => { $( #[cfg(feature = "cli")] $item )* };
+}
+
 pub mod check;
 pub mod emit;
 pub mod flow_tests;
@@ -19,22 +25,15 @@ pub mod schema;
 pub mod sources;
 pub mod typescript_env;
 
-// What the `svc` binary drives beyond the pipeline (the `cli` feature, on by default).
-#[cfg(feature = "cli")]
-pub mod build;
-#[cfg(feature = "cli")]
-pub mod builder;
-#[cfg(feature = "cli")]
-pub mod cli;
-#[cfg(feature = "cli")]
-pub mod dev;
-#[cfg(feature = "cli")]
-pub mod init;
-#[cfg(feature = "cli")]
-pub mod keys;
-#[cfg(feature = "cli")]
-pub mod pgo;
-#[cfg(feature = "cli")]
-pub mod relink;
-#[cfg(feature = "cli")]
-pub mod workspace;
+// What the `svc` binary drives beyond the pipeline.
+cli_only! {
+    pub mod build;
+    pub mod builder;
+    pub mod cli;
+    pub mod dev;
+    pub mod init;
+    pub mod keys;
+    pub mod pgo;
+    pub mod relink;
+    pub mod workspace;
+}

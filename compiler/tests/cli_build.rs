@@ -4,7 +4,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{copy_committed, repo};
+use support::{copy_committed, example_copy, listening_address, repo, scratch_dir};
 
 fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
     build_with(dir, extra, &[])
@@ -39,11 +39,9 @@ fn compiled(stderr: &str) -> usize {
 
 #[test]
 fn builds_one_binary_and_rebuilds_only_what_changed() {
-    let dir = std::env::temp_dir().join(format!("svc-build-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     // A copy of the example elsewhere, as it is committed (no `.svc/`): svc links the
     // copy's `.svc/source` itself, and nothing in the project names the repository.
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", "build");
 
     let (code, stderr) = build(&dir, &[]);
     assert_eq!(code, 0, "{stderr}");
@@ -80,9 +78,7 @@ fn builds_one_binary_and_rebuilds_only_what_changed() {
 
 #[test]
 fn rustc_errors_in_node_code_point_at_the_users_file() {
-    let dir = std::env::temp_dir().join(format!("svc-build-error-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", "build-error");
     let node = dir.join("src/nodes/greet.rs");
     let text = std::fs::read_to_string(&node).unwrap().replace(
         "Ok(Outputs { message, tone: ctx.inputs.tone })",
@@ -119,9 +115,7 @@ fn committed_files_mentioning(dir: &Path, needle: &str) -> Vec<PathBuf> {
 
 #[test]
 fn a_project_made_by_init_builds_after_it_moves() {
-    let base = std::env::temp_dir().join(format!("svc-move-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = scratch_dir("move");
     let made = base.join("made-here");
     let out = Command::new(env!("CARGO_BIN_EXE_svc"))
         .arg("init")
@@ -191,9 +185,7 @@ fn most_counted(profile: &Path, name: &str) -> u64 {
 
 #[test]
 fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
-    let dir = std::env::temp_dir().join(format!("svc-build-pgo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", "build-pgo");
     // The workspace's target directory, named relative to the working directory as a
     // user may set it: the profile's path reaches rustc, which cargo runs in each crate's
     // own directory. cargo runs tests in the package's directory, compiler/.
@@ -277,13 +269,8 @@ fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("{line}"));
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let address = listening_address(&mut server);
+    let mut stream = std::net::TcpStream::connect(address.trim_start_matches("http://")).unwrap();
     std::io::Write::write_all(
         &mut stream,
         b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
@@ -299,9 +286,7 @@ fn a_profile_guided_build_trains_on_the_flow_tests_and_serves() {
 
 #[test]
 fn a_profile_guided_build_needs_flow_tests_and_says_so_before_building() {
-    let dir = std::env::temp_dir().join(format!("svc-build-pgo-none-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", "build-pgo-none");
     std::fs::remove_dir_all(dir.join("tests")).unwrap();
     let (code, stderr) = build(&dir, &["--pgo"]);
     assert_eq!(code, 1, "{stderr}");

@@ -3,12 +3,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use support::{copy_committed, outcome, repo, svc_command};
-
-fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = svc_command().args(args).output().unwrap();
-    outcome(out)
-}
+use support::{repo, svc, svc_command};
 
 #[test]
 fn every_example_checks_cleanly() {
@@ -26,10 +21,7 @@ fn every_example_checks_cleanly() {
 
 /// A scratch copy of an example that a test may break.
 fn scratch(example: &str, name: &str) -> PathBuf {
-    let dst = std::env::temp_dir().join(format!("svc-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dst);
-    copy_committed(&repo().join("examples").join(example), &dst);
-    dst
+    support::example_copy(example, &format!("cli-{name}"))
 }
 
 #[test]
@@ -282,15 +274,7 @@ fn summaries_read_as_english() {
 /// readers to `svc routes`, which does not exist.
 #[test]
 fn every_command_the_docs_name_exists() {
-    let (_, help, _) = svc(&["--help"]);
-    let commands: Vec<String> = help
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .collect();
-    assert!(commands.iter().any(|c| c == "check"), "{help}");
+    let commands = support::commands();
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -307,10 +291,5 @@ fn every_command_the_docs_name_exists() {
             }
         }
     }
-    unknown.sort();
-    unknown.dedup();
-    assert!(
-        unknown.is_empty(),
-        "commands named in the docs that svc does not have: {unknown:?}"
-    );
+    support::assert_none_unknown(unknown, "commands");
 }

@@ -6,24 +6,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::{outcome, repo, svc_command};
+use support::{repo, svc};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-cli-project-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs svc; returns (exit code, stdout, stderr).
-fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = svc_command()
-        .args(args)
-        .env_remove("SVC_STORE")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    outcome(out)
+    support::scratch_dir(&format!("cli-project-{name}"))
 }
 
 fn examples() -> Vec<PathBuf> {
@@ -441,24 +427,14 @@ fn assets_sync_is_idempotent_and_reports_missing_secrets() {
 
 #[test]
 fn every_command_has_help_with_an_example() {
-    let (_, top, _) = svc(&["--help"]);
-    let commands: Vec<String> = top
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        // Descriptions that wrap continue on lines indented further.
-        .filter(|l| !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
+    let commands: Vec<String> = support::commands().into_iter().filter(|c| c != "help").collect();
     for expected in [
         "init", "dev", "check", "build", "emit", "run", "assets", "manifest", "graph", "openapi", "schema", "keys",
         "secrets",
     ] {
         assert!(
             commands.iter().any(|c| c == expected),
-            "`svc --help` does not list {expected}: {top}"
+            "`svc --help` does not list {expected}: {commands:?}"
         );
     }
     for c in &commands {

@@ -6,14 +6,12 @@ mod support;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::{outcome, svc_command};
+use support::{outcome, scratch_dir, svc_command};
 use svc_runtime::apikey::{KeyIndex, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
 fn temp_store(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-cli-store-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir(&format!("cli-store-{name}"));
     dir.join("workspace.db")
 }
 
@@ -175,20 +173,26 @@ fn secrets_come_from_stdin_or_files_and_are_never_listed() {
     assert_ne!(svc(&store, &["secrets", "set", "API_TOKEN", "value"], None).0, 0);
 }
 
+/// `svc secrets list --project` on a store with no secrets set names the project's
+/// `required` secret as missing and its `optional` one as not set.
+fn assert_listed_unset(store: &Path, project: &Path, required: &str, optional: &str) {
+    let (code, stdout, stderr) = svc(
+        store,
+        &["secrets", "list", "--project", project.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for (name, state) in [(required, "MISSING (required)"), (optional, "not set (optional)")] {
+        let line = stdout.lines().find(|l| l.contains(name));
+        assert!(line.is_some_and(|l| l.contains(state)), "{name}: {state}\n{stdout}");
+    }
+}
+
 #[test]
 fn secrets_list_reports_required_secrets_without_values() {
     let store = temp_store("required");
     let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hooks");
-    let (code, stdout, _) = svc(&store, &["secrets", "list", "--project", hooks.to_str().unwrap()], None);
-    assert_eq!(code, 0);
-    assert!(
-        stdout.contains("WEBHOOK_SIGNING_KEY") && stdout.contains("MISSING (required)"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("PREVIOUS_SIGNING_KEY") && stdout.contains("not set (optional)"),
-        "{stdout}"
-    );
+    assert_listed_unset(&store, &hooks, "WEBHOOK_SIGNING_KEY", "PREVIOUS_SIGNING_KEY");
 }
 
 /// A TypeScript project declares its secrets in `svc.config.ts`: listed all the same.
@@ -209,20 +213,7 @@ export default {
 "#,
     )
     .unwrap();
-    let (code, stdout, stderr) = svc(
-        &store,
-        &["secrets", "list", "--project", project.to_str().unwrap()],
-        None,
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.contains("PAYMENT_TOKEN") && stdout.contains("MISSING (required)"),
-        "{stdout}{stderr}"
-    );
-    assert!(
-        stdout.contains("OPTIONAL_TOKEN") && stdout.contains("not set (optional)"),
-        "{stdout}"
-    );
+    assert_listed_unset(&store, &project, "PAYMENT_TOKEN", "OPTIONAL_TOKEN");
 }
 
 #[test]

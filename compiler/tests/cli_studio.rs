@@ -9,7 +9,7 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use support::{copy_committed, repo, svc_command};
+use support::svc_command;
 
 struct Studio {
     child: Child,
@@ -98,10 +98,7 @@ impl Drop for Studio {
 }
 
 fn copy_of(example: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-studio-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples").join(example), &dir);
-    dir
+    support::example_copy(example, &format!("studio-{name}"))
 }
 
 #[tokio::test]

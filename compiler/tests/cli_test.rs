@@ -4,22 +4,11 @@
 mod support;
 
 use std::path::PathBuf;
-use support::{copy_committed, outcome, repo, svc_command};
-
-fn svc(args: &[&str]) -> (i32, String, String) {
-    let out = svc_command()
-        .args(args)
-        .env("CARGO_TARGET_DIR", repo().join("target"))
-        .output()
-        .unwrap();
-    outcome(out)
-}
+use support::{example_copy, scratch_dir, svc};
 
 /// A copy of `examples/hello` as committed, with its tests replaced by `tests`.
 fn hello_with(name: &str, tests: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", &format!("test-{name}"));
     std::fs::remove_dir_all(dir.join("tests")).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     for (file, text) in tests {
@@ -210,8 +199,7 @@ fn a_malformed_test_file_is_located_diagnostics_and_nothing_runs() {
 
 #[test]
 fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
-    let dir = std::env::temp_dir().join(format!("svc-test-init-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir("test-init");
     let (code, _, stderr) = svc(&["init", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
@@ -226,8 +214,7 @@ fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
 /// exception (a defect, like a Rust panic) is a 500 naming the node, whatever the flow.
 #[test]
 fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
-    let dir = std::env::temp_dir().join(format!("svc-test-init-ts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir("test-init-ts");
     let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
     assert_eq!(code, 0, "{stderr}");
     let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
@@ -263,9 +250,7 @@ fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
 /// own). It names the test file's `secrets:` block.
 #[test]
 fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
-    let dir = std::env::temp_dir().join(format!("svc-test-secrets-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hooks"), &dir);
+    let dir = example_copy("hooks", "test-secrets");
     std::fs::remove_dir_all(dir.join("tests")).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     std::fs::write(
@@ -288,8 +273,7 @@ fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
 /// `node_output_invalid`), whatever the flow's `on_fail`.
 #[test]
 fn field_constraints_hold_requests_at_the_edge_and_node_outputs_to_their_structures() {
-    let dir = std::env::temp_dir().join(format!("svc-test-constraints-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir("test-constraints");
     let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
     assert_eq!(code, 0, "{stderr}");
     let edit = |file: &str, from: &str, to: &str| {

@@ -16,6 +16,7 @@
 //! `INSTA_UPDATE=always cargo test -p svc --test corpus`) and read the diff like code.
 
 mod adversarial;
+mod support;
 
 use std::path::{Path, PathBuf};
 use svc_compiler::check;
@@ -169,12 +170,7 @@ fn every_code_the_docs_name_exists() {
             }
         }
     }
-    unknown.sort();
-    unknown.dedup();
-    assert!(
-        unknown.is_empty(),
-        "codes named in docs/ that svc does not have: {unknown:?}"
-    );
+    support::assert_none_unknown(unknown, "codes");
     // Each code sits under the heading of its kind: warnings under Warnings, the test
     // file codes (E11xx) under theirs.
     let diagnostics = std::fs::read_to_string(docs.join("diagnostics.md")).unwrap();
@@ -384,11 +380,8 @@ fn serve_moves(dir: &Path) {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
-    let base = line.trim().strip_prefix("listening on ").map(str::to_string);
+    let base = support::listening_address(&mut child);
     let outcome = std::panic::catch_unwind(|| {
-        let base = base.expect("the server printed where it listens");
         let runtime = tokio::runtime::Runtime::new().unwrap();
         runtime.block_on(async {
             let c = reqwest::Client::builder().no_proxy().build().unwrap();

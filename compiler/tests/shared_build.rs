@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::process::Command;
-use support::{copy_committed, repo};
+use support::repo;
 
 /// One unit of a unit graph, as cargo tells its builds apart in a shared target
 /// directory: a hash of its package, target, mode, features, profile and platform and
@@ -126,9 +126,7 @@ fn generated_servers_compile_no_registry_crate_that_svc_compiled_differently() {
     let mut drifted = BTreeSet::new();
     let mut compared = 0;
     for example in ["shop", "shop-ts", "hello"] {
-        let dir = std::env::temp_dir().join(format!("svc-shared-build-{example}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        copy_committed(&repo().join("examples").join(example), &dir);
+        let dir = support::example_copy(example, &format!("shared-build-{example}"));
         let emitted = Command::new(env!("CARGO_BIN_EXE_svc"))
             .arg("emit")
             .arg(&dir)

@@ -10,17 +10,12 @@
 pub mod coverage;
 pub mod suite;
 
-// Running the cases: a server, an HTTP client (the `cli` feature).
-#[cfg(feature = "cli")]
-pub mod case;
-#[cfg(feature = "cli")]
-pub mod report;
-#[cfg(feature = "cli")]
-mod run;
-#[cfg(feature = "cli")]
-pub mod server;
-#[cfg(feature = "cli")]
-pub mod train;
-
-#[cfg(feature = "cli")]
-pub use run::{CaseResult, Options, client, run};
+// Running the cases: a server, an HTTP client.
+cli_only! {
+    pub mod case;
+    pub mod report;
+    mod run;
+    pub mod server;
+    pub mod train;
+    pub use run::{CaseResult, Options, client, run};
+}

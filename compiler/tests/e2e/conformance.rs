@@ -15,7 +15,6 @@
 //! the server answers by itself (400 for a constraint, 413, 500) is exempt.
 
 use crate::harness::{project_binary, repo, start_binary};
-use crate::support::copy_committed;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,9 +38,7 @@ fn schemathesis() -> PathBuf {
 
 /// A copy of `examples/<example>` whose rate limits are a million a window.
 fn unlimited_copy(example: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-conformance-{example}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples").join(example), &dir);
+    let dir = crate::support::example_copy(example, &format!("conformance-{example}"));
     let limit = regex::Regex::new(r"\blimit: \d+").unwrap();
     for entry in std::fs::read_dir(dir.join("flows")).unwrap() {
         let path = entry.unwrap().path();

@@ -5,14 +5,12 @@
 //! `node_output_invalid`); once the request's own input carries the constraints, the
 //! edge refuses the value (400) and the node's check is not generated.
 
-use crate::harness::{client, error, json_of, project_binary, repo, start_binary};
-use crate::support::copy_committed;
+use crate::harness::{client, error, json_of, project_binary, start_binary};
+use crate::support::example_copy;
 use std::path::{Path, PathBuf};
 
 fn hello_copy(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_committed(&repo().join("examples/hello"), &dir);
+    let dir = example_copy("hello", &format!("e2e-{name}"));
     edit(
         &dir.join("src/nodes/greet.rs"),
         &[

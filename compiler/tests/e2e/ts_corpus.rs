@@ -29,8 +29,7 @@ const CORPUS: &str = "ts-corpus";
 
 /// The corpus copied into a scratch directory, with `@svc/sdk` beside it for Node.js.
 fn scratch_copy() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("svc-e2e-ts-corpus-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::scratch_dir("e2e-ts-corpus");
     copy_committed(&repo().join("compiler/tests").join(CORPUS), &dir);
     std::fs::create_dir_all(dir.join("node_modules/@svc")).unwrap();
     std::os::unix::fs::symlink(repo().join("sdk-ts"), dir.join("node_modules/@svc/sdk")).unwrap();

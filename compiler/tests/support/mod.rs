@@ -46,3 +46,71 @@ pub fn copy_committed(src: &Path, dst: &Path) {
         }
     }
 }
+
+/// Runs svc as a user would in a shell with no store configured (no `SVC_STORE`),
+/// nothing on its standard input, and the workspace's target directory (dependencies are
+/// already compiled there); returns (exit code, stdout, stderr).
+pub fn svc(args: &[&str]) -> (i32, String, String) {
+    let out = svc_command()
+        .args(args)
+        .env("CARGO_TARGET_DIR", repo().join("target"))
+        .env_remove("SVC_STORE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    outcome(out)
+}
+
+/// An empty directory for one test, named by `label` and this process (parallel runs
+/// never share one); whatever an earlier run left there is removed first.
+pub fn scratch_dir(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("svc-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A copy of `examples/<example>` as committed, in [`scratch_dir`]`(label)`: a project a
+/// test may change.
+pub fn example_copy(example: &str, label: &str) -> PathBuf {
+    let dir = scratch_dir(label);
+    copy_committed(&repo().join("examples").join(example), &dir);
+    dir
+}
+
+/// The `http://…` address a started server prints first on its piped stdout
+/// (`listening on …`).
+pub fn listening_address(server: &mut std::process::Child) -> String {
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    match line.trim().strip_prefix("listening on ") {
+        Some(address) => address.to_string(),
+        None => panic!("the server printed `{line}`, not its address"),
+    }
+}
+
+/// The commands `svc --help` lists.
+pub fn commands() -> Vec<String> {
+    let (_, help, _) = svc(&["--help"]);
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        // Descriptions that wrap continue on lines indented further.
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(commands.iter().any(|c| c == "check"), "{help}");
+    commands
+}
+
+/// Fails, listing them, when the docs name `things` svc does not have.
+pub fn assert_none_unknown(mut things: Vec<String>, what: &str) {
+    things.sort();
+    things.dedup();
+    assert!(
+        things.is_empty(),
+        "{what} named in the docs that svc does not have: {things:?}"
+    );
+}

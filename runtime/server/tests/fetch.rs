@@ -37,10 +37,7 @@ async fn upstream() -> String {
             "/redirect",
             get(|| async { axum::response::Redirect::temporary("/json") }),
         );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
+    common::upstream(app).await
 }
 
 async fn run(rt: &Runtime, inputs: fetcher::Inputs) -> Result<fetcher::Outputs, svc_sdk::NodeFailure> {

@@ -5,7 +5,7 @@ mod common;
 use axum::Router;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::routing::any;
-use common::{TestServer, client, handler, rate_limited_route};
+use common::{TestServer, client, handler, rate_limited_route, status_of};
 use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -330,27 +330,10 @@ async fn expired_keys_stop_at_their_expiry() {
     )
     .await;
     let url = server.url("/ws/api/whoami");
-    assert_eq!(
-        client()
-            .get(&url)
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    let status = || status_of(client().get(&url).header("x-api-key", &key));
+    assert_eq!(status().await, 200);
     tokio::time::sleep(Duration::from_millis(2100)).await;
-    assert_eq!(
-        client()
-            .get(&url)
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        401
-    );
+    assert_eq!(status().await, 401);
 }
 
 #[tokio::test]
@@ -367,15 +350,7 @@ async fn a_revoked_key_stops_working_within_two_seconds_without_a_restart() {
     let url = server.url("/ws/api/whoami");
     // The key appears without a restart too.
     let deadline = Instant::now() + Duration::from_secs(2);
-    while client()
-        .get(&url)
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        != 200
-    {
+    while status_of(client().get(&url).header("x-api-key", &key)).await != 200 {
         assert!(Instant::now() < deadline, "a new key was not picked up within 2 s");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

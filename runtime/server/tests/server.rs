@@ -6,7 +6,7 @@ mod common;
 use axum::Router;
 use axum::extract::Request;
 use axum::routing::{get, post};
-use common::{TestServer, client, handler, json_of, rate_limited_route};
+use common::{TestServer, client, handler, json_of, rate_limited_route, text_of};
 use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -207,14 +207,7 @@ async fn health_and_metrics() {
         c.get(server.url("/ws/api/limited")).send().await.unwrap();
     }
     c.get(server.url("/ws/api/ip")).send().await.unwrap();
-    let text = c
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = text_of(c.get(server.url("/metrics"))).await;
     assert!(
         text.contains(r#"svc_http_requests_total{route="limited",method="GET",status="200"} 1"#),
         "{text}"

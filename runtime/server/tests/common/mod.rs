@@ -254,6 +254,15 @@ impl Drop for TestServer {
     }
 }
 
+/// Serves a plain axum `app` (an upstream service, not an svc route server) on a free
+/// loopback port for the rest of the test; returns its `http://…` base.
+pub async fn upstream(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
@@ -262,6 +271,16 @@ pub fn client() -> reqwest::Client {
 /// matters).
 pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
     request.send().await.unwrap().json().await.unwrap()
+}
+
+/// Sends `request` and reads the answer's body as text.
+pub async fn text_of(request: reqwest::RequestBuilder) -> String {
+    request.send().await.unwrap().text().await.unwrap()
+}
+
+/// Sends `request`; the answer's status.
+pub async fn status_of(request: reqwest::RequestBuilder) -> StatusCode {
+    request.send().await.unwrap().status()
 }
 
 /// Every log line any test in this binary produced (JSON lines).
