@@ -28,6 +28,29 @@ pub enum Seg<'a> {
     Index(usize),
 }
 
+/// A [`Seg`] that owns its key: a path kept beyond the text it was read from (the
+/// Builder's edits, JSON `["nodes", "limit", 0]`: list indexes are numbers).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Step {
+    pub fn seg(&self) -> Seg<'_> {
+        match self {
+            Step::Key(k) => Seg::Key(k),
+            Step::Index(i) => Seg::Index(*i),
+        }
+    }
+}
+
+/// The [`Seg`]s of an owned path.
+pub fn segs(path: &[Step]) -> Vec<Seg<'_>> {
+    path.iter().map(Step::seg).collect()
+}
+
 /// Why an edit was not made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditError(pub String);

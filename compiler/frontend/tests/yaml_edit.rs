@@ -6,7 +6,7 @@
 
 use serde_json::{Value as Json, json};
 use std::path::PathBuf;
-use svc_frontend::yaml_edit::{Seg, YamlDoc};
+use svc_frontend::yaml_edit::{Seg, Step, YamlDoc, segs};
 
 /// xorshift64*: the same sequence on every machine, no dependency.
 struct Rng(u64);
@@ -41,21 +41,6 @@ fn flow_files() -> Vec<PathBuf> {
     files.sort();
     assert!(files.len() >= 5, "the examples' flows: {files:?}");
     files
-}
-
-#[derive(Debug, Clone)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-fn segs(path: &[Step]) -> Vec<Seg<'_>> {
-    path.iter()
-        .map(|s| match s {
-            Step::Key(k) => Seg::Key(k),
-            Step::Index(i) => Seg::Index(*i),
-        })
-        .collect()
 }
 
 /// Every path in `v`, with the value there.

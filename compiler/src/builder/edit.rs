@@ -14,7 +14,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use svc_frontend::yaml_edit::{EditError, Seg, YamlDoc};
+pub use svc_frontend::yaml_edit::Step;
+use svc_frontend::yaml_edit::{EditError, YamlDoc, segs};
 
 /// One operation, as the Builder sends it (`{"op": "set", "path": ["nodes", "limit",
 /// "limit"], "value": 50}`); list indexes in a path are numbers.
@@ -45,22 +46,6 @@ pub enum Edit {
     },
 }
 
-/// A step of a path: a key, or an index into a list.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum Step {
-    Key(String),
-    Index(usize),
-}
-
-fn segs(path: &[Step]) -> Vec<Seg<'_>> {
-    path.iter()
-        .map(|s| match s {
-            Step::Key(k) => Seg::Key(k),
-            Step::Index(i) => Seg::Index(*i),
-        })
-        .collect()
-}
 
 /// A file's version: the hex SHA-256 of its bytes.
 pub fn version(bytes: &[u8]) -> String {

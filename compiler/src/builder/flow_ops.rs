@@ -45,14 +45,14 @@ fn wires<'v>(value: &'v Value, at: Vec<Step>, out: &mut Vec<(Vec<Step>, &'v str)
                 return;
             }
             for (k, v) in m {
-                let mut p = clone_path(&at);
+                let mut p = at.clone();
                 p.push(Step::Key(k.clone()));
                 wires(v, p, out);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                let mut p = clone_path(&at);
+                let mut p = at.clone();
                 p.push(Step::Index(i));
                 wires(v, p, out);
             }
@@ -61,14 +61,6 @@ fn wires<'v>(value: &'v Value, at: Vec<Step>, out: &mut Vec<(Vec<Step>, &'v str)
     }
 }
 
-fn clone_path(p: &[Step]) -> Vec<Step> {
-    p.iter()
-        .map(|s| match s {
-            Step::Key(k) => Step::Key(k.clone()),
-            Step::Index(i) => Step::Index(*i),
-        })
-        .collect()
-}
 
 /// The edits that rename node `old` to `new` and every mention of it.
 pub fn rename_node(flow: &Value, old: &str, new: &str) -> Result<Vec<Edit>, String> {
