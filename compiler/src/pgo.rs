@@ -57,23 +57,30 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     std::fs::create_dir_all(&raw).map_err(|e| format!("cannot create `{}`: {e}", raw.display()))?;
 
     eprintln!("   Building `{project_name}` (release, instrumented for profiling)");
+    // A release build of the server with one more rustc flag, in a target directory of
+    // its own.
+    let stage = |flag: String, target_dir: PathBuf, output: Option<PathBuf>| BuildOptions {
+        runtime: crate::emit::RuntimeLinking::Static,
+        release: true,
+        output,
+        quiet: false,
+        flags: Some(ExtraFlags {
+            rustflags: vec![flag],
+            target: toolchain.host.clone(),
+            target_dir,
+        }),
+    };
     let instrumented = cargo_build(
         dir,
         crate_dir,
         project_name,
-        &BuildOptions {
-            runtime: crate::emit::RuntimeLinking::Static,
-            release: true,
-            output: Some(work.join("bin").join(format!("{project_name}-instrumented"))),
-            quiet: false,
-            // The path is fixed, so that the instrumented crates stay fresh from one
-            // `--pgo` build to the next; each run writes where LLVM_PROFILE_FILE says.
-            flags: Some(ExtraFlags {
-                rustflags: vec![format!("-Cprofile-generate={}", work.join("default").display())],
-                target: toolchain.host.clone(),
-                target_dir: work.join("instrumented"),
-            }),
-        },
+        // The path is fixed, so that the instrumented crates stay fresh from one `--pgo`
+        // build to the next; each run writes where LLVM_PROFILE_FILE says.
+        &stage(
+            format!("-Cprofile-generate={}", work.join("default").display()),
+            work.join("instrumented"),
+            Some(work.join("bin").join(format!("{project_name}-instrumented"))),
+        ),
     )?;
 
     eprintln!(
@@ -108,17 +115,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         dir,
         crate_dir,
         project_name,
-        &BuildOptions {
-            runtime: crate::emit::RuntimeLinking::Static,
-            release: true,
-            output,
-            quiet: false,
-            flags: Some(ExtraFlags {
-                rustflags: vec![format!("-Cprofile-use={}", profile.display())],
-                target: toolchain.host.clone(),
-                target_dir: optimised,
-            }),
-        },
+        &stage(format!("-Cprofile-use={}", profile.display()), optimised, output),
     )?;
     // The time of all three stages, which `svc build` reports.
     built.seconds = started.elapsed().as_secs_f64();

@@ -6,7 +6,8 @@ use super::catalog::{Catalog, check_asset_ref};
 use super::graph::{Fact, FlowGraph};
 use super::types::{ValueType, Walk, check_constraints, check_literal, fits, mismatch_hint, walk};
 use svc_frontend::flow::{
-    Binding, BodySchema, CodeCall, Flow, NodeKind, RateKey, RefRoot, Reference, RequestPart, ReturnJson, Template,
+    Binding, BodySchema, CodeCall, FieldSchema, Flow, NodeKind, RateKey, RefRoot, Reference, RequestPart, ReturnJson,
+    Template,
 };
 use svc_frontend::yaml::Value;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
@@ -513,6 +514,15 @@ impl FlowContext<'_> {
             );
             None
         };
+        // A declared field's type, and the declared name closest to an unknown one.
+        let declared = |f: &FieldSchema| ValueType {
+            ty: f.type_ref.value.clone(),
+            optional: !f.required,
+            constraints: f.constraints.clone(),
+        };
+        let closest = |name: &str, fields: &[FieldSchema]| {
+            svc_types::assets::closest(name, fields.iter().map(|f| f.name.value.as_str())).map(str::to_string)
+        };
         match part {
             RequestPart::Body => match &req.body {
                 None => unknown(
@@ -526,20 +536,12 @@ impl FlowContext<'_> {
                         return Some((ValueType::required(TypeRef::Object), &r.path[..]));
                     };
                     match fields.iter().find(|f| &f.name.value == first) {
-                        Some(f) => Some((
-                            ValueType {
-                                ty: f.type_ref.value.clone(),
-                                optional: !f.required,
-                                constraints: f.constraints.clone(),
-                            },
-                            &r.path[1..],
-                        )),
+                        Some(f) => Some((declared(f), &r.path[1..])),
                         None => {
-                            let hint =
-                                match svc_types::assets::closest(first, fields.iter().map(|f| f.name.value.as_str())) {
-                                    Some(best) => format!("did you mean `request.body.{best}`?"),
-                                    None => "declare the field under `request.body`".into(),
-                                };
+                            let hint = match closest(first, fields) {
+                                Some(best) => format!("did you mean `request.body.{best}`?"),
+                                None => "declare the field under `request.body`".into(),
+                            };
                             unknown(format!("the request body has no field `{first}`"), hint, diags)
                         }
                     }
@@ -557,17 +559,9 @@ impl FlowContext<'_> {
                     r.path[0].clone()
                 };
                 match fields.iter().find(|f| f.name.value == name) {
-                    Some(f) => Some((
-                        ValueType {
-                            ty: f.type_ref.value.clone(),
-                            optional: !f.required,
-                            constraints: f.constraints.clone(),
-                        },
-                        &r.path[1..],
-                    )),
+                    Some(f) => Some((declared(f), &r.path[1..])),
                     None => {
-                        let hint = match svc_types::assets::closest(&name, fields.iter().map(|f| f.name.value.as_str()))
-                        {
+                        let hint = match closest(&name, fields) {
                             Some(best) => format!("did you mean `request.{}.{best}`?", part.as_str()),
                             None => format!(
                                 "declare it under `request.{}`: `{name}: {{ type: string, required: false }}`",

@@ -269,40 +269,25 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
                 stack.push(Frame::Map(Vec::new(), here(1), anchor, None, ScalarKeys::default()));
                 None
             }
-            Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq(items, span, anchor)) => Some((
-                    Node {
-                        value: Value::Seq(items),
-                        span,
-                    },
-                    anchor,
-                )),
-                _ => {
-                    return Err(error(
-                        start.line(),
-                        start.col(),
-                        "unbalanced sequence".into(),
-                        SYNTAX_HELP,
-                    ));
-                }
-            },
-            Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map(entries, span, anchor, _, _)) => Some((
-                    Node {
-                        value: Value::Map(entries),
-                        span,
-                    },
-                    anchor,
-                )),
-                _ => {
-                    return Err(error(
-                        start.line(),
-                        start.col(),
-                        "unbalanced mapping".into(),
-                        SYNTAX_HELP,
-                    ));
-                }
-            },
+            Event::SequenceEnd | Event::MappingEnd => {
+                let ends_sequence = matches!(event, Event::SequenceEnd);
+                let (value, span, anchor) = match stack.pop() {
+                    Some(Frame::Seq(items, span, anchor)) if ends_sequence => (Value::Seq(items), span, anchor),
+                    Some(Frame::Map(entries, span, anchor, _, _)) if !ends_sequence => {
+                        (Value::Map(entries), span, anchor)
+                    }
+                    _ => {
+                        let what = if ends_sequence { "sequence" } else { "mapping" };
+                        return Err(error(
+                            start.line(),
+                            start.col(),
+                            format!("unbalanced {what}"),
+                            SYNTAX_HELP,
+                        ));
+                    }
+                };
+                Some((Node { value, span }, anchor))
+            }
             Event::Alias(id) => {
                 let Some(target) = anchors.get(&id) else {
                     return Err(error(
