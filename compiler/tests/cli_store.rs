@@ -49,21 +49,17 @@ fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, Strin
     outcome(out)
 }
 
+/// A command line's words.
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 #[test]
 fn keys_are_printed_once_and_stored_as_hashes() {
     let store = temp_store("keys");
     let (code, stdout, stderr) = svc(
         &store,
-        &[
-            "keys",
-            "create",
-            "--name",
-            "ci",
-            "--owner",
-            "alice",
-            "--expires-in",
-            "30d",
-        ],
+        &words("keys create --name ci --owner alice --expires-in 30d"),
         None,
     );
     assert_eq!(code, 0, "{stderr}");
@@ -355,16 +351,7 @@ fn rotation_keeps_the_lifetime_and_names_stay_unique_among_active_keys() {
     let store = temp_store("rotate-expiry");
     let (code, _, stderr) = svc(
         &store,
-        &[
-            "keys",
-            "create",
-            "--name",
-            "ci",
-            "--owner",
-            "alice",
-            "--expires-in",
-            "90d",
-        ],
+        &words("keys create --name ci --owner alice --expires-in 90d"),
         None,
     );
     assert_eq!(code, 0, "{stderr}");

@@ -177,40 +177,26 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
 
     let mut assets = Assets::default();
     let mut spans = AssetSpans::default();
-    if let Some(list) = top.get("enums") {
-        for item in list_items(list, "enums", "a list of enums, each `{ name, values }`", diags) {
-            if let Some((e, s)) = read_enum(item, diags) {
-                assets.enums.push(e);
-                spans.enums.push(s);
-            }
-        }
+    // Each kind of asset (its key, and what the key holds): its items, each read with
+    // its spans.
+    fn read_all<T, S>(
+        top: &mut MapReader,
+        (key, help): (&str, &str),
+        read: fn(&Node, &mut Diagnostics) -> Option<(T, S)>,
+        diags: &mut Diagnostics,
+    ) -> (Vec<T>, Vec<S>) {
+        let Some(list) = top.get(key) else {
+            return (Vec::new(), Vec::new());
+        };
+        let items = list_items(list, key, help, diags);
+        items.iter().filter_map(|item| read(item, diags)).unzip()
     }
-    if let Some(list) = top.get("structures") {
-        for item in list_items(
-            list,
-            "structures",
-            "a list of structures, each `{ name, fields }`",
-            diags,
-        ) {
-            if let Some((s, sp)) = read_structure(item, diags) {
-                assets.structures.push(s);
-                spans.structures.push(sp);
-            }
-        }
-    }
-    if let Some(list) = top.get("secrets") {
-        for item in list_items(
-            list,
-            "secrets",
-            "a list of secrets, each `{ name, description, required }`",
-            diags,
-        ) {
-            if let Some((s, sp)) = read_secret(item, diags) {
-                assets.secrets.push(s);
-                spans.secrets.push(sp);
-            }
-        }
-    }
+    const ENUMS: (&str, &str) = ("enums", "a list of enums, each `{ name, values }`");
+    const STRUCTURES: (&str, &str) = ("structures", "a list of structures, each `{ name, fields }`");
+    const SECRETS: (&str, &str) = ("secrets", "a list of secrets, each `{ name, description, required }`");
+    (assets.enums, spans.enums) = read_all(&mut top, ENUMS, read_enum, diags);
+    (assets.structures, spans.structures) = read_all(&mut top, STRUCTURES, read_structure, diags);
+    (assets.secrets, spans.secrets) = read_all(&mut top, SECRETS, read_secret, diags);
     top.finish(TOP_KEYS, diags);
 
     report_asset_problems(&assets, &spans, diags);
