@@ -92,15 +92,19 @@ async fn call(host: TestHost) -> Result<svc_sdk::NodeResult<Outputs>, NodeAbort>
         .map_err(|e| *e.into_panic().downcast::<NodeAbort>().expect("a NodeAbort"))
 }
 
+/// A runtime with `n` worker threads: calls run in parallel, as in a server.
+fn threads(n: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(n)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn calls_past_the_concurrency_limit_answer_node_busy_and_the_rest_go_on() {
     let _turn = limits();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    threads(4).block_on(async {
         let open = Arc::new(AtomicBool::new(false));
         let waiting = Arc::new(AtomicUsize::new(0));
         let slow = |body: &str| host(open.clone(), waiting.clone(), body.as_bytes().to_vec());
@@ -129,12 +133,7 @@ fn calls_past_the_concurrency_limit_answer_node_busy_and_the_rest_go_on() {
 #[test]
 fn a_fetched_body_counts_against_the_memory_limit() {
     let _turn = limits();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    threads(2).block_on(async {
         let open = Arc::new(AtomicBool::new(true));
         let waiting = Arc::new(AtomicUsize::new(0));
         // 16 MiB where the limit is 8: refused before it enters the heap.

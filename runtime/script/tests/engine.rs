@@ -105,6 +105,13 @@ struct Outputs {
     label: String,
 }
 
+fn outputs(total: f64, label: &str) -> Outputs {
+    Outputs {
+        total,
+        label: label.into(),
+    }
+}
+
 /// Runs the node in `mode`: outputs, a failure, or the abort it unwound with.
 fn run(mode: &str) -> (Result<NodeResult<Outputs>, NodeAbort>, Vec<String>) {
     let host = TestHost::new().secret("API_TOKEN", "secret-value");
@@ -126,13 +133,7 @@ fn run(mode: &str) -> (Result<NodeResult<Outputs>, NodeAbort>, Vec<String>) {
 #[test]
 fn typed_inputs_in_checked_outputs_out_with_logs_and_secrets() {
     let (result, logs) = run("ok");
-    assert_eq!(
-        result.unwrap().unwrap(),
-        Outputs {
-            total: 4.5,
-            label: "3 x 12".into()
-        }
-    );
+    assert_eq!(result.unwrap().unwrap(), outputs(4.5, "3 x 12"));
     assert_eq!(logs, ["pricing {\"quantity\":3}", "via console"]);
 }
 
@@ -310,26 +311,14 @@ fn request_is_what_the_runtime_has() {
         std::sync::Arc::new(svc_sdk::Env::deployed("1.0.0", "abc")),
         std::sync::Arc::new(TestHost::new()),
     );
-    let outputs = block_on(ENGINE.run::<Inputs, Outputs>("shop.price", "src/nodes/price.ts", &ctx)).unwrap();
-    assert_eq!(
-        outputs,
-        Outputs {
-            total: 2.0,
-            label: "POST /acme/shop/orders t1".into()
-        }
-    );
+    let answer = block_on(ENGINE.run::<Inputs, Outputs>("shop.price", "src/nodes/price.ts", &ctx)).unwrap();
+    assert_eq!(answer, outputs(2.0, "POST /acme/shop/orders t1"));
 }
 
 #[test]
 fn outputs_are_read_as_json_stringify_writes_them() {
     let (result, _) = run("json");
-    assert_eq!(
-        result.unwrap().unwrap(),
-        Outputs {
-            total: 2.0,
-            label: "from toJSON".into()
-        }
-    );
+    assert_eq!(result.unwrap().unwrap(), outputs(2.0, "from toJSON"));
     let abort = run("getter").0.unwrap_err();
     assert_eq!(abort.code, "node_output_invalid", "{abort:?}");
     // The getter's exception text is the node's data: in the log's detail, not the answer.
@@ -343,13 +332,7 @@ fn outputs_are_read_as_json_stringify_writes_them() {
 #[test]
 fn ctx_is_read_only_and_its_functions_work_detached() {
     let (result, _) = run("read-only");
-    assert_eq!(
-        result.unwrap().unwrap(),
-        Outputs {
-            total: 3.0,
-            label: "string true".into()
-        }
-    );
+    assert_eq!(result.unwrap().unwrap(), outputs(3.0, "string true"));
     assert_eq!(
         run("sync-fail").0.unwrap().unwrap_err(),
         NodeFailure {
