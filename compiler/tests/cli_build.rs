@@ -4,7 +4,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{copy_committed, example_copy, listening_address, repo, scratch_dir};
+use support::{copy_committed, edit, example_copy, listening_address, repo, scratch_dir};
 
 fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
     build_with(dir, extra, &[])
@@ -55,10 +55,7 @@ fn builds_one_binary_and_rebuilds_only_what_changed() {
 
     // Change one flow: only the generated server crate is compiled again.
     let flow = dir.join("flows/greeting.yaml");
-    let text = std::fs::read_to_string(&flow)
-        .unwrap()
-        .replace("limit: 60", "limit: 61");
-    std::fs::write(&flow, text).unwrap();
+    edit(&flow, &[("limit: 60", "limit: 61")]);
     let (code, stderr) = build(&dir, &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(compiled(&stderr), 1, "only the server crate recompiles: {stderr}");
@@ -80,11 +77,13 @@ fn builds_one_binary_and_rebuilds_only_what_changed() {
 fn rustc_errors_in_node_code_point_at_the_users_file() {
     let dir = example_copy("hello", "build-error");
     let node = dir.join("src/nodes/greet.rs");
-    let text = std::fs::read_to_string(&node).unwrap().replace(
-        "Ok(Outputs { message, tone: ctx.inputs.tone })",
-        "Ok(Outputs { message: 42, tone: ctx.inputs.tone })",
+    edit(
+        &node,
+        &[(
+            "Ok(Outputs { message, tone: ctx.inputs.tone })",
+            "Ok(Outputs { message: 42, tone: ctx.inputs.tone })",
+        )],
     );
-    std::fs::write(&node, text).unwrap();
     let (code, stderr) = build(&dir, &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("error[E0308]: mismatched types"), "{stderr}");

@@ -3,7 +3,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use support::{repo, svc, svc_command};
+use support::{edit, repo, svc, svc_command};
 
 #[test]
 fn every_example_checks_cleanly() {
@@ -28,10 +28,7 @@ fn scratch(example: &str, name: &str) -> PathBuf {
 fn errors_exit_1_with_rustc_style_output() {
     let dir = scratch("hello", "errors");
     let flow = dir.join("flows/greeting.yaml");
-    let text = std::fs::read_to_string(&flow)
-        .unwrap()
-        .replace("node: hello.greet", "node: hello.gret");
-    std::fs::write(&flow, text).unwrap();
+    edit(&flow, &[("node: hello.greet", "node: hello.gret")]);
     let (code, stdout, stderr) = svc(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(stdout, "");
@@ -49,10 +46,7 @@ fn errors_exit_1_with_rustc_style_output() {
 fn warnings_only_exit_0() {
     let dir = scratch("hello", "warnings");
     let flow = dir.join("flows/greeting.yaml");
-    let text = std::fs::read_to_string(&flow)
-        .unwrap()
-        .replace("methods: [GET]", "methods: [GET, DELETE]");
-    std::fs::write(&flow, text).unwrap();
+    edit(&flow, &[("methods: [GET]", "methods: [GET, DELETE]")]);
     let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("warning[W0701]"), "{stderr}");
@@ -64,11 +58,13 @@ fn warnings_only_exit_0() {
 fn json_format_prints_one_object_per_diagnostic() {
     let dir = scratch("hello", "json");
     let flow = dir.join("flows/greeting.yaml");
-    let text = std::fs::read_to_string(&flow)
-        .unwrap()
-        .replace("from: request.query.tone }", "from: request.query.tones }")
-        .replace("methods: [GET]", "methods: [GET, POST]");
-    std::fs::write(&flow, text).unwrap();
+    edit(
+        &flow,
+        &[
+            ("from: request.query.tone }", "from: request.query.tones }"),
+            ("methods: [GET]", "methods: [GET, POST]"),
+        ],
+    );
     let (code, stdout, _) = svc(&["check", dir.to_str().unwrap(), "--format", "json"]);
     assert_eq!(code, 1);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -187,10 +183,7 @@ fn emit_check_finds_a_stale_committed_crate_and_writes_nothing() {
     // and a stray one appears: exit 1 and a unified diff of each, and the crate on disk
     // is left as it was.
     let flow = dir.join("flows/greeting.yaml");
-    let text = std::fs::read_to_string(&flow)
-        .unwrap()
-        .replace("limit: 60", "limit: 61");
-    std::fs::write(&flow, text).unwrap();
+    edit(&flow, &[("limit: 60", "limit: 61")]);
     std::fs::remove_file(generated.join("src/main.rs")).unwrap();
     std::fs::write(generated.join("src/routes/old.rs"), "// @generated\n").unwrap();
     let before = snapshot_tree(&generated);

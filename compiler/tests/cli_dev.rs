@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{outcome, repo, svc_command};
+use support::{edit, outcome, repo, svc_command};
 use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
@@ -413,16 +413,15 @@ fn dev_on_a_busy_port_stops_with_the_reason() {
 fn run_names_the_environment_for_a_missing_secret() {
     let dir = init("run-secret");
     let config = dir.join("svc.config.yaml");
-    let text = std::fs::read_to_string(&config)
-        .unwrap()
-        .replace("secrets: []", "secrets:\n  - { name: GREETING_TOKEN }");
-    std::fs::write(&config, text).unwrap();
+    edit(&config, &[("secrets: []", "secrets:\n  - { name: GREETING_TOKEN }")]);
     let node = dir.join("src/nodes/greet.rs");
-    let text = std::fs::read_to_string(&node).unwrap().replace(
-        "let name = ctx.inputs.name.trim();",
-        "let _token = ctx.secret(\"GREETING_TOKEN\")?;\n        let name = ctx.inputs.name.trim();",
+    edit(
+        &node,
+        &[(
+            "let name = ctx.inputs.name.trim();",
+            "let _token = ctx.secret(\"GREETING_TOKEN\")?;\n        let name = ctx.inputs.name.trim();",
+        )],
     );
-    std::fs::write(&node, text).unwrap();
     let out = svc_command()
         .args(["run", "run-secret.greet"])
         .arg(&dir)

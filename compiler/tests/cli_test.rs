@@ -276,12 +276,7 @@ fn field_constraints_hold_requests_at_the_edge_and_node_outputs_to_their_structu
     let dir = scratch_dir("test-constraints");
     let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
     assert_eq!(code, 0, "{stderr}");
-    let edit = |file: &str, from: &str, to: &str| {
-        let path = dir.join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "{file} has no `{from}`");
-        std::fs::write(&path, text.replace(from, to)).unwrap();
-    };
+    let edit = |file: &str, from: &str, to: &str| support::edit(&dir.join(file), &[(from, to)]);
     edit(
         "svc.config.ts",
         r#"{ name: "message", type: "string", required: true }"#,

@@ -6,7 +6,7 @@
 //! edge refuses the value (400) and the node's check is not generated.
 
 use crate::harness::{client, error, json_of, project_binary, start_binary};
-use crate::support::example_copy;
+use crate::support::{edit, example_copy};
 use std::path::{Path, PathBuf};
 
 fn hello_copy(name: &str) -> PathBuf {
@@ -22,15 +22,6 @@ fn hello_copy(name: &str) -> PathBuf {
         ],
     );
     dir
-}
-
-fn edit(path: &Path, changes: &[(&str, &str)]) {
-    let mut text = std::fs::read_to_string(path).unwrap();
-    for (from, to) in changes {
-        assert!(text.contains(from), "{} has no `{from}`", path.display());
-        text = text.replace(from, to);
-    }
-    std::fs::write(path, text).unwrap();
 }
 
 fn generated_route(dir: &Path) -> String {

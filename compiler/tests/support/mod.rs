@@ -114,3 +114,14 @@ pub fn assert_none_unknown(mut things: Vec<String>, what: &str) {
         "{what} named in the docs that svc does not have: {things:?}"
     );
 }
+
+/// Makes each change (`from` → `to`, every occurrence) to the file at `path`; a `from`
+/// the file does not hold fails the test, so that an edit never silently does nothing.
+pub fn edit(path: &Path, changes: &[(&str, &str)]) {
+    let mut text = std::fs::read_to_string(path).unwrap();
+    for (from, to) in changes {
+        assert!(text.contains(from), "{} has no `{from}`", path.display());
+        text = text.replace(from, to);
+    }
+    std::fs::write(path, text).unwrap();
+}
