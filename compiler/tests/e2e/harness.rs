@@ -218,13 +218,18 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
-/// The JSON error of a response, checked for the one error shape.
 /// Sends `request` and reads the answer's JSON body (check the status first where it
 /// matters).
 pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// Sends `request`; the status and JSON error of the answer, as [`error`] reads them.
+pub async fn error_of(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
+    error(request.send().await.unwrap()).await
+}
+
+/// The JSON error of a response, checked for the one error shape.
 pub async fn error(r: reqwest::Response) -> (u16, serde_json::Value) {
     let status = r.status().as_u16();
     assert_eq!(r.headers()["content-type"], "application/json");

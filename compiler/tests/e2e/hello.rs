@@ -1,6 +1,6 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{binary, client, error, json_of, run_to_exit_with, start};
+use crate::harness::{binary, client, error, error_of, json_of, run_to_exit_with, start};
 use std::time::Duration;
 
 #[tokio::test]
@@ -40,13 +40,7 @@ async fn greets_with_typed_query_parameters_and_enum_round_trips() {
 async fn bad_requests_get_json_4xx() {
     let (server, _) = start("hello", &[], |_| ());
     let c = client();
-    let (s, body) = error(
-        c.get(server.url("/demo/hello/greeting?tone=loud"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (s, body) = error_of(c.get(server.url("/demo/hello/greeting?tone=loud"))).await;
     assert_eq!(s, 400);
     assert_eq!(body["error"]["field"], "query.tone");
     assert!(
@@ -56,21 +50,15 @@ async fn bad_requests_get_json_4xx() {
             .contains("expected one of `friendly`, `formal`, `arr`"),
         "{body}"
     );
-    let (s, _) = error(
-        c.get(server.url("/demo/hello/greeting?name=a&name=b"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (s, _) = error_of(c.get(server.url("/demo/hello/greeting?name=a&name=b"))).await;
     assert_eq!(s, 400);
     let r = c.post(server.url("/demo/hello/greeting")).send().await.unwrap();
     assert_eq!(r.headers()["allow"], "GET, HEAD");
     let (s, _) = error(r).await;
     assert_eq!(s, 405);
-    let (s, _) = error(c.get(server.url("/demo/hello/nope")).send().await.unwrap()).await;
+    let (s, _) = error_of(c.get(server.url("/demo/hello/nope"))).await;
     assert_eq!(s, 404);
-    let (s, _) = error(c.get(server.url("/other/hello/greeting")).send().await.unwrap()).await;
+    let (s, _) = error_of(c.get(server.url("/other/hello/greeting"))).await;
     assert_eq!(s, 404);
 }
 

@@ -1,7 +1,7 @@
 //! `examples/hooks`: several routes, code nodes that read secrets, path and query
 //! parameters, a body given as fields, key locations other than `X-API-Key`.
 
-use crate::harness::{client, error, run_to_exit, start};
+use crate::harness::{client, error, error_of, run_to_exit, start};
 use serde_json::json;
 
 const SIGNING_KEY: &str = "whsec-e2e-0123456789abcdef";
@@ -107,23 +107,17 @@ async fn public_status_and_path_parameters() {
     assert_eq!(r.status(), 400);
     let body: serde_json::Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "BAD_EVENT_TYPE", "{body}");
-    let (s, body) = error(
+    let (s, body) = error_of(
         c.get(server.url("/acme/hooks/events/x/preview?sample=maybe"))
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .unwrap(),
+            .header("x-api-key", &key),
     )
     .await;
     assert_eq!((s, body["error"]["field"].as_str()), (400, Some("query.sample")));
     // A path parameter that is not UTF-8 once percent-decoded: the JSON 400, not axum's
     // plain-text rejection.
-    let (s, body) = error(
+    let (s, body) = error_of(
         c.get(server.url("/acme/hooks/events/%FF%FE/preview"))
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .unwrap(),
+            .header("x-api-key", &key),
     )
     .await;
     assert_eq!((s, body["error"]["code"].as_str()), (400, Some("invalid_parameter")));

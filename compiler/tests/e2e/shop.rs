@@ -1,7 +1,7 @@
 //! `examples/shop`: a write route behind Check Origin, Check API Key and Rate Limit by API
 //! key, with code nodes that take and return structures, enums and arrays of structures.
 
-use crate::harness::{client, error, run_to_exit_with, start};
+use crate::harness::{client, error, error_of, run_to_exit_with, start};
 use serde_json::json;
 
 const ORDERS: &str = "/acme/shop/orders";
@@ -185,7 +185,7 @@ async fn typed_bodies_of(example: &str) {
     let (s, body) = error(send(bad).await.unwrap()).await;
     assert_eq!((s, body["error"]["field"].as_str()), (400, Some("lines[1]")), "{body}");
     // A protection fails before the body is read: no key, bad body → 401, not 400.
-    let (s, _) = error(c.post(server.url(ORDERS)).body("{not json").send().await.unwrap()).await;
+    let (s, _) = error_of(c.post(server.url(ORDERS)).body("{not json")).await;
     assert_eq!(s, 401);
     let r = c.get(server.url(ORDERS)).send().await.unwrap();
     assert_eq!(r.headers()["allow"], "POST, OPTIONS");
