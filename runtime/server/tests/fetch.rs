@@ -95,26 +95,14 @@ async fn times_out_and_limits_response_size() {
     let base = upstream().await;
     let rt = runtime();
     let started = std::time::Instant::now();
-    let e = run(
-        &rt,
-        fetcher::Inputs {
-            timeout_ms: Some(300.0),
-            ..inputs(format!("{base}/slow"))
-        },
-    )
-    .await
-    .unwrap_err();
+    let mut slow = inputs(format!("{base}/slow"));
+    slow.timeout_ms = Some(300.0);
+    let e = run(&rt, slow).await.unwrap_err();
     assert!(e.message.contains("no response within 300 ms"), "{}", e.message);
     assert!(started.elapsed() < Duration::from_secs(2));
-    let e = run(
-        &rt,
-        fetcher::Inputs {
-            max_bytes: Some(1000.0),
-            ..inputs(format!("{base}/big"))
-        },
-    )
-    .await
-    .unwrap_err();
+    let mut big = inputs(format!("{base}/big"));
+    big.max_bytes = Some(1000.0);
+    let e = run(&rt, big).await.unwrap_err();
     assert!(e.message.contains("larger than 1000 bytes"), "{}", e.message);
     let out = run(&rt, inputs(format!("{base}/big"))).await.unwrap();
     assert_eq!(out.body.len(), 100_000, "the default limit (10 MiB) lets it through");

@@ -118,10 +118,13 @@ async fn check_origin_tricks_over_http() {
 #[tokio::test]
 async fn cors_preflights() {
     let server = TestServer::start(Arc::new(Runtime::for_tests("ws/api")), origin_routes()).await;
-    let r = client()
-        .request(reqwest::Method::OPTIONS, server.url("/ws/api/origin"))
-        .header("origin", "https://example.com")
-        .header("access-control-request-method", "POST")
+    let preflight = |origin: &str| {
+        client()
+            .request(reqwest::Method::OPTIONS, server.url("/ws/api/origin"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+    };
+    let r = preflight("https://example.com")
         .header("access-control-request-headers", "content-type, x-api-key")
         .send()
         .await
@@ -131,13 +134,7 @@ async fn cors_preflights() {
     assert_eq!(r.headers()["access-control-allow-methods"], "POST, OPTIONS");
     assert_eq!(r.headers()["access-control-allow-headers"], "content-type, x-api-key");
     assert_eq!(r.headers()["access-control-max-age"], "600");
-    let r = client()
-        .request(reqwest::Method::OPTIONS, server.url("/ws/api/origin"))
-        .header("origin", "https://example.com.evil.com")
-        .header("access-control-request-method", "POST")
-        .send()
-        .await
-        .unwrap();
+    let r = preflight("https://example.com.evil.com").send().await.unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert!(r.headers().get("access-control-allow-origin").is_none());
 }
