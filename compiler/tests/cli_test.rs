@@ -3,8 +3,26 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use support::{example_copy, scratch_dir, svc};
+
+/// A project `svc init` makes (with `args` after its directory) in a scratch directory.
+fn init(label: &str, args: &[&str]) -> PathBuf {
+    let dir = scratch_dir(label);
+    let (code, _, stderr) = svc(&[&["init", dir.to_str().unwrap()], args].concat());
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+/// Runs `svc test` on `dir` with `args`: every case passes, and there are `passed`.
+/// Returns what it printed.
+fn assert_passes(dir: &Path, args: &[&str], passed: usize) -> String {
+    let (code, stdout, stderr) = svc(&[&["test", dir.to_str().unwrap()], args].concat());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let summary = format!("test result: ok. {passed} passed; 0 failed");
+    assert!(stdout.contains(&summary), "{stdout}");
+    stdout
+}
 
 /// A copy of `examples/hello` as committed, with its tests replaced by `tests`.
 fn hello_with(name: &str, tests: &[(&str, &str)]) -> PathBuf {
@@ -199,12 +217,8 @@ fn a_malformed_test_file_is_located_diagnostics_and_nothing_runs() {
 
 #[test]
 fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
-    let dir = scratch_dir("test-init");
-    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 7 passed; 0 failed"), "{stdout}");
+    let dir = init("test-init", &[]);
+    let stdout = assert_passes(&dir, &["--min-coverage", "100"], 7);
     assert!(stdout.contains("flow coverage: 13 of 13 branches (100.0%)"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -214,12 +228,8 @@ fn the_tests_svc_init_writes_pass_and_reach_every_branch() {
 /// exception (a defect, like a Rust panic) is a 500 naming the node, whatever the flow.
 #[test]
 fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
-    let dir = scratch_dir("test-init-ts");
-    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap(), "--min-coverage", "100"]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 7 passed; 0 failed"), "{stdout}");
+    let dir = init("test-init-ts", &["--lang", "ts", "--name", "greeting-ts"]);
+    assert_passes(&dir, &["--min-coverage", "100"], 7);
 
     // The flow `svc init` writes wires `on_fail` to a 422.
     let node = dir.join("src/nodes/greet.ts");
@@ -239,9 +249,7 @@ fn typescript_nodes_under_flow_tests_failures_route_and_exceptions_are_500() {
          \x20   expect: { status: 500, body_contains: { error.code: internal_error, error.node: greeting-ts.greet } }\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 9 passed; 0 failed"), "{stdout}");
+    assert_passes(&dir, &[], 9);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -273,9 +281,7 @@ fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
 /// `node_output_invalid`), whatever the flow's `on_fail`.
 #[test]
 fn field_constraints_hold_requests_at_the_edge_and_node_outputs_to_their_structures() {
-    let dir = scratch_dir("test-constraints");
-    let (code, _, stderr) = svc(&["init", dir.to_str().unwrap(), "--lang", "ts", "--name", "greeting-ts"]);
-    assert_eq!(code, 0, "{stderr}");
+    let dir = init("test-constraints", &["--lang", "ts", "--name", "greeting-ts"]);
     let edit = |file: &str, from: &str, to: &str| support::edit(&dir.join(file), &[(from, to)]);
     edit(
         "svc.config.ts",
@@ -318,8 +324,6 @@ fn field_constraints_hold_requests_at_the_edge_and_node_outputs_to_their_structu
         ),
     )
     .unwrap();
-    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("test result: ok. 10 passed; 0 failed"), "{stdout}");
+    assert_passes(&dir, &[], 10);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -178,13 +178,13 @@ async fn a_panicking_node_is_a_500_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn logs_carry_route_node_and_request_id() {
     let server = start(Env::deployed("1", "x"), secrets(), vec![]).await;
-    let r = client()
-        .get(server.url("/ws/api/greet"))
-        .header("x-request-id", "log-test-1")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["greeting"], "hello Ada");
+    let body = json_of(
+        client()
+            .get(server.url("/ws/api/greet"))
+            .header("x-request-id", "log-test-1"),
+    )
+    .await;
+    assert_eq!(body["greeting"], "hello Ada");
     let logs = captured_logs();
     let line = logs
         .lines()

@@ -5,7 +5,7 @@ mod common;
 use axum::Router;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::routing::any;
-use common::{TestServer, client, handler, rate_limited_route, status_of};
+use common::{TestServer, client, handler, json_of, rate_limited_route, status_of};
 use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -104,13 +104,12 @@ async fn check_origin_tricks_over_http() {
     let (s, acao, _) = origin_status(&server, &[]).await;
     assert_eq!((s, acao), (StatusCode::OK, None));
     // A blocked response has the JSON error shape.
-    let r = client()
-        .post(server.url("/ws/api/origin"))
-        .header("origin", "https://evil.com")
-        .send()
-        .await
-        .unwrap();
-    let body: serde_json::Value = r.json().await.unwrap();
+    let body = json_of(
+        client()
+            .post(server.url("/ws/api/origin"))
+            .header("origin", "https://evil.com"),
+    )
+    .await;
     assert_eq!(body["error"]["status"], 403);
     assert_eq!(body["error"]["code"], "forbidden");
 }

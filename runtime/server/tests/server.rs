@@ -172,20 +172,12 @@ async fn every_error_is_json_with_a_request_id() {
 async fn request_ids_are_kept_when_well_formed_and_generated_otherwise() {
     let server = TestServer::start(runtime(Duration::from_secs(5), 1024, ""), routes()).await;
     let c = client();
-    let r = c
-        .get(server.url("/ws/api/ip"))
-        .header("x-request-id", "trace-123")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.headers()["x-request-id"], "trace-123");
-    let r = c
-        .get(server.url("/ws/api/ip"))
-        .header("x-request-id", "bad id <script>")
-        .send()
-        .await
-        .unwrap();
-    let id = r.headers()["x-request-id"].to_str().unwrap().to_string();
+    let answered_id = |sent: &'static str| {
+        let request = c.get(server.url("/ws/api/ip")).header("x-request-id", sent);
+        async move { request.send().await.unwrap().headers()["x-request-id"].clone() }
+    };
+    assert_eq!(answered_id("trace-123").await, "trace-123");
+    let id = answered_id("bad id <script>").await.to_str().unwrap().to_string();
     assert_eq!(id.len(), 24);
     let a = c.get(server.url("/ws/api/ip")).send().await.unwrap().headers()["x-request-id"].clone();
     let b = c.get(server.url("/nope")).send().await.unwrap().headers()["x-request-id"].clone();
