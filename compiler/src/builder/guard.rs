@@ -166,35 +166,18 @@ mod tests {
     fn the_token_admits_through_the_printed_address_only() {
         let guard = Guard::new(4400);
         let cookie = format!("a=1; {COOKIE}={}", guard.token());
-        assert_eq!(
-            guard.check(&request("127.0.0.1:4400", Some(&cookie))),
-            Ok(Admitted::Token)
-        );
-        assert_eq!(
-            guard.check(&request("localhost:4400", Some(&cookie))),
-            Ok(Admitted::Token)
-        );
-        assert_eq!(guard.check(&request("[::1]:4400", Some(&cookie))), Ok(Admitted::Token));
+        let check = |host: &str, cookie: Option<&str>| guard.check(&request(host, cookie));
+        assert_eq!(check("127.0.0.1:4400", Some(&cookie)), Ok(Admitted::Token));
+        assert_eq!(check("localhost:4400", Some(&cookie)), Ok(Admitted::Token));
+        assert_eq!(check("[::1]:4400", Some(&cookie)), Ok(Admitted::Token));
         // DNS rebinding: the page's own name, or another port.
-        assert_eq!(
-            guard.check(&request("evil.example:4400", Some(&cookie))),
-            Err(Refusal::ForeignHost)
-        );
-        assert_eq!(
-            guard.check(&request("127.0.0.1:80", Some(&cookie))),
-            Err(Refusal::ForeignHost)
-        );
+        assert_eq!(check("evil.example:4400", Some(&cookie)), Err(Refusal::ForeignHost));
+        assert_eq!(check("127.0.0.1:80", Some(&cookie)), Err(Refusal::ForeignHost));
         // No token, a wrong one, one of another length.
-        assert_eq!(guard.check(&request("127.0.0.1:4400", None)), Err(Refusal::NoToken));
+        assert_eq!(check("127.0.0.1:4400", None), Err(Refusal::NoToken));
         let wrong = format!("{COOKIE}={}", "0".repeat(48));
-        assert_eq!(
-            guard.check(&request("127.0.0.1:4400", Some(&wrong))),
-            Err(Refusal::NoToken)
-        );
-        assert_eq!(
-            guard.check(&request("127.0.0.1:4400", Some("svc_builder=x"))),
-            Err(Refusal::NoToken)
-        );
+        assert_eq!(check("127.0.0.1:4400", Some(&wrong)), Err(Refusal::NoToken));
+        assert_eq!(check("127.0.0.1:4400", Some("svc_builder=x")), Err(Refusal::NoToken));
         // The token in the URL.
         let mut with_query = request("127.0.0.1:4400", None);
         with_query.query_token = Some(guard.token());

@@ -199,13 +199,12 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
             1
         };
         let here = |len: usize| Span::new(file, start.line().max(1) as u32, start.col() as u32 + 1, len as u32);
+        let error_here = |message: String, help: &str| error(start.line(), start.col(), message, help);
         let complete: Option<(Node, usize)> = match event {
             Event::DocumentStart(..) => {
                 documents += 1;
                 if documents > 1 {
-                    return Err(error(
-                        start.line(),
-                        start.col(),
+                    return Err(error_here(
                         "a second YAML document".into(),
                         "a file holds one YAML document; remove the `---` and what follows, or move it to its own file",
                     ));
@@ -254,9 +253,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
             }
             Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) if stack.len() >= MAX_DEPTH => {
                 let _ = anchor;
-                return Err(error(
-                    start.line(),
-                    start.col(),
+                return Err(error_here(
                     format!("nested more than {MAX_DEPTH} levels deep"),
                     "flatten the file",
                 ));
@@ -278,30 +275,21 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
                     }
                     _ => {
                         let what = if ends_sequence { "sequence" } else { "mapping" };
-                        return Err(error(
-                            start.line(),
-                            start.col(),
-                            format!("unbalanced {what}"),
-                            SYNTAX_HELP,
-                        ));
+                        return Err(error_here(format!("unbalanced {what}"), SYNTAX_HELP));
                     }
                 };
                 Some((Node { value, span }, anchor))
             }
             Event::Alias(id) => {
                 let Some(target) = anchors.get(&id) else {
-                    return Err(error(
-                        start.line(),
-                        start.col(),
+                    return Err(error_here(
                         "an alias to an unknown anchor".into(),
                         "define the anchor (`&name`) before using it (`*name`)",
                     ));
                 };
                 alias_nodes += count_nodes(target);
                 if alias_nodes > MAX_ALIAS_NODES {
-                    return Err(error(
-                        start.line(),
-                        start.col(),
+                    return Err(error_here(
                         format!("aliases expand to more than {MAX_ALIAS_NODES} nodes"),
                         "the file expands too many aliases; write the values out",
                     ));
@@ -315,12 +303,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Node, Diagnostic> {
         let Some((node, anchor)) = complete else { continue };
         nodes += 1;
         if nodes > MAX_NODES {
-            return Err(error(
-                start.line(),
-                start.col(),
-                format!("more than {MAX_NODES} nodes"),
-                "split the file",
-            ));
+            return Err(error_here(format!("more than {MAX_NODES} nodes"), "split the file"));
         }
         if anchor != 0 {
             anchors.insert(anchor, node.clone());
