@@ -110,31 +110,32 @@ impl<'a> Catalog<'a> {
 
 /// Reports a structure or enum that a type names but the config does not define.
 pub fn check_asset_ref(ty: &TypeRef, span: Span, assets: &Assets, diags: &mut Diagnostics) {
-    match ty.referenced_asset() {
-        Some(AssetRef::Structure(name)) if assets.structure_named(name).is_none() => {
-            let hint = if assets.enum_named(name).is_some() {
-                format!("`{name}` is an enum: use `enum-value:{name}`")
-            } else {
-                svc_types::assets::suggest("structure", name, assets.structures.iter().map(|s| s.name.as_str()))
-            };
-            diags.push(
-                Diagnostic::new(Code::UnknownStructure, span, format!("unknown structure `{name}`"))
-                    .label("not defined in the config")
-                    .help(hint),
-            );
-        }
-        Some(AssetRef::Enum(name)) if assets.enum_named(name).is_none() => {
-            let hint = if assets.structure_named(name).is_some() {
-                format!("`{name}` is a structure: use `object:{name}`")
-            } else {
-                svc_types::assets::suggest("enum", name, assets.enums.iter().map(|e| e.name.as_str()))
-            };
-            diags.push(
-                Diagnostic::new(Code::UnknownEnum, span, format!("unknown enum `{name}`"))
-                    .label("not defined in the config")
-                    .help(hint),
-            );
-        }
-        _ => {}
-    }
+    // What is missing, and the hint when the name is an asset of the other kind.
+    let (code, kind, name, other_kind, names): (_, _, _, _, Vec<&str>) = match ty.referenced_asset() {
+        Some(AssetRef::Structure(name)) if assets.structure_named(name).is_none() => (
+            Code::UnknownStructure,
+            "structure",
+            name,
+            assets
+                .enum_named(name)
+                .map(|_| format!("`{name}` is an enum: use `enum-value:{name}`")),
+            assets.structures.iter().map(|s| s.name.as_str()).collect(),
+        ),
+        Some(AssetRef::Enum(name)) if assets.enum_named(name).is_none() => (
+            Code::UnknownEnum,
+            "enum",
+            name,
+            assets
+                .structure_named(name)
+                .map(|_| format!("`{name}` is a structure: use `object:{name}`")),
+            assets.enums.iter().map(|e| e.name.as_str()).collect(),
+        ),
+        _ => return,
+    };
+    let hint = other_kind.unwrap_or_else(|| svc_types::assets::suggest(kind, name, names.into_iter()));
+    diags.push(
+        Diagnostic::new(code, span, format!("unknown {kind} `{name}`"))
+            .label("not defined in the config")
+            .help(hint),
+    );
 }

@@ -250,12 +250,7 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
     server.shutdown();
     let status = in_flight.await.unwrap().expect("the in-flight request completes");
     assert_eq!(status, 200);
-    let done = server.done.take().unwrap();
-    tokio::time::timeout(Duration::from_secs(5), done)
-        .await
-        .expect("the server stops")
-        .unwrap()
-        .unwrap();
+    server.stopped_within(Duration::from_secs(5)).await;
     // New connections are refused once it has stopped.
     assert!(client().get(server.url("/healthz")).send().await.is_err());
 }
@@ -529,13 +524,7 @@ async fn shutdown_closes_slow_and_stuck_clients_and_exits_within_the_deadline() 
     tokio::time::sleep(Duration::from_millis(150)).await;
 
     let asked = std::time::Instant::now();
-    server.shutdown();
-    let done = server.done.take().unwrap();
-    tokio::time::timeout(drain + Duration::from_secs(2), done)
-        .await
-        .expect("the server exits within the drain deadline")
-        .unwrap()
-        .unwrap();
+    server.stopped_within(drain + Duration::from_secs(2)).await;
     let took = asked.elapsed();
     assert!(
         took >= drain - Duration::from_millis(100),
@@ -754,13 +743,7 @@ async fn a_shutdown_under_load_leaves_no_request_unanswered() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let asked = std::time::Instant::now();
-    server.shutdown();
-    let done = server.done.take().unwrap();
-    tokio::time::timeout(Duration::from_secs(7), done)
-        .await
-        .expect("the server exits within the shutdown timeout")
-        .unwrap()
-        .unwrap();
+    server.stopped_within(Duration::from_secs(7)).await;
     let took = asked.elapsed();
     let (mut answered, mut unanswered, mut closing) = (0, 0, 0);
     for c in clients {

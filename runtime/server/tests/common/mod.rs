@@ -215,7 +215,7 @@ pub struct TestServer {
     pub base: String,
     pub addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    pub done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl TestServer {
@@ -245,6 +245,15 @@ impl TestServer {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
+    }
+
+    /// Shuts down (if that has not begun) and waits for the server to have stopped,
+    /// `within` at most.
+    pub async fn stopped_within(&mut self, within: std::time::Duration) {
+        self.shutdown();
+        let done = self.done.take().expect("the server runs");
+        let stopped = tokio::time::timeout(within, done).await;
+        stopped.expect("the server stops in time").unwrap().unwrap();
     }
 }
 
