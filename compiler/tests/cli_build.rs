@@ -4,7 +4,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{copy_committed, edit, example_copy, listening_address, repo, scratch_dir};
+use support::{assert_contains, copy_committed, edit, example_copy, listening_address, repo, scratch_dir};
 
 fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
     build_with(dir, extra, &[])
@@ -289,8 +289,13 @@ fn a_profile_guided_build_needs_flow_tests_and_says_so_before_building() {
     std::fs::remove_dir_all(dir.join("tests")).unwrap();
     let (code, stderr) = build(&dir, &["--pgo"]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("trains on the project's flow tests"), "{stderr}");
-    assert!(stderr.contains("help: write cases in `tests/*.yaml`"), "{stderr}");
+    assert_contains(
+        &stderr,
+        &[
+            "trains on the project's flow tests",
+            "help: write cases in `tests/*.yaml`",
+        ],
+    );
     assert!(!stderr.contains("Building"), "nothing was built: {stderr}");
 
     // A named llvm-profdata that is not there is refused by name, before building too.

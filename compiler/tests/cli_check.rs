@@ -3,7 +3,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use support::{edit, repo, svc, svc_command};
+use support::{assert_contains, edit, repo, svc, svc_command};
 
 #[test]
 fn every_example_checks_cleanly() {
@@ -32,13 +32,15 @@ fn errors_exit_1_with_rustc_style_output() {
     let (code, stdout, stderr) = svc(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(stdout, "");
-    assert!(
-        stderr.contains("error[E0401]: unknown node key `hello.gret`"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &[
+            "error[E0401]: unknown node key `hello.gret`",
+            "--> flows/greeting.yaml:",
+            "did you mean `hello.greet`?",
+            "error: `hello` has 1 error",
+        ],
     );
-    assert!(stderr.contains("--> flows/greeting.yaml:"), "{stderr}");
-    assert!(stderr.contains("did you mean `hello.greet`?"), "{stderr}");
-    assert!(stderr.contains("error: `hello` has 1 error"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -49,8 +51,7 @@ fn warnings_only_exit_0() {
     edit(&flow, &[("methods: [GET]", "methods: [GET, DELETE]")]);
     let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("warning[W0701]"), "{stderr}");
-    assert!(stderr.contains("1 warning"), "{stderr}");
+    assert_contains(&stderr, &["warning[W0701]", "1 warning"]);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -114,8 +115,7 @@ fn a_file_that_is_not_utf8_is_one_located_error_and_nothing_else() {
     let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
-    assert!(stderr.contains("src/nodes/greet.rs:1:7"), "{stderr}");
-    assert!(stderr.contains("is not valid UTF-8"), "{stderr}");
+    assert_contains(&stderr, &["src/nodes/greet.rs:1:7", "is not valid UTF-8"]);
 }
 
 #[test]
@@ -133,8 +133,7 @@ fn node_crate_names_never_clash_with_the_generated_crate() {
     let (code, _, stderr) = svc(&["emit", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     let generated = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
-    assert!(generated.contains("name = \"hello-server-2\""), "{generated}");
-    assert!(generated.contains("hello_server = { path"), "{generated}");
+    assert_contains(&generated, &["name = \"hello-server-2\"", "hello_server = { path"]);
 
     // A node crate named like a crate every server depends on is a located error.
     std::fs::write(&manifest, text.replace("name = \"hello-nodes\"", "name = \"svc_sdk\"")).unwrap();
@@ -189,8 +188,7 @@ fn emit_check_finds_a_stale_committed_crate_and_writes_nothing() {
     let before = snapshot_tree(&generated);
     let (code, stdout, stderr) = svc(&["emit", d, "--out", g, "--check"]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("is stale: 4 of its files differ"), "{stderr}");
-    assert!(stderr.contains("help: run `svc emit"), "{stderr}");
+    assert_contains(&stderr, &["is stale: 4 of its files differ", "help: run `svc emit"]);
     let route = format!("b/{g}/src/routes/greeting.rs");
     assert!(
         stdout.contains(&format!("--- a/{g}/src/routes/greeting.rs\n+++ {route}\n")),

@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{edit, outcome, repo, svc_command};
+use support::{assert_contains, edit, outcome, repo, svc_command};
 use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 
@@ -432,6 +432,11 @@ fn run_names_the_environment_for_a_missing_secret() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("secret `GREETING_TOKEN` is not available"), "{stderr}");
-    assert!(stderr.contains("environment variable of the same name"), "{stderr}");
+    assert_contains(
+        &stderr,
+        &[
+            "secret `GREETING_TOKEN` is not available",
+            "environment variable of the same name",
+        ],
+    );
 }

@@ -6,7 +6,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::{repo, svc};
+use support::{assert_contains, repo, svc};
 
 fn scratch(name: &str) -> PathBuf {
     support::scratch_dir(&format!("cli-project-{name}"))
@@ -304,8 +304,7 @@ fn graph_draws_a_flow_as_mermaid_or_dot() {
     let (code, mermaid, err) = svc(&["graph", "orders", shop.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(mermaid.starts_with("flowchart LR\n"));
-    assert!(mermaid.contains(r#"n1 -->|"valid"| n2"#), "{mermaid}");
-    assert!(mermaid.contains(r#"-.->|"quote.total → total"|"#), "{mermaid}");
+    assert_contains(&mermaid, &[r#"n1 -->|"valid"| n2"#, r#"-.->|"quote.total → total"|"#]);
     let (code, dot, _) = svc(&[
         "graph",
         "flows/create-order.yaml",
@@ -404,8 +403,7 @@ fn assets_sync_is_idempotent_and_reports_missing_secrets() {
         out.contains("+ secret ") && out.contains("+ node ") && out.contains("synced"),
         "{out}"
     );
-    assert!(err.contains("warning: required secret"), "{err}");
-    assert!(err.contains("has no value"), "{err}");
+    assert_contains(&err, &["warning: required secret", "has no value"]);
 
     let (code, out, _) = svc(&["assets", "sync", h, "--store", s]);
     assert_eq!(code, 0);

@@ -4,7 +4,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use support::{example_copy, scratch_dir, svc};
+use support::{assert_contains, example_copy, scratch_dir, svc};
 
 /// A project `svc init` makes (with `args` after its directory) in a scratch directory.
 fn init(label: &str, args: &[&str]) -> PathBuf {
@@ -57,16 +57,15 @@ fn a_failing_case_shows_what_differed_and_exits_1() {
     let d = dir.to_str().unwrap();
     let (code, stdout, stderr) = svc(&["test", d]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.contains("test tests/a.yaml: greets Ada ... ok"), "{stdout}");
-    assert!(
-        stdout.contains("test tests/b.yaml: expects another greeting ... FAILED"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "test tests/a.yaml: greets Ada ... ok",
+            "test tests/b.yaml: expects another greeting ... FAILED",
+            "---- tests/b.yaml: expects another greeting (tests/b.yaml:2) ----",
+            "status: expected 201, got 200",
+        ],
     );
-    assert!(
-        stdout.contains("---- tests/b.yaml: expects another greeting (tests/b.yaml:2) ----"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("status: expected 201, got 200"), "{stdout}");
     assert!(
         stdout.contains("body.message: differs"),
         "the path of the first difference: {stdout}"
@@ -75,12 +74,14 @@ fn a_failing_case_shows_what_differed_and_exits_1() {
         stdout.contains("-  \"message\": \"Hello, Bob!\",") && stdout.contains("+  \"message\": \"Hello, Ada!\","),
         "{stdout}"
     );
-    assert!(stdout.contains("header `x-missing`: expected, but absent"), "{stdout}");
-    assert!(
-        stdout.contains("trace `limit`: expected `sequence-limited`, took `sequence-ok`"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "header `x-missing`: expected, but absent",
+            "trace `limit`: expected `sequence-limited`, took `sequence-ok`",
+            "test result: FAILED. 1 passed; 1 failed",
+        ],
     );
-    assert!(stdout.contains("test result: FAILED. 1 passed; 1 failed"), "{stdout}");
 
     // --filter runs only what matches; JUnit for CI systems.
     let (code, stdout, _) = svc(&["test", d, "--filter", "Ada", "--format", "junit"]);
@@ -91,10 +92,12 @@ fn a_failing_case_shows_what_differed_and_exits_1() {
     );
     let (code, stdout, _) = svc(&["test", d, "--format", "junit"]);
     assert_eq!(code, 1);
-    assert!(stdout.contains("tests=\"2\" failures=\"1\""), "{stdout}");
-    assert!(
-        stdout.contains("<failure message=\"status: expected 201, got 200\">tests/b.yaml:2"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "tests=\"2\" failures=\"1\"",
+            "<failure message=\"status: expected 201, got 200\">tests/b.yaml:2",
+        ],
     );
     let (code, stdout, _) = svc(&["test", d, "--format", "json"]);
     assert_eq!(code, 1);
@@ -115,14 +118,13 @@ fn coverage_names_each_unreached_branch_exactly() {
     let json = dir.join("coverage.json");
     let (code, stdout, stderr) = svc(&["test", d, "--coverage", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("flow coverage: 3 of 7 branches (42.9%)"), "{stdout}");
-    assert!(
-        stdout.contains("flows/greeting.yaml:12: `limit` never took `sequence-limited`"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("flows/greeting.yaml:40: `too-many` never returned"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "flow coverage: 3 of 7 branches (42.9%)",
+            "flows/greeting.yaml:12: `limit` never took `sequence-limited`",
+            "flows/greeting.yaml:40: `too-many` never returned",
+        ],
     );
     let coverage: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(
@@ -172,10 +174,12 @@ fn an_unwired_failure_is_a_branch_to_cover() {
     let d = dir.to_str().unwrap();
     let (code, stdout, stderr) = svc(&["test", d]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("flow coverage: 3 of 6 branches (50.0%)"), "{stdout}");
-    assert!(
-        stdout.contains("`greet` never failed (its `on_fail` is not wired: a failure answers 500"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "flow coverage: 3 of 6 branches (50.0%)",
+            "`greet` never failed (its `on_fail` is not wired: a failure answers 500",
+        ],
     );
     // A case that fails covers it: the 500 it gets is the unwired failure.
     std::fs::write(
@@ -204,14 +208,16 @@ fn a_malformed_test_file_is_located_diagnostics_and_nothing_runs() {
     let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
-    assert!(
-        stderr.contains("error[E0105]: `status` must be an HTTP status code"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        &[
+            "error[E0105]: `status` must be an HTTP status code",
+            "--> tests/bad.yaml:4:23",
+            "error[E1102]: no flow is named `greting`",
+            "help: did you mean `greeting`?",
+            "no test was run",
+        ],
     );
-    assert!(stderr.contains("--> tests/bad.yaml:4:23"), "{stderr}");
-    assert!(stderr.contains("error[E1102]: no flow is named `greting`"), "{stderr}");
-    assert!(stderr.contains("help: did you mean `greeting`?"), "{stderr}");
-    assert!(stderr.contains("no test was run"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -269,8 +275,7 @@ fn a_missing_secret_in_a_test_file_names_its_secrets_block() {
     let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
     assert_ne!(code, 0, "{stdout}\n{stderr}");
     let all = format!("{stdout}{stderr}");
-    assert!(all.contains("WEBHOOK_SIGNING_KEY"), "{all}");
-    assert!(all.contains("`secrets:` block"), "{all}");
+    assert_contains(&all, &["WEBHOOK_SIGNING_KEY", "`secrets:` block"]);
     assert!(!all.contains("svc secrets set"), "{all}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,6 +3,7 @@
 //! shared limit and a revocation through the balancer.
 
 use crate::harness::{binary, repo};
+use crate::support::assert_contains;
 use std::process::Command;
 
 #[test]
@@ -18,6 +19,5 @@ fn the_cluster_demo_of_the_deployment_guide_passes() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("20 passed, 5 limited"), "{stdout}");
-    assert!(stdout.contains("cluster demo passed"), "{stdout}");
+    assert_contains(&stdout, &["20 passed, 5 limited", "cluster demo passed"]);
 }

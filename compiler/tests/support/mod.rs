@@ -125,3 +125,11 @@ pub fn edit(path: &Path, changes: &[(&str, &str)]) {
     }
     std::fs::write(path, text).unwrap();
 }
+
+/// Fails unless `text` (what a command printed) holds each of `parts`, naming the first
+/// that is missing.
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "no `{part}` in:\n{text}");
+    }
+}
