@@ -399,6 +399,12 @@ impl Metrics {
 mod tests {
     use super::*;
 
+    fn assert_contains(text: &str, series: &[&str]) {
+        for line in series {
+            assert!(text.contains(line), "no `{line}` in:\n{text}");
+        }
+    }
+
     #[test]
     fn resolved_series_are_exported_at_zero_and_count_into_the_families() {
         let metrics = Metrics::default();
@@ -406,14 +412,13 @@ mod tests {
         let limit = route.node("limit", NodeKind::RateLimit);
         let price = route.node("price", NodeKind::Code);
         let text = metrics.render();
-        assert!(
-            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="201"} 0"#),
-            "{text}"
-        );
-        assert!(text.contains(r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 0"#), "{text}");
-        assert!(
-            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 0"#),
-            "{text}"
+        assert_contains(
+            &text,
+            &[
+                r#"svc_http_requests_total{route="orders",method="POST",status="201"} 0"#,
+                r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 0"#,
+                r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 0"#,
+            ],
         );
 
         route.request(&http::Method::POST, 201, 0.001);
@@ -423,26 +428,16 @@ mod tests {
         price.passed();
         price.panicked();
         let text = metrics.render();
-        assert!(
-            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="201"} 1"#),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"svc_http_requests_total{route="orders",method="POST",status="418"} 1"#),
-            "{text}"
-        );
-        assert!(text.contains(r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 1"#), "{text}");
-        assert!(
-            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="ok"} 1"#),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 1"#),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"svc_http_request_duration_seconds_count{route="orders"} 2"#),
-            "{text}"
+        assert_contains(
+            &text,
+            &[
+                r#"svc_http_requests_total{route="orders",method="POST",status="201"} 1"#,
+                r#"svc_http_requests_total{route="orders",method="POST",status="418"} 1"#,
+                r#"svc_protection_outcomes_total{route="orders",node="limit",check="rate_limit",outcome="sequence-limited"} 1"#,
+                r#"svc_node_runs_total{route="orders",node="price",outcome="ok"} 1"#,
+                r#"svc_node_runs_total{route="orders",node="price",outcome="panicked"} 1"#,
+                r#"svc_http_request_duration_seconds_count{route="orders"} 2"#,
+            ],
         );
     }
 }

@@ -6,7 +6,7 @@ mod common;
 use axum::Router;
 use axum::extract::Request;
 use axum::routing::{get, post};
-use common::{TestServer, client, handler, json_of, rate_limited_route, text_of};
+use common::{TestServer, assert_contains, client, handler, json_of, rate_limited_route, text_of};
 use http::StatusCode;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -200,19 +200,15 @@ async fn health_and_metrics() {
     }
     c.get(server.url("/ws/api/ip")).send().await.unwrap();
     let text = text_of(c.get(server.url("/metrics"))).await;
-    assert!(
-        text.contains(r#"svc_http_requests_total{route="limited",method="GET",status="200"} 1"#),
-        "{text}"
-    );
-    assert!(
-        text.contains(r#"svc_http_requests_total{route="limited",method="GET",status="429"} 2"#),
-        "{text}"
-    );
-    assert!(text.contains(r#"svc_protection_outcomes_total{route="limited",node="limit",check="rate_limit",outcome="sequence-limited"} 2"#), "{text}");
-    assert!(text.contains("svc_http_request_duration_seconds_bucket{"), "{text}");
-    assert!(
-        text.contains(r#"svc_http_request_duration_seconds_count{route="ip"} 1"#),
-        "{text}"
+    assert_contains(
+        &text,
+        &[
+            r#"svc_http_requests_total{route="limited",method="GET",status="200"} 1"#,
+            r#"svc_http_requests_total{route="limited",method="GET",status="429"} 2"#,
+            r#"svc_protection_outcomes_total{route="limited",node="limit",check="rate_limit",outcome="sequence-limited"} 2"#,
+            "svc_http_request_duration_seconds_bucket{",
+            r#"svc_http_request_duration_seconds_count{route="ip"} 1"#,
+        ],
     );
 }
 

@@ -326,3 +326,10 @@ impl std::io::Write for LogWriter {
         Ok(())
     }
 }
+
+/// Fails unless `text` holds each of `parts`, naming the first that is missing.
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "no `{part}` in:\n{text}");
+    }
+}
