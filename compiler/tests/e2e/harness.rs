@@ -224,6 +224,13 @@ pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// Sends `request`; the answer's status and JSON body.
+pub async fn answer_of(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
+    let answer = request.send().await.unwrap();
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap())
+}
+
 /// Sends `request`; the status and JSON error of the answer, as [`error`] reads them.
 pub async fn error_of(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
     error(request.send().await.unwrap()).await

@@ -1,6 +1,6 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{binary, client, error, error_of, json_of, run_to_exit_with, start};
+use crate::harness::{answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start};
 use crate::support::assert_contains;
 use std::time::Duration;
 
@@ -67,13 +67,8 @@ async fn bad_requests_get_json_4xx() {
 async fn ctx_fail_takes_the_flows_on_fail_to_a_422() {
     let (server, _) = start("hello", &[], |_| ());
     let long = "x".repeat(101);
-    let r = client()
-        .get(server.url(&format!("/demo/hello/greeting?name={long}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 422);
-    let body: serde_json::Value = r.json().await.unwrap();
+    let (status, body) = answer_of(client().get(server.url(&format!("/demo/hello/greeting?name={long}")))).await;
+    assert_eq!(status, 422, "{body}");
     assert_eq!(
         body,
         serde_json::json!({"error": {"code": "NAME_TOO_LONG", "message": "the name is longer than 100 characters"}})

@@ -1,7 +1,7 @@
 //! `examples/hooks`: several routes, code nodes that read secrets, path and query
 //! parameters, a body given as fields, key locations other than `X-API-Key`.
 
-use crate::harness::{client, error, error_of, run_to_exit, start};
+use crate::harness::{answer_of, client, error, error_of, run_to_exit, start};
 use crate::support::assert_contains;
 use serde_json::json;
 
@@ -15,15 +15,13 @@ async fn sign_then_verify_with_secrets() {
     });
     let c = client();
     let event = json!({"type": "order.created", "data": {"id": "o1", "total": 12.5}});
-    let r = c
-        .post(server.url("/acme/hooks/events/sign"))
-        .bearer_auth(&sign_key)
-        .json(&event)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let signed: serde_json::Value = r.json().await.unwrap();
+    let (status, signed) = answer_of(
+        c.post(server.url("/acme/hooks/events/sign"))
+            .bearer_auth(&sign_key)
+            .json(&event),
+    )
+    .await;
+    assert_eq!(status, 200, "{signed}");
     assert_eq!(signed["signedBy"], "carol");
     assert_eq!(signed["signature"]["algorithm"], "hmac-sha256");
     assert_eq!(signed["signature"]["keyId"].as_str().unwrap().len(), 16);
@@ -86,27 +84,23 @@ async fn public_status_and_path_parameters() {
         !text.contains(SIGNING_KEY) && !text.contains("whsec-old-key"),
         "a secret value in a response"
     );
-    let r = c
-        .get(server.url("/acme/hooks/events/order.created/preview?sample=true"))
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let body: serde_json::Value = r.json().await.unwrap();
+    let (status, body) = answer_of(
+        c.get(server.url("/acme/hooks/events/order.created/preview?sample=true"))
+            .header("x-api-key", &key),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["event"],
         json!({"type": "order.created", "data": {"amount": 42, "id": "evt_123"}})
     );
     // A path parameter the node refuses: the flow's `on_fail`, a 400 with the node's code.
-    let r = c
-        .get(server.url("/acme/hooks/events/bad%20type/preview"))
-        .header("x-api-key", &key)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 400);
-    let body: serde_json::Value = r.json().await.unwrap();
+    let (status, body) = answer_of(
+        c.get(server.url("/acme/hooks/events/bad%20type/preview"))
+            .header("x-api-key", &key),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["code"], "BAD_EVENT_TYPE", "{body}");
     let (s, body) = error_of(
         c.get(server.url("/acme/hooks/events/x/preview?sample=maybe"))

@@ -5,7 +5,7 @@
 //! `node_output_invalid`); once the request's own input carries the constraints, the
 //! edge refuses the value (400) and the node's check is not generated.
 
-use crate::harness::{client, error, json_of, project_binary, start_binary};
+use crate::harness::{client, error_of, json_of, project_binary, start_binary};
 use crate::support::{edit, example_copy};
 use std::path::{Path, PathBuf};
 
@@ -38,8 +38,7 @@ async fn a_wire_its_source_does_not_guarantee_is_checked_before_the_node_runs() 
     let body = json_of(c.get(server.url("/demo/hello/greeting?name=Ada"))).await;
     assert_eq!(body["message"], "Hello, Ada!");
 
-    let r = c.get(server.url("/demo/hello/greeting?name=A")).send().await.unwrap();
-    let (status, e) = error(r).await;
+    let (status, e) = error_of(c.get(server.url("/demo/hello/greeting?name=A"))).await;
     assert_eq!(status, 500);
     assert_eq!(e["error"]["code"], "node_input_invalid");
     assert_eq!(e["error"]["node"], "hello.greet");
@@ -50,12 +49,7 @@ async fn a_wire_its_source_does_not_guarantee_is_checked_before_the_node_runs() 
 
     // 36 characters pass the input's limit; "Hello, …!" is then 44, over the output's 30.
     let name = "a".repeat(36);
-    let r = c
-        .get(server.url(&format!("/demo/hello/greeting?name={name}")))
-        .send()
-        .await
-        .unwrap();
-    let (status, e) = error(r).await;
+    let (status, e) = error_of(c.get(server.url(&format!("/demo/hello/greeting?name={name}")))).await;
     assert_eq!(status, 500);
     assert_eq!(e["error"]["code"], "node_output_invalid");
     assert_eq!(
@@ -79,12 +73,7 @@ async fn a_source_with_the_same_constraints_moves_the_check_to_the_edge() {
     let bin = project_binary("hello-pin-constraints-edge", &dir);
     assert!(!generated_route(&dir).contains("At::INPUT"));
     let (server, _) = start_binary("hello", &bin, &[], &[], |_| ());
-    let r = client()
-        .get(server.url("/demo/hello/greeting?name=A"))
-        .send()
-        .await
-        .unwrap();
-    let (status, e) = error(r).await;
+    let (status, e) = error_of(client().get(server.url("/demo/hello/greeting?name=A"))).await;
     assert_eq!(status, 400);
     assert_eq!(e["error"]["code"], "invalid_request");
     assert_eq!(e["error"]["violations"][0]["pointer"], "/name");
