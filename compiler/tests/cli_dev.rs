@@ -155,15 +155,22 @@ fn create_key(dir: &Path) -> String {
     key
 }
 
+/// `svc dev` on the project in `dir`, with a key made for it, once it listens: (the key,
+/// its port, the running `svc dev`).
+fn serve(dir: &Path) -> (String, u16, Dev) {
+    let key = create_key(dir);
+    let port = free_port();
+    let dev = Dev::start(dir, port);
+    dev.wait_listening(Duration::from_secs(900));
+    (key, port, dev)
+}
+
 /// `svc dev` on a TypeScript project: the node's logs reach the trace, and a change to
 /// the node's code alone restarts the server on the new bytecode without a Rust build.
 #[test]
 fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
     let dir = init_with("devloop-ts", &["--lang", "ts"]);
-    let key = create_key(&dir);
-    let port = free_port();
-    let dev = Dev::start(&dir, port);
-    dev.wait_listening(Duration::from_secs(900));
+    let (key, port, dev) = serve(&dir);
     let path = "/local/devloop-ts/greeting?name=Ada&tone=formal";
     let (status, body) = get(port, path, &key);
     assert_eq!(status, 200, "{body}");
@@ -171,8 +178,7 @@ fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
     dev.wait_stderr("    greet: greeted Ada", Duration::from_secs(10));
 
     let node = dir.join("src/nodes/greet.ts");
-    let text = std::fs::read_to_string(&node).unwrap();
-    std::fs::write(&node, text.replace("Good day, ${name}.", "Greetings, ${name}.")).unwrap();
+    edit(&node, &[("Good day, ${name}.", "Greetings, ${name}.")]);
     dev.wait_stderr(
         "TypeScript only: the server loads the new bytecode",
         Duration::from_secs(60),
@@ -192,10 +198,7 @@ fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
 #[test]
 fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     let dir = init("devloop");
-    let key = create_key(&dir);
-    let port = free_port();
-    let dev = Dev::start(&dir, port);
-    dev.wait_listening(Duration::from_secs(900));
+    let (key, port, dev) = serve(&dir);
     let path = "/local/devloop/greeting?name=Ada&tone=formal";
 
     let (status, body) = get(port, path, &key);
@@ -221,8 +224,7 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     // Edit the flow: the server is rebuilt (rustc alone, as cargo last ran it) and
     // restarted with the new answer.
     let flow_path = dir.join("flows/greeting.yaml");
-    let flow = std::fs::read_to_string(&flow_path).unwrap();
-    std::fs::write(&flow_path, flow.replace("status: 200", "status: 202")).unwrap();
+    edit(&flow_path, &[("status: 200", "status: 202")]);
     dev.wait_listening(Duration::from_secs(300));
     let (status, body) = get(port, path, &key);
     assert_eq!(status, 202, "{body}");

@@ -9,7 +9,7 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use support::svc_command;
+use support::{edit, svc_command};
 
 struct Studio {
     child: Child,
@@ -449,8 +449,7 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
 async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
     let dir = copy_of("shop", "errors");
     let flow = dir.join("flows/create-order.yaml");
-    let text = std::fs::read_to_string(&flow).unwrap();
-    std::fs::write(&flow, text.replace("node: shop.price-order", "node: shop.pric-order")).unwrap();
+    edit(&flow, &[("node: shop.price-order", "node: shop.pric-order")]);
     let studio = Studio::start(&dir);
     let (status, model) = studio.get("/api/project").await;
     assert_eq!(status, 200);
