@@ -1037,34 +1037,28 @@ test("a structure typed in place, and an array's items added and removed: each o
   const shown = () => until("the Builder to show the saved file", async () => (await tab.locator('.route-link[data-route="sign"]').getAttribute("data-version")) === sha256(text()));
   const before = text();
 
+  // One edit: `act`, then the file saved as `saved` says, then shown.
+  const edit = async (what, act, saved) => {
+    await act();
+    await until(what, () => saved(text()));
+    await shown();
+  };
   const type = tab.locator('[data-value-path="event.type"]');
   assert.equal(await type.inputValue(), "order.created");
-  await type.fill("order.paid");
-  await type.press("Enter");
-  await until("the field saved", () => text().includes("order.paid"));
-  await shown();
+  await edit("the field saved", () => type.fill("order.paid").then(() => type.press("Enter")), (t) => t.includes("order.paid"));
   assert.deepEqual(changedLines(before, text()), [["      event: { value: { type: order.created, data: {} } }", "      event: { value: { type: order.paid, data: {} } }"]]);
 
   const data = tab.locator('[data-value-path="event.data"]');
-  await data.fill('{"id": 7}');
-  await data.press("Enter");
-  await until("the object saved", () => text().includes("data: { id: 7 }"));
-  await shown();
+  await edit("the object saved", () => data.fill('{"id": 7}').then(() => data.press("Enter")), (t) => t.includes("data: { id: 7 }"));
 
   // The array: two items added, the first typed, then removed.
-  await tab.locator('[data-add-item="event.tags"]').click();
-  await until("an item added", () => text().includes('tags: [""]'));
-  await shown();
-  await tab.locator('[data-add-item="event.tags"]').click();
-  await until("a second item", () => text().includes('tags: ["", ""]'));
-  await shown();
+  const add = () => tab.locator('[data-add-item="event.tags"]').click();
+  await edit("an item added", add, (t) => t.includes('tags: [""]'));
+  await edit("a second item", add, (t) => t.includes('tags: ["", ""]'));
   await tab.locator('[data-value-path="event.tags.1"]').waitFor();
   const first = tab.locator('[data-value-path="event.tags.0"]');
-  await first.fill("urgent");
-  await first.press("Enter");
   // (A string keeps the quotes it had.)
-  await until("the item typed", () => text().includes('tags: ["urgent", ""]'));
-  await shown();
+  await edit("the item typed", () => first.fill("urgent").then(() => first.press("Enter")), (t) => t.includes('tags: ["urgent", ""]'));
   await tab.locator('[data-remove-item="event.tags.1"]').click();
   await until("the second removed", () => text().includes('tags: ["urgent"] } }'));
   execFileSync(svcBin, ["check", hooks], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });

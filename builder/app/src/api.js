@@ -26,3 +26,27 @@ export async function api(method, path, body) {
   }
   return json;
 }
+
+/**
+ * Long-polls `path` (`?after=` the last cursor) for as long as the page is open. Each
+ * answer goes to `onAnswer(answer, after)`, which returns the cursor to ask after next,
+ * or `null` to stop. A request that fails (svc restarting, a dropped connection) is asked
+ * again a second later.
+ * @param {string} path
+ * @param {(answer: any, after: any) => any} onAnswer
+ */
+export async function longPoll(path, onAnswer) {
+  let after;
+  for (;;) {
+    let answer;
+    try {
+      answer = await api("GET", after === undefined ? path : `${path}?after=${after}`);
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    const next = onAnswer(answer, after);
+    if (next === null) return;
+    after = next;
+  }
+}

@@ -3,33 +3,25 @@
 // change was not built (the last good server keeps answering). Under `svc studio`, which
 // runs no server, nothing is shown.
 
-import { api } from "./api.js";
+import { longPoll } from "./api.js";
 
 /**
  * Follows the dev loop's reports for as long as the page is open.
  * @param {HTMLElement} host the status element
  * @param {() => void} onServing called when a new server answers (the project is read again)
  */
-export async function followDevStatus(host, onServing) {
-  let after;
-  for (;;) {
-    let report;
-    try {
-      report = await api("GET", after === undefined ? "/api/dev" : `/api/dev?after=${after}`);
-    } catch {
-      await new Promise((r) => setTimeout(r, 1000));
-      continue;
-    }
+export function followDevStatus(host, onServing) {
+  return longPoll("/api/dev", (report, after) => {
     if (!report.live) {
       host.hidden = true;
-      return;
+      return null;
     }
     // The wait ran out with nothing new: ask again.
-    if (report.generation === after) continue;
-    after = report.generation;
+    if (report.generation === after) return after;
     show(host, report);
     if (report.phase === "serving") onServing();
-  }
+    return report.generation;
+  });
 }
 
 function show(host, report) {

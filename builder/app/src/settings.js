@@ -22,13 +22,8 @@ export class Settings {
   }
 
   async renderKeys(revealed) {
-    let listing;
-    try {
-      listing = await api("GET", "/api/keys");
-    } catch (e) {
-      this.keysSection.replaceChildren(el("h2", { id: "keys-title" }, "API Keys"), el("p", { class: "error" }, e.message));
-      return;
-    }
+    const listing = await listed("/api/keys", this.keysSection, el("h2", { id: "keys-title" }, "API Keys"));
+    if (!listing) return;
     const name = el("input", { id: "key-name", name: "name", required: true, autocomplete: "off" });
     const owner = el("input", { id: "key-owner", name: "owner", required: true, autocomplete: "off" });
     const expires = el("input", { id: "key-expires", name: "expiresIn", placeholder: "never (or 30d, 12h)", autocomplete: "off" });
@@ -123,13 +118,8 @@ export class Settings {
   }
 
   async renderSecrets() {
-    let listing;
-    try {
-      listing = await api("GET", "/api/secrets");
-    } catch (e) {
-      this.secretsSection.replaceChildren(el("h2", { id: "secrets-title" }, "Secrets"), el("p", { class: "error" }, e.message));
-      return;
-    }
+    const listing = await listed("/api/secrets", this.secretsSection, el("h2", { id: "secrets-title" }, "Secrets"));
+    if (!listing) return;
     const rows = listing.secrets.map((s) => {
       const input = el("input", {
         type: "password",
@@ -241,4 +231,15 @@ function assetsSection(assets) {
     el("h3", {}, "Structures"),
     assetTables("Structure", assets?.structures ?? [], ["Field", "Type", "Required", "Checked at the edge"], fieldRows),
   );
+}
+
+/** Reads a listing for `section`; when that fails, the section shows its `title` and
+ *  why, and the answer is `null`. */
+async function listed(path, section, title) {
+  try {
+    return await api("GET", path);
+  } catch (e) {
+    section.replaceChildren(title, el("p", { class: "error" }, e.message));
+    return null;
+  }
 }

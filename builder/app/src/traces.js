@@ -3,7 +3,7 @@
 // the request, each step's duration, inputs, outputs, failure and logs, and Replay.
 // Credentials never get here: the server redacts them (`compiler/src/builder/traces.rs`).
 
-import { api } from "./api.js";
+import { longPoll } from "./api.js";
 import { el } from "./dom.js";
 import { wireKey } from "./canvas.js";
 
@@ -23,30 +23,24 @@ export class TraceList {
   }
 
   /** Polls for new traces for as long as the page is open. */
-  async follow() {
-    let after;
-    for (;;) {
-      let answer;
-      try {
-        answer = await api("GET", after === undefined ? "/api/traces" : `/api/traces?after=${after}`);
-      } catch {
-        await new Promise((r) => setTimeout(r, 1000));
-        continue;
-      }
+  follow() {
+    return longPoll("/api/traces", (answer, after) => {
       this.live = answer.live;
       if (!answer.live) {
         this.render();
-        return;
+        return null;
       }
       if (answer.traces.length) {
-        after = answer.traces.at(-1).seq;
         this.traces = [...this.traces, ...answer.traces].slice(-KEEP);
         this.render();
-      } else if (after === undefined) {
-        after = -1;
-        this.render();
+        return answer.traces.at(-1).seq;
       }
-    }
+      if (after === undefined) {
+        this.render();
+        return -1;
+      }
+      return after;
+    });
   }
 
   render() {
