@@ -85,20 +85,14 @@ fn init_lang_ts_creates_a_typescript_project_whose_types_and_unit_tests_pass() {
         "{types}"
     );
 
+    // (npm: scripts/setup.sh installs it.)
     let npm = |args: &[&str]| {
-        let out = Command::new("npm")
-            .args(args)
-            .args(["--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .output()
-            .expect("npm is installed (scripts/setup.sh)");
-        assert!(
-            out.status.success(),
-            "npm {args:?}:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        svc_testkit::run_ok(
+            Command::new("npm")
+                .args(args)
+                .args(["--no-audit", "--no-fund", "--loglevel=error"])
+                .current_dir(&dir),
+        )
     };
     npm(&["install", "--prefer-offline"]);
     let tested = npm(&["test"]);

@@ -59,22 +59,16 @@ fn package_id(unit: &Value) -> &str {
 
 /// The units of the graph cargo plans for `cargo build <args>` in `dir`.
 fn unit_graph(dir: &Path, args: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--unit-graph", "-Z", "unstable-options"])
-        .args(args)
-        .current_dir(dir)
-        // `--unit-graph` is unstable; this asks stable cargo for it (nothing is built).
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo build --unit-graph {args:?} in {}:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
+    let out = svc_testkit::run_ok(
+        Command::new(env!("CARGO"))
+            .args(["build", "--unit-graph", "-Z", "unstable-options"])
+            .args(args)
+            .current_dir(dir)
+            // `--unit-graph` is unstable; this asks stable cargo for it (nothing is built).
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env_remove("CARGO_TARGET_DIR"),
     );
-    let mut graph: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut graph: Value = serde_json::from_str(&out).unwrap();
     match graph["units"].take() {
         Value::Array(units) => units,
         other => panic!("a unit graph without units: {other}"),

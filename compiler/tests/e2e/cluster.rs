@@ -77,18 +77,9 @@ impl Instance {
 
 /// Runs `svc` itself (keys, secrets) against the shared store.
 fn svc(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .args(args)
-        .env_remove("SVC_STORE")
-        .env_remove("SVC_SECRETS_KEY")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "svc {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    let mut command = Command::new(env!("CARGO_BIN_EXE_svc"));
+    command.args(args).env_remove("SVC_STORE").env_remove("SVC_SECRETS_KEY");
+    svc_testkit::run_ok(&mut command).trim().to_string()
 }
 
 fn order() -> serde_json::Value {

@@ -49,13 +49,7 @@ fn unlimited_copy(example: &str) -> PathBuf {
 }
 
 fn svc(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_svc")).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "svc {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    svc_testkit::run_ok(Command::new(env!("CARGO_BIN_EXE_svc")).args(args))
 }
 
 /// The statuses each operation's flow answers after a code node's `on_fail`, as

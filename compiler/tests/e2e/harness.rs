@@ -31,19 +31,14 @@ pub fn project_binary(example: &str, dir: &Path) -> PathBuf {
     }
     let target = repo().join("target");
     let bin = target.join("e2e-bin").join(example);
-    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .arg("build")
-        .arg(dir)
-        .arg("-o")
-        .arg(&bin)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run svc build");
-    assert!(
-        out.status.success(),
-        "building the generated `{example}` server failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    svc_testkit::run_ok(
+        Command::new(env!("CARGO_BIN_EXE_svc"))
+            .arg("build")
+            .arg(dir)
+            .arg("-o")
+            .arg(&bin)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("NO_COLOR", "1"),
     );
     built.insert(example.to_string(), bin.clone());
     bin

@@ -36,17 +36,9 @@ fn scratch_copy() -> PathBuf {
     dir
 }
 
+/// (scripts/setup.sh installs Node.js and the SDK's TypeScript.)
 fn run(command: &mut Command) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{command:?}: {e} (scripts/setup.sh installs Node.js and the SDK's TypeScript)"));
-    assert!(
-        out.status.success(),
-        "{command:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    svc_testkit::run_ok(command)
 }
 
 /// The nodes' manifests (@svc/sdk's), and what Node.js answered for each case:

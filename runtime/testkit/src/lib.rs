@@ -19,6 +19,22 @@ pub fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
+/// Runs `command` to its end and fails the test, showing the command and everything it
+/// printed, unless it succeeds. Returns its standard output.
+pub fn run_ok(command: &mut Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A fresh temporary directory, removed by [`TempDir`]'s drop.
 pub struct TempDir(PathBuf);
 
@@ -86,19 +102,7 @@ impl TestCa {
     pub fn new() -> TestCa {
         let dir = TempDir::new("ca");
         let openssl = program("openssl", &[], "openssl");
-        let run = |args: &[&str]| {
-            let out = Command::new(&openssl)
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .expect("run openssl");
-            assert!(
-                out.status.success(),
-                "openssl {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
+        let run = |args: &[&str]| run_ok(Command::new(&openssl).args(args).current_dir(dir.path()));
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
         run(&[
             &["req", "-x509", "-new"][..],
@@ -452,28 +456,19 @@ impl Postgres {
             run_as,
             tls: ca.is_some(),
         };
-        let out = pg
-            .pg_command("initdb")
-            .arg("-D")
-            .arg(&pg.data)
-            .args(["-U", "svc", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
-            .output()
-            .expect("run initdb");
-        assert!(
-            out.status.success(),
-            "initdb failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(pg.pg_command("initdb").arg("-D").arg(&pg.data).args([
+            "-U",
+            "svc",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale=C",
+        ]));
         pg.start_server();
-        let out = pg
-            .pg_command("createdb")
-            .args(["-h", "127.0.0.1", "-p", &pg.port.to_string(), "-U", "svc", "svc"])
-            .output()
-            .expect("run createdb");
-        assert!(
-            out.status.success(),
-            "createdb failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+        run_ok(
+            pg.pg_command("createdb")
+                .args(["-h", "127.0.0.1", "-p", &pg.port.to_string(), "-U", "svc", "svc"]),
         );
         pg
     }
