@@ -24,12 +24,19 @@ fn scratch(example: &str, name: &str) -> PathBuf {
     support::example_copy(example, &format!("cli-{name}"))
 }
 
+/// `svc check` with `args` on a copy of `examples/hello` whose greeting flow got
+/// `changes`: (exit code, stdout, stderr).
+fn check_greeting_edited(name: &str, changes: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let dir = scratch("hello", name);
+    edit(&dir.join("flows/greeting.yaml"), changes);
+    let printed = svc(&[&["check", dir.to_str().unwrap()], args].concat());
+    let _ = std::fs::remove_dir_all(dir);
+    printed
+}
+
 #[test]
 fn errors_exit_1_with_rustc_style_output() {
-    let dir = scratch("hello", "errors");
-    let flow = dir.join("flows/greeting.yaml");
-    edit(&flow, &[("node: hello.greet", "node: hello.gret")]);
-    let (code, stdout, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    let (code, stdout, stderr) = check_greeting_edited("errors", &[("node: hello.greet", "node: hello.gret")], &[]);
     assert_eq!(code, 1);
     assert_eq!(stdout, "");
     assert_contains(
@@ -41,32 +48,22 @@ fn errors_exit_1_with_rustc_style_output() {
             "error: `hello` has 1 error",
         ],
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn warnings_only_exit_0() {
-    let dir = scratch("hello", "warnings");
-    let flow = dir.join("flows/greeting.yaml");
-    edit(&flow, &[("methods: [GET]", "methods: [GET, DELETE]")]);
-    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    let (code, _, stderr) = check_greeting_edited("warnings", &[("methods: [GET]", "methods: [GET, DELETE]")], &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_contains(&stderr, &["warning[W0701]", "1 warning"]);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn json_format_prints_one_object_per_diagnostic() {
-    let dir = scratch("hello", "json");
-    let flow = dir.join("flows/greeting.yaml");
-    edit(
-        &flow,
-        &[
-            ("from: request.query.tone }", "from: request.query.tones }"),
-            ("methods: [GET]", "methods: [GET, POST]"),
-        ],
-    );
-    let (code, stdout, _) = svc(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    let changes = [
+        ("from: request.query.tone }", "from: request.query.tones }"),
+        ("methods: [GET]", "methods: [GET, POST]"),
+    ];
+    let (code, stdout, _) = check_greeting_edited("json", &changes, &["--format", "json"]);
     assert_eq!(code, 1);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2, "{stdout}");
@@ -78,7 +75,6 @@ fn json_format_prints_one_object_per_diagnostic() {
     assert!(e["line"].as_u64().unwrap() > 1);
     assert!(e["column"].as_u64().unwrap() > 1);
     assert!(!e["help"].as_str().unwrap().is_empty());
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
