@@ -100,6 +100,19 @@ fn line(unit_price: f64, quantity: f64) -> assets::Line {
     }
 }
 
+/// The inputs of `price_order` for `order`, nothing else set.
+fn pricing(order: assets::Order) -> price_order::Inputs {
+    price_order::Inputs {
+        order,
+        discount: None,
+        currency: assets::Currency::Eur,
+        tags: vec![],
+        extra: None,
+        meta: None,
+        strict: false,
+    }
+}
+
 #[test]
 fn runs_a_node_with_typed_inputs_and_outputs() {
     let inputs: price_order::Inputs = serde_json::from_value(serde_json::json!({
@@ -133,15 +146,7 @@ fn runs_a_node_with_typed_inputs_and_outputs() {
 fn fail_is_structured_and_returns_no_output() {
     let run = TestHost::new()
         .secret("PRICING_TOKEN", "t")
-        .run::<price_order::Node>(price_order::Inputs {
-            order: order(vec![]),
-            discount: None,
-            currency: assets::Currency::Eur,
-            tags: vec![],
-            extra: None,
-            meta: None,
-            strict: false,
-        });
+        .run::<price_order::Node>(pricing(order(vec![])));
     let failure = run.result.unwrap_err();
     assert_eq!(failure.message, "the order has no lines");
     assert_eq!(failure.code.as_deref(), Some("EMPTY_ORDER"));
@@ -154,15 +159,7 @@ fn fail_is_structured_and_returns_no_output() {
 
 #[test]
 fn a_missing_secret_is_a_failure_not_a_panic() {
-    let run = TestHost::new().run::<price_order::Node>(price_order::Inputs {
-        order: order(vec![line(1.0, 1.0)]),
-        discount: None,
-        currency: assets::Currency::Eur,
-        tags: vec![],
-        extra: None,
-        meta: None,
-        strict: false,
-    });
+    let run = TestHost::new().run::<price_order::Node>(pricing(order(vec![line(1.0, 1.0)])));
     assert_eq!(run.result.unwrap_err().code.as_deref(), Some("SECRET_MISSING"));
 }
 
