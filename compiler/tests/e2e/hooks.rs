@@ -1,18 +1,23 @@
 //! `examples/hooks`: several routes, code nodes that read secrets, path and query
 //! parameters, a body given as fields, key locations other than `X-API-Key`.
 
-use crate::harness::{answer_of, client, error, error_of, run_to_exit, start};
+use crate::harness::{Server, Setup, answer_of, client, error, error_of, run_to_exit, start};
 use crate::support::assert_contains;
 use serde_json::json;
 
 const SIGNING_KEY: &str = "whsec-e2e-0123456789abcdef";
 
+/// The hooks server, its signing key set, and what `setup` adds to its store.
+fn start_hooks<T>(setup: impl FnOnce(&Setup) -> T) -> (Server, T) {
+    start("hooks", &[], |s| {
+        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+        setup(s)
+    })
+}
+
 #[tokio::test]
 async fn sign_then_verify_with_secrets() {
-    let (server, (sign_key, verify_key)) = start("hooks", &[], |s| {
-        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
-        (s.key("signer", "carol"), s.key("verifier", "dave"))
-    });
+    let (server, (sign_key, verify_key)) = start_hooks(|s| (s.key("signer", "carol"), s.key("verifier", "dave")));
     let c = client();
     let event = json!({"type": "order.created", "data": {"id": "o1", "total": 12.5}});
     let (status, signed) = answer_of(
@@ -68,8 +73,7 @@ async fn sign_then_verify_with_secrets() {
 
 #[tokio::test]
 async fn public_status_and_path_parameters() {
-    let (server, key) = start("hooks", &[], |s| {
-        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+    let (server, key) = start_hooks(|s| {
         s.secret("PREVIOUS_SIGNING_KEY", "whsec-old-key-0000");
         s.key("ci", "erin")
     });
@@ -120,8 +124,7 @@ async fn public_status_and_path_parameters() {
 
 #[tokio::test]
 async fn rate_limit_by_user() {
-    let (server, (k1, k2)) = start("hooks", &[], |s| {
-        s.secret("WEBHOOK_SIGNING_KEY", SIGNING_KEY);
+    let (server, (k1, k2)) = start_hooks(|s| {
         // Two keys of the same owner share the owner's quota.
         (s.key("one", "frank"), s.key("two", "frank"))
     });
