@@ -20,7 +20,7 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
 use svc_types::assets::{AssetLocation, AssetProblemKind};
-use svc_types::constraints::{self, Constraints, Format};
+use svc_types::constraints::{self, Constraints, Format, Setting, Takes};
 use svc_types::{Assets, EnumDefinition, EnumValue, FieldDefinition, SecretDefinition, StructureDefinition};
 
 /// The config file's name, at the project root.
@@ -430,32 +430,22 @@ pub fn read_constraints(r: &mut MapReader, diags: &mut Diagnostics) -> (Constrai
         let flag = |diags: &mut Diagnostics| {
             yaml::expect_bool(node, &format!("`{key}` is `true` or `false`"), diags).unwrap_or(false)
         };
-        match key {
-            "minimum" => c.minimum = number(diags),
-            "maximum" => c.maximum = number(diags),
-            "exclusiveMinimum" => c.exclusive_minimum = number(diags),
-            "exclusiveMaximum" => c.exclusive_maximum = number(diags),
-            "multipleOf" => c.multiple_of = number(diags),
-            "integer" => c.integer = flag(diags),
-            "minLength" => c.min_length = count(diags),
-            "maxLength" => c.max_length = count(diags),
-            "minItems" => c.min_items = count(diags),
-            "maxItems" => c.max_items = count(diags),
-            "uniqueItems" => c.unique_items = flag(diags),
-            "pattern" => {
-                c.pattern = yaml::expect_str(
-                    node,
-                    "a regular expression, for example `pattern: \"^[A-Z]{3}-[0-9]+$\"`",
-                    diags,
-                )
-                .map(str::to_string)
-            }
-            "format" => {
+        let setting = match Takes::of(key).expect("every constraint key takes a kind of value") {
+            Takes::Number => number(diags).map(Setting::Number),
+            Takes::Count => count(diags).map(Setting::Count),
+            Takes::Flag => Some(Setting::Flag(flag(diags))),
+            Takes::Pattern => yaml::expect_str(
+                node,
+                "a regular expression, for example `pattern: \"^[A-Z]{3}-[0-9]+$\"`",
+                diags,
+            )
+            .map(|p| Setting::Pattern(p.to_string())),
+            Takes::Format => {
                 let Some(name) = yaml::expect_str(node, "a format name, for example `format: email`", diags) else {
                     continue;
                 };
-                c.format = Format::parse(name);
-                if c.format.is_none() {
+                let format = Format::parse(name);
+                if format.is_none() {
                     let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
                     let help = svc_types::assets::nearest_or_all(name, &names, format_args!("svc checks the formats"));
                     diags.push(
@@ -464,8 +454,11 @@ pub fn read_constraints(r: &mut MapReader, diags: &mut Diagnostics) -> (Constrai
                             .help(help),
                     );
                 }
+                format.map(Setting::Format)
             }
-            _ => unreachable!("every constraint key is read"),
+        };
+        if let Some(setting) = setting {
+            c.put(key, setting);
         }
     }
     (c, spans)

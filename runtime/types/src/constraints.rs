@@ -88,6 +88,46 @@ pub const NUMBER_KEYS: &[&str] = &[
 pub const STRING_KEYS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
 pub const ARRAY_KEYS: &[&str] = &["minItems", "maxItems", "uniqueItems"];
 
+/// What a constraint key takes: each reader (the config's YAML, a pin modifier's JSON)
+/// reads a value of this kind its own way, then sets it with [`Constraints::put`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A number: the limits and `multipleOf`.
+    Number,
+    /// A whole number, 0 or more: lengths and item counts.
+    Count,
+    /// `true` or `false`: `integer`, `uniqueItems`.
+    Flag,
+    /// A regular expression, as a string.
+    Pattern,
+    /// A format's name.
+    Format,
+}
+
+impl Takes {
+    /// What `key` takes, or `None` when it is not one of [`KEYS`].
+    pub fn of(key: &str) -> Option<Takes> {
+        Some(match key {
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => Takes::Number,
+            "minLength" | "maxLength" | "minItems" | "maxItems" => Takes::Count,
+            "integer" | "uniqueItems" => Takes::Flag,
+            "pattern" => Takes::Pattern,
+            "format" => Takes::Format,
+            _ => return None,
+        })
+    }
+}
+
+/// A constraint's value, of the kind its key [`Takes`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Setting {
+    Number(Number),
+    Count(u64),
+    Flag(bool),
+    Pattern(String),
+    Format(Format),
+}
+
 /// A string format svc checks. JSON Schema's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Format {
@@ -291,57 +331,62 @@ impl Constraints {
         }
     }
 
+    /// Sets constraint `key` to `value`. A key that is not one of [`KEYS`], or a value of
+    /// another kind than the key [`Takes`], is a reader's mistake: it changes nothing.
+    pub fn put(&mut self, key: &str, value: Setting) {
+        use Setting as S;
+        match (key, value) {
+            ("minimum", S::Number(n)) => self.minimum = Some(n),
+            ("maximum", S::Number(n)) => self.maximum = Some(n),
+            ("exclusiveMinimum", S::Number(n)) => self.exclusive_minimum = Some(n),
+            ("exclusiveMaximum", S::Number(n)) => self.exclusive_maximum = Some(n),
+            ("multipleOf", S::Number(n)) => self.multiple_of = Some(n),
+            ("integer", S::Flag(b)) => self.integer = b,
+            ("minLength", S::Count(n)) => self.min_length = Some(n),
+            ("maxLength", S::Count(n)) => self.max_length = Some(n),
+            ("minItems", S::Count(n)) => self.min_items = Some(n),
+            ("maxItems", S::Count(n)) => self.max_items = Some(n),
+            ("uniqueItems", S::Flag(b)) => self.unique_items = b,
+            ("pattern", S::Pattern(p)) => self.pattern = Some(p),
+            ("format", S::Format(f)) => self.format = Some(f),
+            (key, value) => debug_assert!(false, "`{key}` does not take {value:?}"),
+        }
+    }
+
     /// Sets constraint `key` (one of [`KEYS`]) to `value`, as a pin modifier does
     /// (`t.number().minimum(1)`): a number for the limits, a count for lengths and item
     /// counts, a string for `pattern` and `format`, `true` for `integer` and
     /// `uniqueItems`. Returns what `value` should have been when it is not that.
     pub fn set(&mut self, key: &str, value: &serde_json::Value) -> Result<(), String> {
         use serde_json::Value as J;
-        // `1.0` is written `1`, as JavaScript writes it: one manifest for both SDKs.
-        let number = || match value {
-            J::Number(n) => Ok(Some(match n.as_f64() {
+        let setting = match (Takes::of(key), value) {
+            (None, _) => return Err(format!("`{key}` is not a constraint")),
+            // `1.0` is written `1`, as JavaScript writes it: one manifest for both SDKs.
+            (Some(Takes::Number), J::Number(n)) => Setting::Number(match n.as_f64() {
                 Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
                     Number::from(f as i64)
                 }
                 _ => n.clone(),
-            })),
-            _ => Err(format!("`{key}` takes a number")),
-        };
-        let count = || {
-            value
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| format!("`{key}` takes a count: a whole number, 0 or more"))
-        };
-        let flag = || match value {
-            J::Bool(b) => Ok(*b),
-            _ => Err(format!("`{key}` takes `true` or `false`")),
-        };
-        match key {
-            "minimum" => self.minimum = number()?,
-            "maximum" => self.maximum = number()?,
-            "exclusiveMinimum" => self.exclusive_minimum = number()?,
-            "exclusiveMaximum" => self.exclusive_maximum = number()?,
-            "multipleOf" => self.multiple_of = number()?,
-            "integer" => self.integer = flag()?,
-            "minLength" => self.min_length = count()?,
-            "maxLength" => self.max_length = count()?,
-            "minItems" => self.min_items = count()?,
-            "maxItems" => self.max_items = count()?,
-            "uniqueItems" => self.unique_items = flag()?,
-            "pattern" => match value {
-                J::String(p) => self.pattern = Some(p.clone()),
-                _ => return Err("`pattern` takes a regular expression, as a string".into()),
-            },
-            "format" => {
+            }),
+            (Some(Takes::Number), _) => return Err(format!("`{key}` takes a number")),
+            (Some(Takes::Count), value) => Setting::Count(
+                value
+                    .as_u64()
+                    .ok_or_else(|| format!("`{key}` takes a count: a whole number, 0 or more"))?,
+            ),
+            (Some(Takes::Flag), J::Bool(b)) => Setting::Flag(*b),
+            (Some(Takes::Flag), _) => return Err(format!("`{key}` takes `true` or `false`")),
+            (Some(Takes::Pattern), J::String(p)) => Setting::Pattern(p.clone()),
+            (Some(Takes::Pattern), _) => return Err("`pattern` takes a regular expression, as a string".into()),
+            (Some(Takes::Format), value) => {
                 let name = value.as_str().unwrap_or_default();
-                self.format = Some(Format::parse(name).ok_or_else(|| {
+                Setting::Format(Format::parse(name).ok_or_else(|| {
                     let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
                     format!("unknown format `{name}`: svc checks {}", names.join(", "))
-                })?);
+                })?)
             }
-            other => return Err(format!("`{other}` is not a constraint")),
-        }
+        };
+        self.put(key, setting);
         Ok(())
     }
 
