@@ -18,40 +18,52 @@ use serde::{Deserialize, Serialize};
 use serde_json::Number;
 use std::fmt;
 
-/// The constraints of one field or input. Every key is optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The constraints of one field or input. Every key is optional. Written (and read) as
+/// JSON Schema writes them: the keys that are set, in [`KEYS`] order, each read as
+/// [`Constraints::set`] reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Constraints {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minimum: Option<Number>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maximum: Option<Number>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclusive_minimum: Option<Number>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclusive_maximum: Option<Number>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiple_of: Option<Number>,
     /// A whole number (JSON Schema's `"type": "integer"`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub integer: bool,
     /// In Unicode code points, as JSON Schema counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_length: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u64>,
     /// A regular expression the string must contain a match of (unanchored, as in JSON
     /// Schema: write `^…$` to match the whole string).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<Format>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_items: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<u64>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unique_items: bool,
+}
+
+impl Serialize for Constraints {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let settings = self.settings();
+        let mut map = serializer.serialize_map(Some(settings.len()))?;
+        for (key, value) in &settings {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Constraints {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Flattened into a field or a pin: the other keys (`name`, `type`, …) are theirs.
+        let map = serde_json::Map::deserialize(deserializer)?;
+        let mut c = Constraints::default();
+        for (key, value) in map.iter().filter(|(key, _)| Takes::of(key).is_some()) {
+            c.set(key, value).map_err(serde::de::Error::custom)?;
+        }
+        Ok(c)
+    }
 }
 
 /// The largest compiled `pattern`, in bytes of the engine's program, in `svc check` and
@@ -119,7 +131,8 @@ impl Takes {
 }
 
 /// A constraint's value, of the kind its key [`Takes`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Setting {
     Number(Number),
     Count(u64),
@@ -217,24 +230,30 @@ impl Constraints {
         self == &Constraints::default()
     }
 
+    /// The constraints that are set, each with its key, in [`KEYS`] order.
+    pub fn settings(&self) -> Vec<(&'static str, Setting)> {
+        use Setting as S;
+        let all = [
+            ("minimum", self.minimum.clone().map(S::Number)),
+            ("maximum", self.maximum.clone().map(S::Number)),
+            ("exclusiveMinimum", self.exclusive_minimum.clone().map(S::Number)),
+            ("exclusiveMaximum", self.exclusive_maximum.clone().map(S::Number)),
+            ("multipleOf", self.multiple_of.clone().map(S::Number)),
+            ("integer", self.integer.then_some(S::Flag(true))),
+            ("minLength", self.min_length.map(S::Count)),
+            ("maxLength", self.max_length.map(S::Count)),
+            ("pattern", self.pattern.clone().map(S::Pattern)),
+            ("format", self.format.map(S::Format)),
+            ("minItems", self.min_items.map(S::Count)),
+            ("maxItems", self.max_items.map(S::Count)),
+            ("uniqueItems", self.unique_items.then_some(S::Flag(true))),
+        ];
+        all.into_iter().filter_map(|(key, value)| Some((key, value?))).collect()
+    }
+
     /// The keys that are set, in [`KEYS`] order.
     pub fn keys(&self) -> Vec<&'static str> {
-        let set = [
-            self.minimum.is_some(),
-            self.maximum.is_some(),
-            self.exclusive_minimum.is_some(),
-            self.exclusive_maximum.is_some(),
-            self.multiple_of.is_some(),
-            self.integer,
-            self.min_length.is_some(),
-            self.max_length.is_some(),
-            self.pattern.is_some(),
-            self.format.is_some(),
-            self.min_items.is_some(),
-            self.max_items.is_some(),
-            self.unique_items,
-        ];
-        KEYS.iter().zip(set).filter(|(_, s)| *s).map(|(k, _)| *k).collect()
+        self.settings().into_iter().map(|(key, _)| key).collect()
     }
 
     /// What is wrong with these constraints on a value of type `ty`: keys that do not
@@ -905,6 +924,31 @@ pub mod formats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key, set, is written in KEYS order and read back the same; a value of the
+    /// wrong kind is refused as a pin modifier refuses it; other keys (a field's own) are
+    /// left to whoever flattens the constraints in.
+    #[test]
+    fn written_and_read_as_json_schema_writes_them() {
+        let all = serde_json::json!({
+            "minimum": 1, "maximum": 9.5, "exclusiveMinimum": 0, "exclusiveMaximum": 10,
+            "multipleOf": 0.5, "integer": true, "minLength": 1, "maxLength": 3,
+            "pattern": "^[A-Z]+$", "format": "email", "minItems": 1, "maxItems": 4, "uniqueItems": true,
+        });
+        let read: Constraints = serde_json::from_value(all.clone()).unwrap();
+        let written = serde_json::to_value(&read).unwrap();
+        assert_eq!(written, all);
+        let keys: Vec<&String> = written.as_object().unwrap().keys().collect();
+        assert_eq!(keys, KEYS);
+        assert_eq!(read.keys(), KEYS);
+        let e = serde_json::from_str::<Constraints>(r#"{"minLength": -1}"#).unwrap_err();
+        assert!(e.to_string().contains("`minLength` takes a count"), "{e}");
+        assert_eq!(
+            c(r#"{"name": "sku", "type": "string", "integer": false}"#),
+            Constraints::default()
+        );
+        assert_eq!(serde_json::to_string(&Constraints::default()).unwrap(), "{}");
+    }
 
     fn c(json: &str) -> Constraints {
         serde_json::from_str(json).unwrap()
