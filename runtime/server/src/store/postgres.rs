@@ -420,11 +420,16 @@ fn key_from_row(r: &Row) -> std::result::Result<KeyRecord, tokio_postgres::Error
 }
 
 impl PostgresStore {
-    fn all_keys(&self, query: &'static str) -> Result<Vec<KeyRecord>> {
+    /// Every row `query` selects, each read by `read`.
+    fn all<T: Send + 'static>(
+        &self,
+        query: &'static str,
+        read: fn(&Row) -> std::result::Result<T, tokio_postgres::Error>,
+    ) -> Result<Vec<T>> {
         self.run(|pool| async move {
             let client = pool.get().await?;
             let rows = client.query(query, &[]).await?;
-            Ok(rows.iter().map(key_from_row).collect::<std::result::Result<_, _>>()?)
+            Ok(rows.iter().map(read).collect::<std::result::Result<_, _>>()?)
         })
     }
 }
@@ -453,11 +458,11 @@ impl WorkspaceStore for PostgresStore {
     }
 
     fn list_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!("svc_api_keys", "ORDER BY created_at, id"))
+        self.all(select_keys!("svc_api_keys", "ORDER BY created_at, id"), key_from_row)
     }
 
     fn index_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!("svc_api_keys"))
+        self.all(select_keys!("svc_api_keys"), key_from_row)
     }
 
     fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
@@ -586,18 +591,11 @@ impl WorkspaceStore for PostgresStore {
     }
 
     fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
-        self.run(|pool| async move {
-            let client = pool.get().await?;
-            let rows = client
-                .query("SELECT name, updated_at FROM svc_secrets ORDER BY name", &[])
-                .await?;
-            Ok(rows
-                .iter()
-                .map(|r| SecretInfo {
-                    name: r.get(0),
-                    updated_at: r.get(1),
-                })
-                .collect())
+        self.all("SELECT name, updated_at FROM svc_secrets ORDER BY name", |r| {
+            Ok(SecretInfo {
+                name: r.try_get(0)?,
+                updated_at: r.try_get(1)?,
+            })
         })
     }
 
@@ -627,19 +625,12 @@ impl WorkspaceStore for PostgresStore {
     }
 
     fn list_assets(&self) -> Result<Vec<StoredAsset>> {
-        self.run(|pool| async move {
-            let client = pool.get().await?;
-            let rows = client
-                .query("SELECT kind, name, json FROM svc_assets ORDER BY kind, name", &[])
-                .await?;
-            Ok(rows
-                .iter()
-                .map(|r| StoredAsset {
-                    kind: r.get(0),
-                    name: r.get(1),
-                    json: r.get(2),
-                })
-                .collect())
+        self.all("SELECT kind, name, json FROM svc_assets ORDER BY kind, name", |r| {
+            Ok(StoredAsset {
+                kind: r.try_get(0)?,
+                name: r.try_get(1)?,
+                json: r.try_get(2)?,
+            })
         })
     }
 

@@ -150,10 +150,11 @@ fn key_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
 }
 
 impl SqliteStore {
-    fn all_keys(&self, query: &str) -> Result<Vec<KeyRecord>> {
+    /// Every row `query` selects, each read by `read`.
+    fn all<T>(&self, query: &str, read: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>) -> Result<Vec<T>> {
         let conn = self.conn.lock();
         let mut stmt = conn.prepare(query)?;
-        let rows = stmt.query_map([], key_from_row)?;
+        let rows = stmt.query_map([], read)?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 }
@@ -172,11 +173,11 @@ impl WorkspaceStore for SqliteStore {
     }
 
     fn list_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!("api_keys", "ORDER BY created_at, id"))
+        self.all(select_keys!("api_keys", "ORDER BY created_at, id"), key_from_row)
     }
 
     fn index_keys(&self) -> Result<Vec<KeyRecord>> {
-        self.all_keys(select_keys!("api_keys"))
+        self.all(select_keys!("api_keys"), key_from_row)
     }
 
     fn find_key(&self, hash: &[u8; 32]) -> Result<Option<KeyRecord>> {
@@ -297,15 +298,12 @@ impl WorkspaceStore for SqliteStore {
     }
 
     fn list_secrets(&self) -> Result<Vec<SecretInfo>> {
-        let conn = self.conn.lock();
-        let mut stmt = conn.prepare("SELECT name, updated_at FROM secrets ORDER BY name")?;
-        let rows = stmt.query_map([], |r| {
+        self.all("SELECT name, updated_at FROM secrets ORDER BY name", |r| {
             Ok(SecretInfo {
                 name: r.get(0)?,
                 updated_at: r.get(1)?,
             })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
     }
 
     fn unset_secret(&self, name: &str) -> Result<bool> {
@@ -317,16 +315,13 @@ impl WorkspaceStore for SqliteStore {
     }
 
     fn list_assets(&self) -> Result<Vec<StoredAsset>> {
-        let conn = self.conn.lock();
-        let mut stmt = conn.prepare("SELECT kind, name, json FROM assets ORDER BY kind, name")?;
-        let rows = stmt.query_map([], |r| {
+        self.all("SELECT kind, name, json FROM assets ORDER BY kind, name", |r| {
             Ok(StoredAsset {
                 kind: r.get(0)?,
                 name: r.get(1)?,
                 json: r.get(2)?,
             })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
     }
 
     fn replace_assets(&self, assets: &[StoredAsset], now: i64) -> Result<()> {
