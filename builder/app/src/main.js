@@ -25,6 +25,11 @@ class Builder {
   constructor() {
     this.model = null;
     this.text = "";
+    // Readings of the project: how many were begun, the newest shown, and the newest
+    // begun before this Builder's last write (see `refresh`).
+    this.readings = 0;
+    this.shownReading = 0;
+    this.staleUpTo = 0;
     this.routeName = null;
     this.positions = {};
     this.canvas = new Canvas($("#canvas"), {
@@ -50,6 +55,8 @@ class Builder {
     this.editor = new Editor({
       onSaved: () => {
         this.forceInspect = true;
+        // A reading begun before this write answers with the file as it was.
+        this.staleUpTo = this.readings;
         return this.refresh();
       },
       say: (message, isError, action) => this.say(message, isError, action),
@@ -93,6 +100,11 @@ class Builder {
   }
 
   async refresh() {
+    // Readings overlap (the periodic one, svc dev's "serving", each save's) and can
+    // answer out of order: one begun before a write of this Builder, or older than the
+    // one on screen, would put an older file back, and an edit made from that form
+    // would be refused as a conflict with the Builder's own write.
+    const reading = ++this.readings;
     let model;
     try {
       model = await api("GET", "/api/project");
@@ -100,6 +112,8 @@ class Builder {
       this.say(`Cannot read the project: ${e.message}`, true);
       return;
     }
+    if (reading <= this.staleUpTo || reading < this.shownReading) return;
+    this.shownReading = reading;
     const text = JSON.stringify(model);
     if (text === this.text) {
       // An edit of ours may have been read back by the periodic refresh already: its
