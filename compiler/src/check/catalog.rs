@@ -110,29 +110,22 @@ impl<'a> Catalog<'a> {
 
 /// Reports a structure or enum that a type names but the config does not define.
 pub fn check_asset_ref(ty: &TypeRef, span: Span, assets: &Assets, diags: &mut Diagnostics) {
-    // What is missing, and the hint when the name is an asset of the other kind.
-    let (code, kind, name, other_kind, names): (_, _, _, _, Vec<&str>) = match ty.referenced_asset() {
-        Some(AssetRef::Structure(name)) if assets.structure_named(name).is_none() => (
-            Code::UnknownStructure,
-            "structure",
-            name,
-            assets
-                .enum_named(name)
-                .map(|_| format!("`{name}` is an enum: use `enum-value:{name}`")),
-            assets.structures.iter().map(|s| s.name.as_str()).collect(),
-        ),
-        Some(AssetRef::Enum(name)) if assets.enum_named(name).is_none() => (
-            Code::UnknownEnum,
-            "enum",
-            name,
-            assets
-                .structure_named(name)
-                .map(|_| format!("`{name}` is a structure: use `object:{name}`")),
-            assets.enums.iter().map(|e| e.name.as_str()).collect(),
-        ),
+    let (code, kind, name) = match ty.referenced_asset() {
+        Some(AssetRef::Structure(n)) if assets.structure_named(n).is_none() => (Code::UnknownStructure, "structure", n),
+        Some(AssetRef::Enum(n)) if assets.enum_named(n).is_none() => (Code::UnknownEnum, "enum", n),
         _ => return,
     };
-    let hint = other_kind.unwrap_or_else(|| svc_types::assets::suggest(kind, name, names.into_iter()));
+    // A name of the other kind of asset is spelled for that kind; another is a typo.
+    let structure_wanted = code == Code::UnknownStructure;
+    let hint = if structure_wanted && assets.enum_named(name).is_some() {
+        format!("`{name}` is an enum: use `enum-value:{name}`")
+    } else if !structure_wanted && assets.structure_named(name).is_some() {
+        format!("`{name}` is a structure: use `object:{name}`")
+    } else if structure_wanted {
+        svc_types::assets::suggest(kind, name, assets.structures.iter().map(|s| s.name.as_str()))
+    } else {
+        svc_types::assets::suggest(kind, name, assets.enums.iter().map(|e| e.name.as_str()))
+    };
     diags.push(
         Diagnostic::new(code, span, format!("unknown {kind} `{name}`"))
             .label("not defined in the config")
