@@ -824,16 +824,20 @@ mod tests {
 
     #[test]
     fn every_builder_produces_the_spec_type_string() {
-        assert_eq!(type_of("t::string()"), "string");
-        assert_eq!(type_of("t::number()"), "number");
-        assert_eq!(type_of("t::boolean()"), "boolean");
-        assert_eq!(type_of("t::any()"), "any");
-        assert_eq!(type_of("t::object()"), "object");
-        assert_eq!(type_of("t::object_named(\"Order\")"), "object:Order");
-        assert_eq!(type_of("t::structure(\"Order\")"), "object:Order");
-        assert_eq!(type_of("t::r#struct(\"Order\")"), "object:Order");
-        assert_eq!(type_of("t::enum_value(\"Color\")"), "enum-value:Color");
-        assert_eq!(type_of("t::array(t::structure(\"Line\"))"), "object:Line:array");
+        for (builder, type_string) in [
+            ("t::string()", "string"),
+            ("t::number()", "number"),
+            ("t::boolean()", "boolean"),
+            ("t::any()", "any"),
+            ("t::object()", "object"),
+            ("t::object_named(\"Order\")", "object:Order"),
+            ("t::structure(\"Order\")", "object:Order"),
+            ("t::r#struct(\"Order\")", "object:Order"),
+            ("t::enum_value(\"Color\")", "enum-value:Color"),
+            ("t::array(t::structure(\"Line\"))", "object:Line:array"),
+        ] {
+            assert_eq!(type_of(builder), type_string, "{builder}");
+        }
         assert_eq!(
             pin("t::array(t::string())")
                 .unwrap()

@@ -98,23 +98,31 @@ mod tests {
 
     #[test]
     fn snake() {
-        assert_eq!(to_snake("unitPrice"), "unit_price");
-        assert_eq!(to_snake("unit-price"), "unit_price");
-        assert_eq!(to_snake("UnitPrice"), "unit_price");
-        assert_eq!(to_snake("HTTPServer"), "http_server");
-        assert_eq!(to_snake("sku2Code"), "sku2_code");
-        assert_eq!(to_snake("1st"), "_1st");
-        assert_eq!(to_snake("type"), "type");
+        for (name, snake) in [
+            ("unitPrice", "unit_price"),
+            ("unit-price", "unit_price"),
+            ("UnitPrice", "unit_price"),
+            ("HTTPServer", "http_server"),
+            ("sku2Code", "sku2_code"),
+            ("1st", "_1st"),
+            ("type", "type"),
+        ] {
+            assert_eq!(to_snake(name), snake, "{name}");
+        }
     }
 
     #[test]
     fn upper_camel() {
-        assert_eq!(to_upper_camel("in-progress"), "InProgress");
-        assert_eq!(to_upper_camel("in_progress"), "InProgress");
-        assert_eq!(to_upper_camel("EUR"), "Eur");
-        assert_eq!(to_upper_camel("inProgress"), "InProgress");
-        assert_eq!(to_upper_camel("2fa"), "_2fa");
-        assert_eq!(to_upper_camel("a.b"), "AB");
+        for (name, camel) in [
+            ("in-progress", "InProgress"),
+            ("in_progress", "InProgress"),
+            ("EUR", "Eur"),
+            ("inProgress", "InProgress"),
+            ("2fa", "_2fa"),
+            ("a.b", "AB"),
+        ] {
+            assert_eq!(to_upper_camel(name), camel, "{name}");
+        }
     }
 
     #[test]
