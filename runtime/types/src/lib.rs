@@ -19,3 +19,19 @@ pub use assets::{Asset, Assets, EnumDefinition, EnumValue, FieldDefinition, Secr
 pub use constraints::{Constraints, Format};
 pub use manifest::{NodeManifest, PinDefinition, PinKind, PinMap};
 pub use type_ref::{TypeParseError, TypeRef};
+
+/// Why something a person wrote (a name, a type, an origin) was refused: what is wrong,
+/// and what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub message: String,
+    pub hint: String,
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}

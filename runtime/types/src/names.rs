@@ -15,11 +15,7 @@
 //! reads the environment variable of the same name (spec §2.6).
 
 /// Why a name was rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NameError {
-    pub message: String,
-    pub hint: String,
-}
+pub type NameError = crate::Invalid;
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> Result<(), NameError> {
     Err(NameError {

@@ -32,17 +32,7 @@ pub enum OriginPattern {
 }
 
 /// Why an origin or pattern was rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OriginError {
-    pub message: String,
-    pub hint: String,
-}
-
-impl fmt::Display for OriginError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
+pub type OriginError = crate::Invalid;
 
 fn default_port(scheme: &str) -> Option<u16> {
     match scheme {

@@ -34,19 +34,7 @@ pub enum TypeRef {
 }
 
 /// Why a type string could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TypeParseError {
-    pub message: String,
-    pub hint: String,
-}
-
-impl fmt::Display for TypeParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for TypeParseError {}
+pub type TypeParseError = crate::Invalid;
 
 /// Every scalar type name, for hints.
 pub const SCALAR_TYPE_NAMES: &[&str] = &["string", "number", "boolean", "any", "object"];
