@@ -51,14 +51,7 @@ impl Studio {
     }
 
     async fn get(&self, path: &str) -> (u16, String) {
-        let r = self
-            .client()
-            .get(format!("{}{path}", self.origin))
-            .header("x-svc-token", &self.token)
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.text().await.unwrap())
+        self.call(reqwest::Method::GET, path, None).await
     }
 
     /// Draws a wire in create-order (`check`: only asks whether it could be drawn),
@@ -78,15 +71,26 @@ impl Studio {
     }
 
     async fn send(&self, method: reqwest::Method, path: &str, body: serde_json::Value) -> (u16, String) {
-        let r = self
+        self.call(method, path, Some(body)).await
+    }
+
+    /// Settings > API Keys > Create: the status and the answer.
+    async fn create_key(&self, name: &str, owner: &str) -> (u16, String) {
+        let body = serde_json::json!({"name": name, "owner": owner});
+        self.send(reqwest::Method::POST, "/api/keys", body).await
+    }
+
+    /// A request to the Builder's API with the page's token: the status and the answer.
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<serde_json::Value>) -> (u16, String) {
+        let mut request = self
             .client()
             .request(method, format!("{}{path}", self.origin))
-            .header("x-svc-token", &self.token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.text().await.unwrap())
+            .header("x-svc-token", &self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let answer = request.send().await.unwrap();
+        (answer.status().as_u16(), answer.text().await.unwrap())
     }
 }
 
@@ -198,24 +202,12 @@ async fn secrets_keys_and_hashes_never_come_back() {
     assert_eq!(rows[0]["set"], true);
     assert_eq!(rows[1]["set"], false);
     // A key, shown once.
-    let (status, made) = studio
-        .send(
-            reqwest::Method::POST,
-            "/api/keys",
-            serde_json::json!({"name": "ci", "owner": "alice"}),
-        )
-        .await;
+    let (status, made) = studio.create_key("ci", "alice").await;
     assert_eq!(status, 201, "{made}");
     let made: serde_json::Value = serde_json::from_str(&made).unwrap();
     let key = made["key"].as_str().unwrap().to_string();
     // A second key of that name is refused, as `svc keys create` refuses it.
-    let (status, again) = studio
-        .send(
-            reqwest::Method::POST,
-            "/api/keys",
-            serde_json::json!({"name": "ci", "owner": "bob"}),
-        )
-        .await;
+    let (status, again) = studio.create_key("ci", "bob").await;
     assert_eq!(status, 409, "{again}");
     for path in ["/api/secrets", "/api/keys", "/api/project"] {
         let (_, text) = studio.get(path).await;

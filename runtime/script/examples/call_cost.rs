@@ -42,39 +42,32 @@ fn main() {
         max_lines: 50.0,
     };
     let host = TestHost::new();
-    let run = |times: usize| {
-        for _ in 0..times {
-            // As a server runs it by default: no log subscriber wants the node's lines.
-            let ctx = host.context("shop.price-order", order.clone()).discarding_logs();
-            let out: Outputs =
-                block_on(engine.run("shop.price-order", "src/nodes/price-order.ts", &ctx)).expect("priced");
-            std::hint::black_box(out);
-        }
-    };
-    run(100);
-    let started = Instant::now();
-    run(n);
-    let each = started.elapsed().as_secs_f64() / n as f64 * 1e6;
-    println!("price-order, {n} calls: {each:.2} us per call (wall)");
+    // As a server runs them by default: no log subscriber wants the nodes' lines.
+    per_call("price-order", n, || {
+        let ctx = host.context("shop.price-order", order.clone()).discarding_logs();
+        let out: Outputs = block_on(engine.run("shop.price-order", "src/nodes/price-order.ts", &ctx)).expect("priced");
+        std::hint::black_box(out);
+    });
+    per_call("decide-status", n, || {
+        let inputs = DecideInputs {
+            total: 22.95,
+            currency: "EUR".into(),
+            review_above: 1000.0,
+        };
+        let ctx = host.context("shop.decide-status", inputs).discarding_logs();
+        let out: DecideOutputs =
+            block_on(engine.run("shop.decide-status", "src/nodes/decide-status.ts", &ctx)).expect("decided");
+        std::hint::black_box(out);
+    });
+}
 
-    let decide = |times: usize| {
-        for _ in 0..times {
-            let inputs = DecideInputs {
-                total: 22.95,
-                currency: "EUR".into(),
-                review_above: 1000.0,
-            };
-            let ctx = host.context("shop.decide-status", inputs).discarding_logs();
-            let out: DecideOutputs =
-                block_on(engine.run("shop.decide-status", "src/nodes/decide-status.ts", &ctx)).expect("decided");
-            std::hint::black_box(out);
-        }
-    };
-    decide(100);
+/// Runs `call` 100 times to warm up, then `n` times, and prints the time of one call.
+fn per_call(what: &str, n: usize, call: impl Fn()) {
+    (0..100).for_each(|_| call());
     let started = Instant::now();
-    decide(n);
+    (0..n).for_each(|_| call());
     let each = started.elapsed().as_secs_f64() / n as f64 * 1e6;
-    println!("decide-status, {n} calls: {each:.2} us per call (wall)");
+    println!("{what}, {n} calls: {each:.2} us per call (wall)");
 }
 
 #[derive(Serialize)]
