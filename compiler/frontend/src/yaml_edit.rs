@@ -318,14 +318,7 @@ impl YamlDoc {
             let i = anchor.expect("a block mapping has entries");
             let indent = column(&self.text, entries[0].0.range.start);
             let entry_end = entries[i].1.range.end.max(entries[i].0.range.end);
-            let at = line_end(&self.text, entry_end);
-            let lines = block_entry(&rendered_key, value, indent);
-            if at == self.text.len() && !self.text.ends_with('\n') {
-                splice(&self.text, at..at, &format!("\n{}", lines.trim_end_matches('\n')))
-            } else {
-                let at = (at + 1).min(self.text.len());
-                splice(&self.text, at..at, &lines)
-            }
+            insert_lines_after(&self.text, entry_end, &block_entry(&rendered_key, value, indent))
         };
         self.commit(new_text, &expected)
     }
@@ -354,14 +347,8 @@ impl YamlDoc {
                     .rfind('-')
                     .ok_or_else(|| EditError("a block list item without `-`".into()))?;
                 let indent = column(&self.text, dash);
-                let at = line_end(&self.text, last.range.end);
                 let line = format!("{}- {}\n", " ".repeat(indent), flow(value));
-                if at == self.text.len() && !self.text.ends_with('\n') {
-                    splice(&self.text, at..at, &format!("\n{}", line.trim_end_matches('\n')))
-                } else {
-                    let at = (at + 1).min(self.text.len());
-                    splice(&self.text, at..at, &line)
-                }
+                insert_lines_after(&self.text, last.range.end, &line)
             }
         };
         self.commit(new_text, &expected)
@@ -565,6 +552,18 @@ fn splice(text: &str, range: Range<usize>, with: &str) -> String {
     out.push_str(with);
     out.push_str(&text[range.end..]);
     out
+}
+
+/// `text` with `lines` (each ending in a newline) inserted after the line that holds
+/// `at`; at the end of a file without a final newline, the file keeps having none.
+fn insert_lines_after(text: &str, at: usize, lines: &str) -> String {
+    let end = line_end(text, at);
+    if end == text.len() && !text.ends_with('\n') {
+        splice(text, end..end, &format!("\n{}", lines.trim_end_matches('\n')))
+    } else {
+        let after = (end + 1).min(text.len());
+        splice(text, after..after, lines)
+    }
 }
 
 fn line_start(text: &str, at: usize) -> usize {
