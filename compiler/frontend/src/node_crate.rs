@@ -1058,10 +1058,15 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
             self.in_test -= 1;
             return;
         }
-        if let syn::Safety::Unsafe(u) = &f.sig.safety {
+        syn::visit::visit_item_fn(self, f);
+    }
+
+    /// Every function's signature: free, in an `impl`, in a trait.
+    fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+        if let syn::Safety::Unsafe(u) = &sig.safety {
             self.forbid(u.span, "`unsafe`".into(), "unsafe function");
         }
-        syn::visit::visit_item_fn(self, f);
+        syn::visit::visit_signature(self, sig);
     }
 
     fn visit_expr_unsafe(&mut self, e: &'ast syn::ExprUnsafe) {
@@ -1074,13 +1079,6 @@ impl<'ast> Visit<'ast> for Scanner<'_> {
             self.forbid(u.span, "`unsafe`".into(), "unsafe impl");
         }
         syn::visit::visit_item_impl(self, i);
-    }
-
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if let syn::Safety::Unsafe(u) = &f.sig.safety {
-            self.forbid(u.span, "`unsafe`".into(), "unsafe function");
-        }
-        syn::visit::visit_impl_item_fn(self, f);
     }
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
@@ -1376,6 +1374,8 @@ extern crate core as c;
 fn g() { let _ = env!("HOME"); let _ = include_str!("/etc/passwd"); }
 fn h() { let _ = reqwest::get("x"); }
 fn i() { let _ = core::env::var("x"); std::thread::spawn(|| {}); }
+impl S { unsafe fn m() {} }
+trait T { unsafe fn n(); }
 #[cfg(test)]
 mod tests { fn t() { let _ = std::fs::read("x"); } }
 #[test]
@@ -1384,11 +1384,11 @@ fn ok() { let _ = std::collections::HashMap::<u8, u8>::new(); let _: std::fmt::R
 "#;
         let (_, d) = scan(src);
         let lines: Vec<u32> = d.iter().map(|x| x.1).collect();
-        for line in [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] {
+        for line in [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
             assert!(lines.contains(&line), "line {line} not reported: {d:#?}");
         }
         assert!(
-            !lines.iter().any(|l| *l >= 15),
+            !lines.iter().any(|l| *l >= 17),
             "tests and std::collections must pass: {d:#?}"
         );
         assert!(d.iter().all(|x| x.0 == Code::ForbiddenApi));
