@@ -386,13 +386,12 @@ struct EditBatch {
     edits: Vec<super::edit::Edit>,
 }
 
+impl FlowRequest for EditBatch {
+    const SHAPE: &'static str = "{\"base\": <version>, \"edits\": [{\"op\": \"set\", \"path\": […], \"value\": …}, …]}";
+}
+
 async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let (file, batch) = match flow_request::<EditBatch>(
-        &state,
-        &route,
-        &body,
-        "{\"base\": <version>, \"edits\": [{\"op\": \"set\", \"path\": […], \"value\": …}, …]}",
-    ) {
+    let (file, batch) = match flow_request::<EditBatch>(&state, &route, &body) {
         Ok(r) => r,
         Err(refused) => return *refused,
     };
@@ -426,14 +425,13 @@ enum NodeAction {
     },
 }
 
+impl FlowRequest for NodeAction {
+    const SHAPE: &'static str = "{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}";
+}
+
 async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
     use super::flow_ops;
-    let (file, action) = match flow_request::<NodeAction>(
-        &state,
-        &route,
-        &body,
-        "{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}",
-    ) {
+    let (file, action) = match flow_request::<NodeAction>(&state, &route, &body) {
         Ok(r) => r,
         Err(refused) => return *refused,
     };
@@ -480,13 +478,12 @@ struct WireRequest {
     check: bool,
 }
 
+impl FlowRequest for WireRequest {
+    const SHAPE: &'static str = "{\"base\", \"from\": {\"node\", \"pin\"}, \"to\": {\"node\", \"pin\"}}";
+}
+
 async fn wire(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let (file, request) = match flow_request::<WireRequest>(
-        &state,
-        &route,
-        &body,
-        "{\"base\", \"from\": {\"node\", \"pin\"}, \"to\": {\"node\", \"pin\"}}",
-    ) {
+    let (file, request) = match flow_request::<WireRequest>(&state, &route, &body) {
         Ok(r) => r,
         Err(refused) => return *refused,
     };
@@ -522,6 +519,10 @@ struct Restore {
     text: String,
 }
 
+impl FlowRequest for Restore {
+    const SHAPE: &'static str = "{\"base\": <version>, \"text\": <the flow file>}";
+}
+
 /// Undo and redo: the Builder puts back a text the file had, against the version it
 /// holds now, so a change made elsewhere meanwhile is never lost either.
 async fn restore_flow(
@@ -529,12 +530,7 @@ async fn restore_flow(
     UrlPath(route): UrlPath<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let (file, Restore { base, text }) = match flow_request::<Restore>(
-        &state,
-        &route,
-        &body,
-        "{\"base\": <version>, \"text\": <the flow file>}",
-    ) {
+    let (file, Restore { base, text }) = match flow_request::<Restore>(&state, &route, &body) {
         Ok(r) => r,
         Err(refused) => return *refused,
     };
@@ -546,12 +542,14 @@ async fn restore_flow(
 
 /// The flow file of `route` and the request `body` read as `T`, or the answer refusing
 /// them (404 for a flow that does not exist, 400 naming the shape `expected`).
-fn flow_request<T: serde::de::DeserializeOwned>(
-    state: &State,
-    route: &str,
-    body: &[u8],
-    expected: &str,
-) -> Result<(PathBuf, T), Box<Response>> {
+/// A request about one flow, and its JSON shape in words (for a refusal).
+trait FlowRequest: serde::de::DeserializeOwned {
+    const SHAPE: &'static str;
+}
+
+/// The flow file of `route` and the request read from `body`, or the answer refusing them.
+fn flow_request<T: FlowRequest>(state: &State, route: &str, body: &[u8]) -> Result<(PathBuf, T), Box<Response>> {
+    let expected = T::SHAPE;
     let file = flow_file(state, route).ok_or_else(|| Box::new(error(StatusCode::NOT_FOUND, "no flow of that name")))?;
     let request =
         serde_json::from_slice::<T>(body).map_err(|e| Box::new(bad_request(format!("expected {expected}: {e}"))))?;
