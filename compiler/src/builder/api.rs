@@ -390,11 +390,7 @@ impl FlowRequest for EditBatch {
     const SHAPE: &'static str = "{\"base\": <version>, \"edits\": [{\"op\": \"set\", \"path\": […], \"value\": …}, …]}";
 }
 
-async fn edit_flow(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let (file, batch) = match flow_request::<EditBatch>(&state, &route, &body) {
-        Ok(r) => r,
-        Err(refused) => return *refused,
-    };
+async fn edit_flow(FlowBody { file, request: batch, .. }: FlowBody<EditBatch>) -> Response {
     match super::edit::apply(&file, &batch.base, &batch.edits) {
         Ok((previous, text)) => written(&previous, &text),
         Err(refused) => refusal(refused),
@@ -429,12 +425,8 @@ impl FlowRequest for NodeAction {
     const SHAPE: &'static str = "{\"action\": \"add\" | \"rename\" | \"delete\", \"base\": <version>, …}";
 }
 
-async fn node_action(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
+async fn node_action(FlowBody { file, request: action, .. }: FlowBody<NodeAction>) -> Response {
     use super::flow_ops;
-    let (file, action) = match flow_request::<NodeAction>(&state, &route, &body) {
-        Ok(r) => r,
-        Err(refused) => return *refused,
-    };
     let mut added = None;
     let result = match &action {
         NodeAction::Add {
@@ -482,11 +474,7 @@ impl FlowRequest for WireRequest {
     const SHAPE: &'static str = "{\"base\", \"from\": {\"node\", \"pin\"}, \"to\": {\"node\", \"pin\"}}";
 }
 
-async fn wire(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let (file, request) = match flow_request::<WireRequest>(&state, &route, &body) {
-        Ok(r) => r,
-        Err(refused) => return *refused,
-    };
+async fn wire(FlowBody { state, route, file, request }: FlowBody<WireRequest>) -> Response {
     let dir = state.dir.clone();
     let planned = {
         let (route, from, to) = (route.clone(), request.from.clone(), request.to.clone());
@@ -525,35 +513,52 @@ impl FlowRequest for Restore {
 
 /// Undo and redo: the Builder puts back a text the file had, against the version it
 /// holds now, so a change made elsewhere meanwhile is never lost either.
-async fn restore_flow(
-    Shared(state): SharedState,
-    UrlPath(route): UrlPath<String>,
-    body: axum::body::Bytes,
-) -> Response {
-    let (file, Restore { base, text }) = match flow_request::<Restore>(&state, &route, &body) {
-        Ok(r) => r,
-        Err(refused) => return *refused,
-    };
+async fn restore_flow(FlowBody { file, request, .. }: FlowBody<Restore>) -> Response {
+    let Restore { base, text } = request;
     match super::edit::restore(&file, &base, &text) {
         Ok(()) => axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response(),
         Err(refused) => refusal(refused),
     }
 }
 
-/// The flow file of `route` and the request `body` read as `T`, or the answer refusing
-/// them (404 for a flow that does not exist, 400 naming the shape `expected`).
 /// A request about one flow, and its JSON shape in words (for a refusal).
 trait FlowRequest: serde::de::DeserializeOwned {
     const SHAPE: &'static str;
 }
 
-/// The flow file of `route` and the request read from `body`, or the answer refusing them.
-fn flow_request<T: FlowRequest>(state: &State, route: &str, body: &[u8]) -> Result<(PathBuf, T), Box<Response>> {
-    let expected = T::SHAPE;
-    let file = flow_file(state, route).ok_or_else(|| Box::new(error(StatusCode::NOT_FOUND, "no flow of that name")))?;
-    let request =
-        serde_json::from_slice::<T>(body).map_err(|e| Box::new(bad_request(format!("expected {expected}: {e}"))))?;
-    Ok((file, request))
+/// What a request about one flow brings its handler, read before the handler runs: the
+/// Builder's state, the route named in the path, its flow file and the JSON body as `T`.
+/// Refused (404 for a flow that does not exist, 400 naming `T::SHAPE`) otherwise.
+struct FlowBody<T> {
+    state: Arc<State>,
+    route: String,
+    file: PathBuf,
+    request: T,
+}
+
+impl<T: FlowRequest> axum::extract::FromRequest<Arc<State>> for FlowBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &Arc<State>) -> Result<Self, Response> {
+        use axum::extract::FromRequestParts;
+        let (mut parts, body) = request.into_parts();
+        let UrlPath(route) = UrlPath::<String>::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        // As the `Bytes` extractor reads it: within the body limit.
+        let body = axum::body::Bytes::from_request(Request::from_parts(parts, body), state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let file = flow_file(state, &route).ok_or_else(|| error(StatusCode::NOT_FOUND, "no flow of that name"))?;
+        let request = serde_json::from_slice::<T>(&body)
+            .map_err(|e| bad_request(format!("expected {}: {e}", T::SHAPE)))?;
+        Ok(FlowBody {
+            state: state.clone(),
+            route,
+            file,
+            request,
+        })
+    }
 }
 
 /// The answer to a flow edit that was written: the file's new text and version, and the
