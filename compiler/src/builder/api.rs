@@ -639,38 +639,63 @@ fn issued(issued: &crate::keys::Issued) -> Value {
     json!({ "key": issued.key, "record": crate::keys::summary(&issued.record, now) })
 }
 
-async fn create_key(Shared(state): SharedState, body: axum::body::Bytes) -> Response {
-    let Ok(new) = serde_json::from_slice::<NewKey>(&body) else {
-        return bad_request("expected {\"name\": …, \"owner\": …, \"expiresIn\": \"30d\" (optional)}");
-    };
-    let lifetime = match new.expires_in.as_deref().filter(|d| !d.trim().is_empty()) {
-        Some(d) => match crate::workspace::parse_duration(d) {
-            Ok(seconds) => Some(seconds),
-            Err(e) => return bad_request(e),
-        },
-        None => None,
-    };
-    let store = match state.workspace.open() {
-        Ok(store) => store,
-        Err(e) => return failed(e),
-    };
-    match crate::keys::create(store.as_ref(), new.name.trim(), new.owner.trim(), lifetime) {
-        Ok(new) => (StatusCode::CREATED, axum::Json(issued(&new))).into_response(),
+/// A request refused: its status and why, answered as `{"error": …}` (a handler that
+/// returns `Result<Response, Refused>` refuses with `?`).
+struct Refused(StatusCode, String);
+
+impl Refused {
+    fn bad(why: impl std::fmt::Display) -> Refused {
+        Refused(StatusCode::BAD_REQUEST, why.to_string())
+    }
+
+    fn failed(why: impl std::fmt::Display) -> Refused {
+        Refused(StatusCode::INTERNAL_SERVER_ERROR, why.to_string())
+    }
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        error(self.0, &self.1)
+    }
+}
+
+/// A duration a person typed (`30d`, `12h`), or none when the field was left empty.
+fn optional_duration(text: Option<&str>) -> Result<Option<i64>, Refused> {
+    let text = text.filter(|d| !d.trim().is_empty());
+    text.map(crate::workspace::parse_duration).transpose().map_err(Refused::bad)
+}
+
+/// The workspace store, which must exist already (a key to revoke or rotate is in it).
+fn existing_store(state: &State) -> Result<Arc<dyn svc_runtime::store::WorkspaceStore>, Refused> {
+    match state.workspace.open_existing() {
+        Ok(Ok(store)) => Ok(store),
+        Ok(Err(why)) => Err(Refused(StatusCode::NOT_FOUND, why)),
+        Err(e) => Err(Refused::failed(e)),
+    }
+}
+
+/// A key's answer: 201 with the key shown once, or why there is none.
+fn key_answer(made: Result<Value, crate::keys::KeyError>) -> Response {
+    match made {
+        Ok(body) => (StatusCode::CREATED, axum::Json(body)).into_response(),
         Err(crate::keys::KeyError::Store(e)) => failed(e),
         Err(e) => error(StatusCode::CONFLICT, &e.to_string()),
     }
 }
 
-async fn revoke_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>) -> Response {
-    let store = match state.workspace.open_existing() {
-        Ok(Ok(store)) => store,
-        Ok(Err(why)) => return error(StatusCode::NOT_FOUND, &why),
-        Err(e) => return failed(e),
-    };
-    match crate::keys::revoke(store.as_ref(), &id) {
-        Ok(record) => axum::Json(crate::keys::summary(&record, svc_runtime::apikey::unix_now())).into_response(),
-        Err(e) => error(StatusCode::NOT_FOUND, &e.to_string()),
-    }
+async fn create_key(Shared(state): SharedState, body: axum::body::Bytes) -> Result<Response, Refused> {
+    let new = serde_json::from_slice::<NewKey>(&body)
+        .map_err(|_| Refused::bad("expected {\"name\": …, \"owner\": …, \"expiresIn\": \"30d\" (optional)}"))?;
+    let lifetime = optional_duration(new.expires_in.as_deref())?;
+    let store = state.workspace.open().map_err(Refused::failed)?;
+    let made = crate::keys::create(store.as_ref(), new.name.trim(), new.owner.trim(), lifetime);
+    Ok(key_answer(made.map(|new| issued(&new))))
+}
+
+async fn revoke_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>) -> Result<Response, Refused> {
+    let store = existing_store(&state)?;
+    let record = crate::keys::revoke(store.as_ref(), &id).map_err(|e| Refused(StatusCode::NOT_FOUND, e.to_string()))?;
+    Ok(axum::Json(crate::keys::summary(&record, svc_runtime::apikey::unix_now())).into_response())
 }
 
 #[derive(Deserialize, Default)]
@@ -678,40 +703,28 @@ struct Rotate {
     grace: Option<String>,
 }
 
-async fn rotate_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>, body: axum::body::Bytes) -> Response {
+async fn rotate_key(
+    Shared(state): SharedState,
+    UrlPath(id): UrlPath<String>,
+    body: axum::body::Bytes,
+) -> Result<Response, Refused> {
     let rotate: Rotate = if body.is_empty() {
         Rotate::default()
     } else {
-        match serde_json::from_slice(&body) {
-            Ok(r) => r,
-            Err(_) => return bad_request("expected {\"grace\": \"1h\"} (optional)"),
+        serde_json::from_slice(&body).map_err(|_| Refused::bad("expected {\"grace\": \"1h\"} (optional)"))?
+    };
+    let grace = optional_duration(rotate.grace.as_deref())?;
+    let store = existing_store(&state)?;
+    let rotated = crate::keys::rotate(store.as_ref(), &id, grace, None).map(|rotation| {
+        let mut body = issued(&rotation.issued);
+        body["oldKey"] = json!(rotation.old.id);
+        match rotation.retired {
+            Ok(until) => body["oldKeyUntil"] = json!(until),
+            Err(e) => body["warning"] = json!(format!("the old key could not be retired ({e}); revoke it")),
         }
-    };
-    let grace = match rotate.grace.as_deref().filter(|g| !g.trim().is_empty()) {
-        Some(g) => match crate::workspace::parse_duration(g) {
-            Ok(seconds) => Some(seconds),
-            Err(e) => return bad_request(e),
-        },
-        None => None,
-    };
-    let store = match state.workspace.open_existing() {
-        Ok(Ok(store)) => store,
-        Ok(Err(why)) => return error(StatusCode::NOT_FOUND, &why),
-        Err(e) => return failed(e),
-    };
-    match crate::keys::rotate(store.as_ref(), &id, grace, None) {
-        Ok(rotation) => {
-            let mut body = issued(&rotation.issued);
-            body["oldKey"] = json!(rotation.old.id);
-            match rotation.retired {
-                Ok(until) => body["oldKeyUntil"] = json!(until),
-                Err(e) => body["warning"] = json!(format!("the old key could not be retired ({e}); revoke it")),
-            }
-            (StatusCode::CREATED, axum::Json(body)).into_response()
-        }
-        Err(crate::keys::KeyError::Store(e)) => failed(e),
-        Err(e) => error(StatusCode::CONFLICT, &e.to_string()),
-    }
+        body
+    });
+    Ok(key_answer(rotated))
 }
 
 /// The secrets the project declares, in its config (YAML or TypeScript).
