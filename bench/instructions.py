@@ -205,11 +205,8 @@ def main():
             sys.exit(f"{tool} is needed (apt install valgrind)")
 
     svc, generated, baseline, independent = loadbench.build(args.generated)
-    work = tempfile.mkdtemp(prefix="svc-instr-")
-    store = os.path.join(work, "workspace.db")
-    key = loadbench.create_key(svc, store)
     n = args.requests
-    try:
+    with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
         servers = {
             "generated": [generated, "serve", "--port", "0", "--store", store],
             "independent": [independent, "--port", "0", "--store", store],
@@ -229,8 +226,6 @@ def main():
                                                            env=ONE_WORKER)
                                   for path in (loadbench.LADDER[0][1], loadbench.LADDER[-1][1])]
                            for side, cmd in servers.items()} if args.cache_sim else {}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
     print(f"\nInstructions per request (callgrind, {n} requests on one keep-alive connection)")
     g = full["generated"]

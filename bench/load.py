@@ -44,6 +44,7 @@ Machines are shared and noisy: compare ratios from one run, not absolute numbers
 """
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -435,6 +436,31 @@ def report_latency(latency, args):
             print(f"  warning: loadgen dispatched up to {lag:.0f} us late at p99: it did not keep up, these latencies are its own too")
 
 
+@contextlib.contextmanager
+def keyed_store(svc, prefix):
+    """A temporary directory holding a workspace store with one `bench` key: yields the
+    directory, the store's path and the key; removes the directory afterwards."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    try:
+        store = os.path.join(work, "workspace.db")
+        yield work, store, create_key(svc, store)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def stopped_afterwards():
+    """A dict for the servers started inside (`name: (process, url)`, as `start` returns
+    them), each killed and reaped on the way out."""
+    procs = {}
+    try:
+        yield procs
+    finally:
+        for proc, _ in procs.values():
+            proc.kill()
+            proc.wait()
+
+
 def create_key(svc, store):
     """A new API key named `bench` in the workspace store `store` (created if missing): the
     key itself, as `svc keys create` prints it once."""
@@ -504,11 +530,7 @@ def compare(specs, args):
     sh("cargo", "build", "--release", "-q", "-p", "svc", cwd=REPO)
     build_loadgen()
     svc = os.path.join(REPO, "target", "release", "svc")
-    work = tempfile.mkdtemp(prefix="svc-bench-compare-")
-    procs = {}
-    try:
-        store = os.path.join(work, "workspace.db")
-        key = create_key(svc, store)
+    with keyed_store(svc, "svc-bench-compare-") as (work, store, key), stopped_afterwards() as procs:
         env = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
         env["TOKIO_WORKER_THREADS"] = "1"
         for spec in specs:
@@ -523,11 +545,6 @@ def compare(specs, args):
                 print(f"round {round_}  {name}: {r['requests']} requests, {r['cpu_us_per_request']:.2f} us CPU per request")
         capacity = statistics.median(r["rps"] for r in next(iter(runs.values())))
         latency = open_loop_rounds(procs, list(procs), capacity, key, args)
-    finally:
-        for proc, _ in procs.values():
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
     first = next(iter(runs))
     for key, label, unit, fmt in (("cpu_us_per_request", "CPU per request", "us", "{:>8.2f}"),
                                   ("rps", "throughput", "req/s", "{:>8.0f}"),
@@ -575,10 +592,7 @@ def main():
 
     bins = build(args.generated)
     svc = bins[0]
-    work = tempfile.mkdtemp(prefix="svc-bench-")
-    try:
-        store = os.path.join(work, "workspace.db")
-        key = create_key(svc, store)
+    with keyed_store(svc, "svc-bench-") as (work, store, key):
         for threads in args.threads.split(","):
             report(threads, bins, *run_setting(bins, store, key, threads, args), args)
         if args.latency_only or args.chain_only:
@@ -592,8 +606,6 @@ def main():
         for side, (median, all_times) in starts.items():
             print(f"{side:26}{median:8.1f} ms  ({' '.join(f'{t:.1f}' for t in all_times)})")
         print(f"ratio generated / independent: {starts['generated'][0] / starts['independent'][0]:.3f}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

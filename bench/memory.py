@@ -31,7 +31,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -164,10 +163,7 @@ def main():
             sys.exit(f"{tool} is needed (apt install wrk util-linux)")
 
     bins = load.build()
-    work = tempfile.mkdtemp(prefix="svc-memory-")
-    try:
-        store = os.path.join(work, "workspace.db")
-        key = load.create_key(bins[0], store)
+    with load.keyed_store(bins[0], "svc-memory-") as (_work, store, key):
         sides = {k: v for k, v in load.commands(bins, store).items() if k in ("generated", "independent")}
         for threads in ("1", "2"):
             runs = {side: [] for side in sides}
@@ -190,8 +186,6 @@ def main():
                 i = statistics.median(r[field] for r in runs["independent"])
                 ratio = f"{g / i:.2f}" if i else "-"
                 print(f"{label:52}{fmt.format(g):>12}{fmt.format(i):>13}{ratio:>8}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

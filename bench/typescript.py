@@ -30,10 +30,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from load import REPO, TARGET, create_key, measure, start, wrk  # noqa: E402
+from load import REPO, TARGET, keyed_store, measure, start, stopped_afterwards, wrk  # noqa: E402
 from memory import private_kb  # noqa: E402
 
 SHOP_TS = os.path.join(REPO, "examples", "shop-ts")
@@ -88,11 +87,7 @@ def main():
             sys.exit(f"{tool} is needed")
 
     svc, bins = build()
-    work = tempfile.mkdtemp(prefix="svc-bench-ts-")
-    procs = {}
-    try:
-        store = os.path.join(work, "workspace.db")
-        key = create_key(svc, store)
+    with keyed_store(svc, "svc-bench-ts-") as (work, store, key), stopped_afterwards() as procs:
         plain = {k: v for k, v in os.environ.items() if k != "SVC_LOG"}
         one_worker = dict(plain, TOKIO_WORKER_THREADS="1")
         commands = {
@@ -118,11 +113,6 @@ def main():
                 p, url = procs[side]
                 status_runs[side].append(measure(p, url + STATUS, key, 200, args.seconds, args.connections))
         after = {side: private_kb(p.pid)[0] for side, (p, _) in procs.items()}
-    finally:
-        for p, _ in procs.values():
-            p.kill()
-            p.wait()
-        shutil.rmtree(work, ignore_errors=True)
 
     med = lambda side, k: statistics.median(r[k] for r in runs[side])  # noqa: E731
     print(f"\n== The orders route (2 code nodes), one core each, wrk -c{args.connections}, "
@@ -158,10 +148,7 @@ def count_instructions(svc, bins, requests=2000):
     """Instructions per request of both svc servers, one tokio worker, under callgrind."""
     import instructions  # bench/instructions.py
 
-    work = tempfile.mkdtemp(prefix="svc-bench-ts-")
-    try:
-        store = os.path.join(work, "workspace.db")
-        key = create_key(svc, store)
+    with keyed_store(svc, "svc-bench-ts-") as (work, store, key):
         os.environ["TOKIO_WORKER_THREADS"] = "1"
         sides = dict(bins, **{ENGINE: bins["typescript nodes"]})
         counts = {}
@@ -172,8 +159,6 @@ def count_instructions(svc, bins, requests=2000):
                 counts[side, path] = instructions.instructions_per_request(
                     [binary, "serve", "--port", "0", "--store", store], path, key, expected, requests, work)
             os.environ.pop("SVC_TYPESCRIPT", None)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     print(f"\n== Instructions per request (callgrind, {requests} keep-alive requests)")
     print(f"{'':18}{'orders':>10}{'status':>10}")
     for side in sides:
