@@ -169,19 +169,9 @@ type ConfigReader = fn(FileId, &str, &mut Diagnostics) -> Option<Config>;
 
 /// Every `.yaml` / `.yml` file under `dir`, recursively, sorted by path.
 fn flow_files(vfs: &dyn Vfs, dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for p in vfs.list(&d) {
-            if vfs.is_dir(&p) {
-                stack.push(p);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    let mut files = vfs.files_under(dir);
+    files.retain(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")));
+    files
 }
 
 /// Parses flow files on every core: files are independent, and YAML parsing dominates

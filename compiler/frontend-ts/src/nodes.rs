@@ -82,12 +82,10 @@ pub fn load(
             ..ScriptNodes::default()
         });
     }
-    let mut entries = Vec::new();
-    collect_node_modules(vfs, &root.join(dir), &mut entries);
+    let entries = node_modules(vfs, &root.join(dir));
     if entries.is_empty() {
         return None;
     }
-    entries.sort();
     let mut reader = Reader {
         vfs,
         root,
@@ -111,21 +109,17 @@ pub fn load(
 }
 
 /// `.ts` and `.mts` files under `dir`, recursively, without declaration files and tests.
-fn collect_node_modules(vfs: &dyn Vfs, dir: &Path, out: &mut Vec<PathBuf>) {
-    for path in vfs.list(dir) {
-        if vfs.is_dir(&path) {
-            collect_node_modules(vfs, &path, out);
-            continue;
-        }
+fn node_modules(vfs: &dyn Vfs, dir: &Path) -> Vec<PathBuf> {
+    let mut files = vfs.files_under(dir);
+    files.retain(|path| {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let is_ts = name.ends_with(".ts") || name.ends_with(".mts");
         let skipped = name.ends_with(".d.ts")
             || name.ends_with(".d.mts")
             || [".test.", ".spec."].iter().any(|t| name.contains(t));
-        if is_ts && !skipped {
-            out.push(path);
-        }
-    }
+        is_ts && !skipped
+    });
+    files
 }
 
 /// The module's path in the project with `/` separators: its name in the bundle.

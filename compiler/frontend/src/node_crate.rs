@@ -184,43 +184,37 @@ pub struct OutsideFile {
 /// The `.rs` files under `src/` that are not among `read` (the crate's modules).
 fn files_outside_crate(vfs: &dyn Vfs, root: &Path, src: &Path, read: &[PathBuf]) -> Vec<OutsideFile> {
     let mut out = Vec::new();
-    let mut dirs = vec![src.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for path in vfs.list(&dir) {
-            if vfs.is_dir(&path) {
-                dirs.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") || read.contains(&path) {
-                continue;
-            }
-            let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                continue;
-            };
-            let text = vfs.read(&path).unwrap_or_default();
-            let node_key = text.find("node_key").and_then(|at| {
-                let rest = &text[at..];
-                let open = rest.find('"')?;
-                let close = rest[open + 1..].find('"')?;
-                Some(rest[open + 1..open + 1 + close].to_string())
-            });
-            let (parent, module) = if stem == "mod" {
-                let dir_name = dir
-                    .file_name()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let up = dir.parent().unwrap_or(src);
-                (parent_module(up, src), dir_name)
-            } else {
-                (parent_module(&dir, src), stem)
-            };
-            out.push(OutsideFile {
-                path: display_path(root, &path),
-                parent: display_path(root, &PathBuf::from(parent)),
-                module,
-                node_key,
-            });
+    for path in vfs.files_under(src) {
+        if path.extension().is_none_or(|e| e != "rs") || read.contains(&path) {
+            continue;
         }
+        let dir = path.parent().unwrap_or(src);
+        let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let text = vfs.read(&path).unwrap_or_default();
+        let node_key = text.find("node_key").and_then(|at| {
+            let rest = &text[at..];
+            let open = rest.find('"')?;
+            let close = rest[open + 1..].find('"')?;
+            Some(rest[open + 1..open + 1 + close].to_string())
+        });
+        let (parent, module) = if stem == "mod" {
+            let dir_name = dir
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let up = dir.parent().unwrap_or(src);
+            (parent_module(up, src), dir_name)
+        } else {
+            (parent_module(dir, src), stem)
+        };
+        out.push(OutsideFile {
+            path: display_path(root, &path),
+            parent: display_path(root, &PathBuf::from(parent)),
+            module,
+            node_key,
+        });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out

@@ -17,6 +17,23 @@ pub trait Vfs: Sync {
     /// The files directly in `dir`, sorted.
     fn list(&self, dir: &Path) -> Vec<PathBuf>;
     fn is_dir(&self, path: &Path) -> bool;
+
+    /// The files under `dir` at any depth (not the directories), sorted by path.
+    fn files_under(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut dirs = vec![dir.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for path in self.list(&dir) {
+                if self.is_dir(&path) {
+                    dirs.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
 }
 
 /// Why a file could not be read as text.
