@@ -348,13 +348,7 @@ pub const NODE_TYPES: &[&str] = &["check-origin", "rate-limit", "check-api-key",
 
 /// Reads one flow file. Returns `None` when the file cannot be read as a flow at all.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
-    let root = match yaml::parse(file, text) {
-        Ok(root) => root,
-        Err(d) => {
-            diags.push(d);
-            return None;
-        }
-    };
+    let root = yaml::parse_reporting(file, text, diags)?;
     let mut top = MapReader::new(&root, "a flow file", diags)?;
     let _ = top.get("$schema");
     let route = top

@@ -90,13 +90,7 @@ const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /// Reads one test file. Returns `None` when it is not a test file at all.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<TestFile> {
-    let root = match yaml::parse(file, text) {
-        Ok(root) => root,
-        Err(d) => {
-            diags.push(d);
-            return None;
-        }
-    };
+    let root = yaml::parse_reporting(file, text, diags)?;
     let mut top = MapReader::new(&root, "the test file", diags)?;
     let mut out = TestFile::default();
     if let Some(keys) = top.get("keys") {

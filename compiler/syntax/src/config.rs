@@ -147,13 +147,7 @@ pub fn asset_problem_code(kind: AssetProblemKind) -> Code {
 /// all (even with validation errors, so later passes can still check flows against
 /// it), plus every problem found.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config> {
-    let root = match yaml::parse(file, text) {
-        Ok(root) => root,
-        Err(d) => {
-            diags.push(d);
-            return None;
-        }
-    };
+    let root = yaml::parse_reporting(file, text, diags)?;
     let mut top = MapReader::new(&root, "svc.config.yaml", diags)?;
     let project_name = read_id(
         &mut top,

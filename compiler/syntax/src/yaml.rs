@@ -151,6 +151,11 @@ const MAX_NODES: usize = 1_000_000;
 const MAX_ALIAS_NODES: usize = 100_000;
 const SYNTAX_HELP: &str = "fix the YAML syntax at this place (check indentation, `:` and quotes)";
 
+/// Parses a document the caller reads on: a syntax error goes to `diags` and gives `None`.
+pub fn parse_reporting(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Node> {
+    parse(file, text).map_err(|d| diags.push(d)).ok()
+}
+
 /// Parses YAML text. A syntax error is reported as one diagnostic at its place.
 ///
 /// The tree is built from the event parser under serde-saphyr (`granit_parser`): every
