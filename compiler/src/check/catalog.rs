@@ -83,11 +83,7 @@ impl<'a> Catalog<'a> {
                         .label("invalid default")
                         .help(format!(
                             "the values of `{name}` are: {}",
-                            e.values
-                                .iter()
-                                .map(|v| format!("`{}`", v.value()))
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            svc_types::assets::listed(e.values.iter().map(|v| v.value()))
                         )),
                     );
                 }

@@ -246,7 +246,7 @@ impl FlowContext<'_> {
                 }
                 Some(best) => format!("did you mean `{best}`?"),
                 None if keys.is_empty() => "the project defines no code nodes; define one with `define_code_function_node!` in the node crate (`src/`), or in TypeScript as the default export `defineCodeFunctionNode({…})` of a module in `src/nodes/`".into(),
-                None => format!("the defined nodes are: {}", keys.iter().take(8).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+                None => format!("the defined nodes are: {}", svc_types::assets::listed(keys.iter().take(8))),
             };
             diags.push(
                 Diagnostic::new(
@@ -689,11 +689,7 @@ impl FlowContext<'_> {
                 format!("Check API Key node `{}` has no output `{first}`", node.id.value),
                 format!(
                     "its data outputs are {} (on its `valid` path)",
-                    API_KEY_OUTPUTS
-                        .iter()
-                        .map(|o| format!("`{o}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    svc_types::assets::listed(API_KEY_OUTPUTS)
                 ),
                 diags,
             ),

@@ -283,11 +283,7 @@ fn literal_hint(ty: &TypeRef, assets: &Assets) -> String {
         TypeRef::Enum(name) => match assets.enum_named(name) {
             Some(e) => format!(
                 "write one of the values of `{name}`: {}",
-                e.values
-                    .iter()
-                    .map(|v| format!("`{}`", v.value()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                svc_types::assets::listed(e.values.iter().map(|v| v.value()))
             ),
             None => format!("write one of the values of `{name}`"),
         },

@@ -110,7 +110,7 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                 Some(best) => format!("did you mean `{best}`? A route is named by its flow's file name"),
                 None => format!(
                     "a route is named by its flow's file name: {}",
-                    svc_types::assets::listed(&flows.iter().map(String::as_str).collect::<Vec<_>>())
+                    svc_types::assets::listed(&flows)
                 ),
             };
             diags.push(

@@ -699,10 +699,7 @@ pub fn suggest<'a>(what: &str, name: &str, candidates: impl IntoIterator<Item = 
             let mut sorted = candidates.clone();
             sorted.sort_unstable();
             sorted.truncate(8);
-            format!(
-                "the defined {what}s are: {}",
-                sorted.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-            )
+            format!("the defined {what}s are: {}", listed(sorted))
         }
     }
 }
@@ -717,8 +714,12 @@ pub fn nearest_or_all(name: &str, candidates: &[&str], intro: impl std::fmt::Dis
 }
 
 /// Names as a hint lists them: `` `a`, `b`, `c` ``.
-pub fn listed(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+pub fn listed<T: std::fmt::Display>(names: impl IntoIterator<Item = T>) -> String {
+    names
+        .into_iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a typo.

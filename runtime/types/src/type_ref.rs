@@ -62,19 +62,19 @@ impl TypeRef {
             "object" => return Ok(TypeRef::Object),
             _ => {}
         }
-        if let Some(name) = raw.strip_prefix("object:") {
-            crate::names::check_asset_name(name).map_err(|e| TypeParseError {
-                message: format!("invalid structure name in `{raw}`: {}", e.message),
-                hint: e.hint,
-            })?;
-            return Ok(TypeRef::Structure(name.to_string()));
-        }
-        if let Some(name) = raw.strip_prefix("enum-value:") {
-            crate::names::check_asset_name(name).map_err(|e| TypeParseError {
-                message: format!("invalid enum name in `{raw}`: {}", e.message),
-                hint: e.hint,
-            })?;
-            return Ok(TypeRef::Enum(name.to_string()));
+        type Named = fn(String) -> TypeRef;
+        let named: [(&str, &str, Named); 2] = [
+            ("object:", "structure", TypeRef::Structure),
+            ("enum-value:", "enum", TypeRef::Enum),
+        ];
+        for (prefix, kind, named_type) in named {
+            if let Some(name) = raw.strip_prefix(prefix) {
+                crate::names::check_asset_name(name).map_err(|e| TypeParseError {
+                    message: format!("invalid {kind} name in `{raw}`: {}", e.message),
+                    hint: e.hint,
+                })?;
+                return Ok(named_type(name.to_string()));
+            }
         }
         let hint = match raw {
             "str" | "text" => "did you mean `string`?".to_string(),
@@ -90,11 +90,7 @@ impl TypeRef {
             }
             _ => format!(
                 "a type is one of {}, `object:<Structure>`, `enum-value:<Enum>` or `<type>:array`",
-                SCALAR_TYPE_NAMES
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::assets::listed(SCALAR_TYPE_NAMES)
             ),
         };
         Err(TypeParseError {
