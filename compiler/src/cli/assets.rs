@@ -11,14 +11,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use svc_runtime::store::StoredAsset;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// Write the project's assets to the workspace store.
     #[command(
         after_help = "Examples:\n  svc assets sync                     # the project in the current directory\n  svc assets sync my-api --dry-run    # show what would change\n\nPrints `+` for each asset added, `~` changed, `-` removed."
@@ -27,7 +21,7 @@ enum Command {
 }
 
 #[derive(clap::Args)]
-struct SyncArgs {
+pub struct SyncArgs {
     /// The project directory (default: the current directory).
     dir: Option<PathBuf>,
     /// Print what would change without writing anything.
@@ -95,8 +89,8 @@ pub fn plan(stored: &[StoredAsset], wanted: &[StoredAsset]) -> Plan {
     plan
 }
 
-pub fn run(args: Args) -> i32 {
-    let Command::Sync(args) = args.command;
+pub fn run(command: Command) -> i32 {
+    let Command::Sync(args) = command;
     let dir = super::project_dir(args.dir);
     let Some(wanted) = crate::pipeline::with_checked(&dir, "nothing was synced", |c| {
         let secrets: Vec<(String, bool)> = c.assets.secrets.iter().map(|s| (s.name.clone(), s.required)).collect();

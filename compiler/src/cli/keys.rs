@@ -3,21 +3,15 @@
 //! A key is printed once, when created, and stored only as a SHA-256 hash. Running
 //! servers pick up new, revoked and rotated keys within a second, without a restart.
 
-use super::store::{StoreArgs, format_time, parse_duration};
+use super::store::{OnStore, format_time, parse_duration};
 use crate::keys::{self, KeyError};
 use clap::Subcommand;
 use svc_runtime::apikey::{KeyRecord, unix_now};
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-    #[command(flatten)]
-    store: StoreArgs,
-}
+pub type Args = OnStore<Command>;
 
 #[derive(Subcommand)]
-enum Command {
+pub enum Command {
     /// Create a key and print it once.
     #[command(after_help = "Example:\n  svc keys create --name ci --owner alice --expires-in 90d")]
     Create {
@@ -60,7 +54,7 @@ enum Command {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum ListFormat {
+pub enum ListFormat {
     Table,
     Json,
 }

@@ -79,12 +79,14 @@ enum Command {
     Secrets(secrets::Args),
     /// Move a workspace between stores (SQLite to PostgreSQL).
     #[command(after_help = "Example:\n  svc store copy --from .svc/workspace.db --to postgres://svc@db/svc")]
-    Store(store::Args),
+    #[command(subcommand)]
+    Store(store::Command),
     /// Sync the config's enums, structures, secrets and the node manifests to the workspace store.
     #[command(
         after_help = "Examples:\n  svc assets sync             # the project in the current directory\n  svc assets sync --dry-run   # show what would change\n\nIdempotent: a second sync of an unchanged project changes nothing."
     )]
-    Assets(assets::Args),
+    #[command(subcommand)]
+    Assets(assets::Command),
     /// Print the node manifests (build_manifest_from_node) as JSON.
     #[command(
         after_help = "Examples:\n  svc manifest examples/shop\n  svc manifest examples/shop --node shop.price-order"

@@ -7,23 +7,17 @@
 //! transaction.
 
 use super::keys::print_table;
-use super::store::{StoreArgs, format_time};
+use super::store::{OnStore, StoreArgs, format_time};
 use clap::Subcommand;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use svc_runtime::apikey::unix_now;
 use svc_runtime::store::WorkspaceStore;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-    #[command(flatten)]
-    store: StoreArgs,
-}
+pub type Args = OnStore<Command>;
 
 #[derive(Subcommand)]
-enum Command {
+pub enum Command {
     /// Set a secret's value, read from standard input (or --from-file).
     #[command(
         after_help = "Examples:\n  printf %s \"$STRIPE_KEY\" | svc secrets set STRIPE_API_KEY\n  svc secrets set STRIPE_API_KEY --from-file ./stripe.key\n  svc secrets set STRIPE_API_KEY          # then type the value and press Ctrl-D"

@@ -67,15 +67,19 @@ impl StoreArgs {
     }
 }
 
-/// `svc store copy`.
+/// The arguments of a command group whose every subcommand works on the workspace store
+/// (`svc keys`, `svc secrets`): the subcommand, and where the store is.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct OnStore<C: clap::Subcommand> {
     #[command(subcommand)]
-    command: Command,
+    pub command: C,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
+/// `svc store copy`.
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// Copy a workspace (keys, sealed secrets, assets) into an empty store.
     #[command(
         after_help = "Example:\n  svc store copy --from .svc/workspace.db --to postgres://svc@db.internal/svc\n\nSecret values are copied sealed: give the servers the key they were sealed with\n(for an SQLite store, .svc/secrets.key unless you chose another)."
@@ -90,8 +94,8 @@ enum Command {
     },
 }
 
-pub fn run(args: Args) -> i32 {
-    let Command::Copy { from, to } = args.command;
+pub fn run(command: Command) -> i32 {
+    let Command::Copy { from, to } = command;
     let result = (|| -> Result<(), String> {
         let (from, to) = (Location::parse(&from), Location::parse(&to));
         if from == to {
