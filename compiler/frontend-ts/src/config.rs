@@ -62,15 +62,12 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     let export = match module.default_export() {
         Some(Ok(expr)) => expr,
         Some(Err(span)) => {
-            diags.push(
-                Diagnostic::new(
-                    Code::WrongShape,
-                    span,
-                    "the default export of svc.config.ts must be an object",
-                )
-                .label("not an object")
-                .help(SHAPE_HINT),
-            );
+            diags.push(wrong_shape(
+                span,
+                "the default export of svc.config.ts must be an object",
+                "not an object",
+                SHAPE_HINT,
+            ));
             return None;
         }
         None => {
@@ -89,15 +86,12 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     let object = match resolve(&module, export) {
         Ok(Expression::ObjectExpression(object)) => object,
         Ok(other) => {
-            diags.push(
-                Diagnostic::new(
-                    Code::WrongShape,
-                    module.span(other),
-                    "the default export of svc.config.ts must be an object literal",
-                )
-                .label(format!("{}, not an object", literal::describe(other)))
-                .help(SHAPE_HINT),
-            );
+            diags.push(wrong_shape(
+                module.span(other),
+                "the default export of svc.config.ts must be an object literal",
+                format!("{}, not an object", literal::describe(other)),
+                SHAPE_HINT,
+            ));
             return None;
         }
         Err(not_static) => {
@@ -261,17 +255,12 @@ impl<'a> AssetReader<'_, 'a, '_> {
         let call = match resolve(module, expr) {
             Ok(Expression::CallExpression(call)) if self.is_sdk_call(&call.callee, "collectAssets") => call,
             Ok(other) => {
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::WrongShape,
-                        module.span(other),
-                        "svc.config.ts spreads only `collectAssets([ … ])`",
-                    )
-                    .label(literal::describe(other))
-                    .help(format!(
-                        "import `collectAssets` from `{SDK_PACKAGE}` and spread `...{COLLECT_ASSETS}`"
-                    )),
-                );
+                self.diags.push(wrong_shape(
+                    module.span(other),
+                    "svc.config.ts spreads only `collectAssets([ … ])`",
+                    literal::describe(other),
+                    format!("import `collectAssets` from `{SDK_PACKAGE}` and spread `...{COLLECT_ASSETS}`"),
+                ));
                 return;
             }
             Err(not_static) => return not_static.report("the spread in svc.config.ts", self.diags),
@@ -284,11 +273,12 @@ impl<'a> AssetReader<'_, 'a, '_> {
             )
             .report("the argument of `collectAssets`", self.diags),
             [list] => self.asset_list(list.to_expression()),
-            _ => self.diags.push(
-                Diagnostic::new(Code::WrongShape, module.span(&**call), "`collectAssets` takes one list")
-                    .label("not one argument")
-                    .help(format!("write `{COLLECT_ASSETS}`")),
-            ),
+            _ => self.diags.push(wrong_shape(
+                module.span(&**call),
+                "`collectAssets` takes one list",
+                "not one argument",
+                format!("write `{COLLECT_ASSETS}`"),
+            )),
         }
     }
 
@@ -297,15 +287,12 @@ impl<'a> AssetReader<'_, 'a, '_> {
         let array = match resolve(module, expr) {
             Ok(Expression::ArrayExpression(array)) => array,
             Ok(other) => {
-                return self.diags.push(
-                    Diagnostic::new(
-                        Code::WrongShape,
-                        module.span(other),
-                        "`collectAssets` takes a list of assets",
-                    )
-                    .label("not a list")
-                    .help(format!("write `{COLLECT_ASSETS}`")),
-                );
+                return self.diags.push(wrong_shape(
+                    module.span(other),
+                    "`collectAssets` takes a list of assets",
+                    "not a list",
+                    format!("write `{COLLECT_ASSETS}`"),
+                ));
             }
             Err(not_static) => return not_static.report("the list given to `collectAssets`", self.diags),
         };
@@ -324,17 +311,14 @@ impl<'a> AssetReader<'_, 'a, '_> {
         let call = match resolve(module, expr) {
             Ok(Expression::CallExpression(call)) => call,
             Ok(other) => {
-                return self.diags.push(
-                    Diagnostic::new(
-                        Code::WrongShape,
-                        module.span(other),
-                        "an asset is made by `defineEnum`, `defineStructure` or `defineSecret`",
-                    )
-                    .label(literal::describe(other))
-                    .help(format!(
+                return self.diags.push(wrong_shape(
+                    module.span(other),
+                    "an asset is made by `defineEnum`, `defineStructure` or `defineSecret`",
+                    literal::describe(other),
+                    format!(
                         "write `defineEnum({{ name: \"Currency\", values: [\"EUR\"] }})`, imported from `{SDK_PACKAGE}`"
-                    )),
-                );
+                    ),
+                ));
             }
             Err(not_static) => return not_static.report("an asset", self.diags),
         };
@@ -346,17 +330,14 @@ impl<'a> AssetReader<'_, 'a, '_> {
                 Expression::Identifier(id) => format!("`{}`", id.name),
                 _ => "this function".to_string(),
             };
-            return self.diags.push(
-                Diagnostic::new(
-                    Code::WrongShape,
-                    module.span(&call.callee),
-                    format!("{callee} is not an asset helper of `{SDK_PACKAGE}`"),
-                )
-                .label("not defineEnum, defineStructure or defineSecret")
-                .help(format!(
+            return self.diags.push(wrong_shape(
+                module.span(&call.callee),
+                format!("{callee} is not an asset helper of `{SDK_PACKAGE}`"),
+                "not defineEnum, defineStructure or defineSecret",
+                format!(
                     "import `defineEnum`, `defineStructure` and `defineSecret` from `{SDK_PACKAGE}` and call them here"
-                )),
-            );
+                ),
+            ));
         };
         let argument = match call.arguments.as_slice() {
             [Argument::SpreadElement(s)] => {
@@ -369,15 +350,12 @@ impl<'a> AssetReader<'_, 'a, '_> {
             }
             [argument] => argument.to_expression(),
             _ => {
-                return self.diags.push(
-                    Diagnostic::new(
-                        Code::WrongShape,
-                        module.span(&**call),
-                        format!("`{kind}` takes one object"),
-                    )
-                    .label("not one argument")
-                    .help(format!("write `{kind}({{ name: \"…\", … }})`")),
-                );
+                return self.diags.push(wrong_shape(
+                    module.span(&**call),
+                    format!("`{kind}` takes one object"),
+                    "not one argument",
+                    format!("write `{kind}({{ name: \"…\", … }})`"),
+                ));
             }
         };
         let node = match literal::read(module, argument) {
@@ -414,6 +392,16 @@ impl<'a> AssetReader<'_, 'a, '_> {
     fn is_sdk_call(&self, callee: &Expression, name: &str) -> bool {
         self.module.sdk_export(callee) == Some(name)
     }
+}
+
+/// svc.config.ts is not of the shape svc reads: what is wrong, its label and the fix.
+fn wrong_shape(
+    span: Span,
+    message: impl Into<String>,
+    label: impl Into<String>,
+    help: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::new(Code::WrongShape, span, message).label(label).help(help)
 }
 
 #[cfg(test)]
