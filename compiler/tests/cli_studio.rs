@@ -70,6 +70,16 @@ impl Studio {
         )
     }
 
+    /// Asks whether a wire could be drawn, and asserts that it is refused with a message
+    /// that begins with `message`.
+    async fn assert_wire_refused(&self, from: (&str, &str), to: (&str, &str), message: &str) {
+        let (status, answer) = self.wire(from, to, true).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["ok"], false, "{from:?} → {to:?}: {answer}");
+        let said = answer["message"].as_str().unwrap_or_default();
+        assert!(said.starts_with(message), "{from:?} → {to:?}: {answer}");
+    }
+
     async fn send(&self, method: reqwest::Method, path: &str, body: serde_json::Value) -> (u16, String) {
         self.call(method, path, Some(body)).await
     }
@@ -358,17 +368,13 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
     let original = std::fs::read_to_string(&file).unwrap();
     let studio = Studio::start(&dir);
     // A number into an enum input: refused, with the checker's message.
-    let (status, answer) = studio
-        .wire(("price", "quote.total"), ("decide", "currency"), true)
+    studio
+        .assert_wire_refused(
+            ("price", "quote.total"),
+            ("decide", "currency"),
+            "`price.quote.total` is `number`, but input `currency` of `shop.decide-status` is `enum-value:Currency`",
+        )
         .await;
-    assert_eq!(status, 200);
-    assert_eq!(answer["ok"], false);
-    assert!(
-        answer["message"].as_str().unwrap().starts_with(
-            "`price.quote.total` is `number`, but input `currency` of `shop.decide-status` is `enum-value:Currency`"
-        ),
-        "{answer}"
-    );
     // Drawing it anyway writes nothing.
     let (status, _) = studio
         .wire(("price", "quote.total"), ("decide", "currency"), false)
@@ -380,24 +386,20 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
         (("price", "quote"), ("decide", "exec")),
         (("limit", "sequence-ok"), ("decide", "total")),
     ] {
-        let (_, answer) = studio.wire(from, to, true).await;
-        assert_eq!(answer["ok"], false, "{from:?} → {to:?}: {answer}");
+        studio.assert_wire_refused(from, to, "").await;
     }
     // From Start (the model's `(start)`): a request input, and its sequence output.
     let (_, answer) = studio
         .wire(("(start)", "body.currency"), ("decide", "currency"), true)
         .await;
     assert_eq!(answer["ok"], true, "{answer}");
-    let (_, answer) = studio
-        .wire(("(start)", "body.currency"), ("decide", "total"), true)
+    studio
+        .assert_wire_refused(
+            ("(start)", "body.currency"),
+            ("decide", "total"),
+            "`request.body.currency` is `enum-value:Currency`",
+        )
         .await;
-    assert!(
-        answer["message"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("`request.body.currency` is `enum-value:Currency`"),
-        "{answer}"
-    );
     let (_, answer) = studio.wire(("(start)", "start"), ("auth", "exec"), true).await;
     assert_eq!(answer["ok"], true, "{answer}");
     // A number into a number input: one added line, in the node's inputs.
@@ -412,16 +414,13 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
 
     // Into Return JSON: a structure is not a header value (the checker's rule); a body
     // field takes any value, one added line where it belongs.
-    let (_, answer) = studio
-        .wire(("price", "quote"), ("created", "headers.x-quote"), true)
+    studio
+        .assert_wire_refused(
+            ("price", "quote"),
+            ("created", "headers.x-quote"),
+            "`price.quote` is `object:Quote`, but a header value must be text",
+        )
         .await;
-    assert!(
-        answer["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("`price.quote` is `object:Quote`, but a header value must be text"),
-        "{answer}"
-    );
     let (status, answer) = studio
         .wire(("price", "line_count"), ("created", "body.lines"), false)
         .await;

@@ -9,23 +9,25 @@ use oxc_parser::Parser;
 use oxc_span::SourceType;
 use svc_types::constraints::{ARRAY_KEYS, KEYS, NUMBER_KEYS, STRING_KEYS};
 
-fn read(file: &str) -> String {
-    std::fs::read_to_string(format!("{}/../../sdk-ts/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+/// Parses one of the SDK's files and hands each `export`ed declaration to `visit`.
+fn for_each_export(file: &str, source_type: SourceType, mut visit: impl FnMut(&Declaration)) {
+    let text = std::fs::read_to_string(format!("{}/../../sdk-ts/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, &text, source_type).parse();
+    assert!(parsed.diagnostics.is_empty(), "{file}: {:?}", parsed.diagnostics);
+    for statement in &parsed.program.body {
+        if let Statement::ExportDeclaration(export) = statement {
+            visit(&export.declaration);
+        }
+    }
 }
 
 #[test]
 fn index_js_copies_every_constraint_key_with_its_kind() {
-    let text = read("index.js");
-    let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, &text, SourceType::mjs()).parse();
-    assert!(parsed.diagnostics.is_empty());
     let mut found = Vec::new();
-    for statement in &parsed.program.body {
-        let Statement::ExportDeclaration(export) = statement else {
-            continue;
-        };
-        let Declaration::VariableDeclaration(var) = &export.declaration else {
-            continue;
+    for_each_export("index.js", SourceType::mjs(), |declaration| {
+        let Declaration::VariableDeclaration(var) = declaration else {
+            return;
         };
         for d in &var.declarations {
             if d.id.get_identifier_name().is_none_or(|n| n != "CONSTRAINT_KEYS") {
@@ -49,7 +51,7 @@ fn index_js_copies_every_constraint_key_with_its_kind() {
                 found.push((text(0), text(1)));
             }
         }
-    }
+    });
     let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         keys, KEYS,
@@ -68,20 +70,13 @@ fn index_js_copies_every_constraint_key_with_its_kind() {
 
 #[test]
 fn index_d_ts_declares_every_constraint_key() {
-    let text = read("index.d.ts");
-    let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, &text, SourceType::d_ts()).parse();
-    assert!(parsed.diagnostics.is_empty());
     let mut keys = Vec::new();
-    for statement in &parsed.program.body {
-        let Statement::ExportDeclaration(export) = statement else {
-            continue;
-        };
-        let Declaration::TSInterfaceDeclaration(i) = &export.declaration else {
-            continue;
+    for_each_export("index.d.ts", SourceType::d_ts(), |declaration| {
+        let Declaration::TSInterfaceDeclaration(i) = declaration else {
+            return;
         };
         if i.id.name != "FieldConstraints" {
-            continue;
+            return;
         }
         for member in &i.body.body {
             if let TSSignature::TSPropertySignature(p) = member {
@@ -89,7 +84,7 @@ fn index_d_ts_declares_every_constraint_key() {
                 keys.push(p.key.static_name().unwrap().to_string());
             }
         }
-    }
+    });
     assert_eq!(
         keys, KEYS,
         "sdk-ts/index.d.ts FieldConstraints against svc_types::constraints::KEYS"

@@ -10,14 +10,15 @@ use svc_sdk::prelude::*;
 
 svc_sdk::include_assets!("tests/fixtures/svc.config.yaml");
 
-mod price_order {
+/// Every builder and every modifier, on inputs and outputs.
+mod every_pin {
     use svc_sdk::prelude::*;
 
     define_code_function_node! {
-        node_key: "acme.price-order",
-        name: "Price order",
-        description: "Totals an order and applies a discount",
-        category: "pricing",
+        node_key: "acme.every-pin",
+        name: "Every pin",
+        description: "Each pin builder and modifier once",
+        category: "testing",
         inputs: {
             exec: seq::input(),
             order: t::structure("Order"),
@@ -84,7 +85,7 @@ fn rust_lines() -> Vec<String> {
         define_secret("OPTIONAL_TOKEN").required(false).into(),
     ]);
     vec![
-        serde_json::to_string(&build_manifest_from_node(&price_order::Node)).unwrap(),
+        serde_json::to_string(&build_manifest_from_node(&every_pin::Node)).unwrap(),
         serde_json::to_string(&build_manifest_from_node(&ping::Node)).unwrap(),
         serde_json::to_string(&assets).unwrap(),
     ]
