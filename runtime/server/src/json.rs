@@ -81,32 +81,25 @@ impl JsonWriter {
     }
 
     pub fn begin_object(&mut self) {
-        self.open(b'{', Frame::Object { first: true });
+        self.before_value();
+        self.buf.push(b'{');
+        self.stack.push(Frame::Object { first: true });
     }
 
     pub fn end_object(&mut self) {
-        self.close(b'}');
+        self.stack.pop();
+        self.buf.push(b'}');
     }
 
     pub fn begin_array(&mut self) {
-        self.open(b'[', Frame::Array { first: true });
+        self.before_value();
+        self.buf.push(b'[');
+        self.stack.push(Frame::Array { first: true });
     }
 
     pub fn end_array(&mut self) {
-        self.close(b']');
-    }
-
-    #[inline]
-    fn open(&mut self, bracket: u8, frame: Frame) {
-        self.before_value();
-        self.buf.push(bracket);
-        self.stack.push(frame);
-    }
-
-    #[inline]
-    fn close(&mut self, bracket: u8) {
         self.stack.pop();
-        self.buf.push(bracket);
+        self.buf.push(b']');
     }
 
     /// An object member's key, given already encoded as a JSON string (`"lineCount"`).
