@@ -7,7 +7,7 @@
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
-use svc_syntax::config::{ConstraintSpans, read_constraints};
+use svc_syntax::config::{ConstraintSpans, FieldParts, read_field_parts};
 use svc_types::Constraints;
 use svc_types::TypeRef;
 
@@ -572,29 +572,23 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
                 }
             }
             Value::Map(_) => {
-                let Some(mut fr) = MapReader::new(v, format!("the field `{}`", name.value), diags) else {
+                let Some(fr) = MapReader::new(v, format!("the field `{}`", name.value), diags) else {
                     continue;
                 };
-                let t = fr.required(
-                    "type",
+                let FieldParts {
+                    type_node,
+                    required,
+                    description,
+                    constraints,
+                    constraint_spans,
+                } = read_field_parts(
+                    fr,
+                    false,
                     "a field has a `type`, such as `string` or `object:Order`",
+                    true,
                     diags,
                 );
-                let required = fr
-                    .get("required")
-                    .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
-                    .unwrap_or(true);
-                let description = fr
-                    .get("description")
-                    .and_then(|n| yaml::expect_str(n, "text", diags))
-                    .map(str::to_string);
-                let (constraints, constraint_spans) = read_constraints(&mut fr, diags);
-                let known: Vec<&str> = ["type", "required", "description"]
-                    .into_iter()
-                    .chain(svc_types::constraints::KEYS.iter().copied())
-                    .collect();
-                fr.finish(&known, diags);
-                let Some(t) = t else { continue };
+                let Some(t) = type_node else { continue };
                 let Some(ts) = yaml::expect_str(t, "a type such as `string`", diags) else {
                     continue;
                 };

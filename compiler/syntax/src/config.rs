@@ -383,17 +383,49 @@ fn scalar_string(node: &Node, help: &str, diags: &mut Diagnostics) -> Option<Str
     }
 }
 
-/// The keys of a structure field: its own and the constraint keys.
-const FIELD_KEYS: [&str; 4 + constraints::KEYS.len()] = {
-    let mut keys = [""; 4 + constraints::KEYS.len()];
+/// What a field declares beside its name, read the same way for a structure's field
+/// (the config) and a request body's field (a flow): its `type` (the node, which the
+/// caller reads as a type), `required`, `description` and constraints.
+pub struct FieldParts<'a> {
+    pub type_node: Option<&'a Node>,
+    pub required: bool,
+    pub description: Option<String>,
+    pub constraints: Constraints,
+    pub constraint_spans: ConstraintSpans,
+}
+
+/// Reads a field's parts from `fr`, then reports its unknown keys (`name`, read by the
+/// caller, is known where `named`). A field without `required` is required where
+/// `required_by_default`: a request body's fields are, a structure's are not.
+pub fn read_field_parts<'a>(
+    mut fr: MapReader<'a>,
+    named: bool,
+    type_help: &str,
+    required_by_default: bool,
+    diags: &mut Diagnostics,
+) -> FieldParts<'a> {
+    let type_node = fr.required("type", type_help, diags);
+    let required = fr
+        .get("required")
+        .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
+        .unwrap_or(required_by_default);
+    let description = opt_string(&mut fr, "description", diags);
+    let (constraints, constraint_spans) = read_constraints(&mut fr, diags);
     let own = ["name", "type", "required", "description"];
-    let mut i = 0;
-    while i < keys.len() {
-        keys[i] = if i < 4 { own[i] } else { constraints::KEYS[i - 4] };
-        i += 1;
+    let known: Vec<&str> = own[usize::from(!named)..]
+        .iter()
+        .chain(constraints::KEYS)
+        .copied()
+        .collect();
+    fr.finish(&known, diags);
+    FieldParts {
+        type_node,
+        required,
+        description,
+        constraints,
+        constraint_spans,
     }
-    keys
-};
+}
 
 /// Reads the constraint keys (JSON Schema's names, see `svc_types::constraints`) of a
 /// structure field or a request input, each checked for its shape where it is written.
@@ -478,19 +510,14 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
                 continue;
             };
             let fname = fr.required("name", "a field has a `name`", diags);
-            let ftype = fr.required(
-                "type",
+            let parts = read_field_parts(
+                fr,
+                true,
                 "a field has a raw type string such as `string`, `enum-value:Color` or `string:array`",
+                false,
                 diags,
             );
-            let required = fr
-                .get("required")
-                .and_then(|n| yaml::expect_bool(n, "`required` is `true` or `false`", diags))
-                .unwrap_or(false);
-            let fdesc = opt_string(&mut fr, "description", diags);
-            let (constraints, constraint_spans) = read_constraints(&mut fr, diags);
-            fr.finish(&FIELD_KEYS, diags);
-            let (Some(n), Some(t)) = (fname, ftype) else {
+            let (Some(n), Some(t)) = (fname, parts.type_node) else {
                 continue;
             };
             let (Some(ns), Some(ts)) = (
@@ -502,12 +529,12 @@ pub fn read_structure(node: &Node, diags: &mut Diagnostics) -> Option<(Structure
             fields.push(FieldDefinition {
                 name: ns.to_string(),
                 type_: ts.to_string(),
-                required,
-                description: fdesc,
-                constraints,
+                required: parts.required,
+                description: parts.description,
+                constraints: parts.constraints,
             });
             field_spans.push((n.span, t.span));
-            all_constraint_spans.push(constraint_spans);
+            all_constraint_spans.push(parts.constraint_spans);
         }
     }
     r.finish(&["name", "description", "fields"], diags);
