@@ -49,6 +49,13 @@ fn svc_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, Strin
     outcome(out)
 }
 
+/// `svc LINE --store STORE`, which must succeed: what it printed on stdout and stderr.
+fn succeeds(store: &Path, line: &str) -> (String, String) {
+    let (code, stdout, stderr) = svc(store, &words(line), None);
+    assert_eq!(code, 0, "svc {line}: {stderr}");
+    (stdout, stderr)
+}
+
 /// A command line's words.
 fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
@@ -57,12 +64,7 @@ fn words(line: &str) -> Vec<&str> {
 #[test]
 fn keys_are_printed_once_and_stored_as_hashes() {
     let store = temp_store("keys");
-    let (code, stdout, stderr) = svc(
-        &store,
-        &words("keys create --name ci --owner alice --expires-in 30d"),
-        None,
-    );
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = succeeds(&store, "keys create --name ci --owner alice --expires-in 30d");
     let key = stdout.trim().to_string();
     assert!(key.starts_with("svck_") && key.len() == 41, "{key}");
     assert!(stderr.contains("shown once"));
@@ -94,8 +96,7 @@ fn keys_are_printed_once_and_stored_as_hashes() {
 fn revoke_and_rotate() {
     let store = temp_store("rotate");
     let (_, old_key, _) = svc(&store, &["keys", "create", "--name", "ci", "--owner", "alice"], None);
-    let (code, new_key, stderr) = svc(&store, &["keys", "rotate", "ci"], None);
-    assert_eq!(code, 0, "{stderr}");
+    let (new_key, _) = succeeds(&store, "keys rotate ci");
     let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
     assert!(
         index.verify(Some(old_key.trim()), unix_now()).is_err(),
@@ -314,8 +315,7 @@ fn keys_and_secrets_live_in_postgres_and_copy_over_from_sqlite() {
 #[test]
 fn a_rotation_that_fails_on_its_arguments_writes_nothing() {
     let store = temp_store("rotate-args");
-    let (code, old_key, stderr) = svc(&store, &["keys", "create", "--name", "r", "--owner", "alice"], None);
-    assert_eq!(code, 0, "{stderr}");
+    let (old_key, _) = succeeds(&store, "keys create --name r --owner alice");
     for bad in [
         &["--grace", "1"][..],
         &["--expires-in", "soon"][..],
@@ -333,11 +333,9 @@ fn a_rotation_that_fails_on_its_arguments_writes_nothing() {
             "{bad:?}: nothing written"
         );
     }
-    let (code, _, stderr) = svc(&store, &["keys", "rotate", "r", "--grace", "1h"], None);
-    assert_eq!(code, 0, "{stderr}");
+    succeeds(&store, "keys rotate r --grace 1h");
     // During the grace period both keys are named `r`: rotating by name means the new one.
-    let (code, newest, stderr) = svc(&store, &["keys", "rotate", "r"], None);
-    assert_eq!(code, 0, "{stderr}");
+    let (newest, _) = succeeds(&store, "keys rotate r");
     let index = KeyIndex::new(SqliteStore::open(&store).unwrap().list_keys().unwrap());
     assert!(
         index.verify(Some(old_key.trim()), unix_now()).is_ok(),
@@ -349,14 +347,8 @@ fn a_rotation_that_fails_on_its_arguments_writes_nothing() {
 #[test]
 fn rotation_keeps_the_lifetime_and_names_stay_unique_among_active_keys() {
     let store = temp_store("rotate-expiry");
-    let (code, _, stderr) = svc(
-        &store,
-        &words("keys create --name ci --owner alice --expires-in 90d"),
-        None,
-    );
-    assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = svc(&store, &["keys", "rotate", "ci"], None);
-    assert_eq!(code, 0, "{stderr}");
+    succeeds(&store, "keys create --name ci --owner alice --expires-in 90d");
+    let (_, stderr) = succeeds(&store, "keys rotate ci");
     assert!(stderr.contains("expires"), "{stderr}");
     let keys = SqliteStore::open(&store).unwrap().list_keys().unwrap();
     let new = keys.iter().find(|k| k.revoked_at.is_none()).unwrap();
