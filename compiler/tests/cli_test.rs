@@ -17,11 +17,17 @@ fn init(label: &str, args: &[&str]) -> PathBuf {
 /// Runs `svc test` on `dir` with `args`: every case passes, and there are `passed`.
 /// Returns what it printed.
 fn assert_passes(dir: &Path, args: &[&str], passed: usize) -> String {
-    let (code, stdout, stderr) = svc(&[&["test", dir.to_str().unwrap()], args].concat());
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (stdout, _) = svc_test(&[&[dir.to_str().unwrap()], args].concat(), 0);
     let summary = format!("test result: ok. {passed} passed; 0 failed");
     assert!(stdout.contains(&summary), "{stdout}");
     stdout
+}
+
+/// `svc test ARGS`, which must exit with `code`: what it printed on stdout and stderr.
+fn svc_test(args: &[&str], code: i32) -> (String, String) {
+    let (exit, stdout, stderr) = svc(&[&["test"], args].concat());
+    assert_eq!(exit, code, "svc test {args:?}:\n{stdout}\n{stderr}");
+    (stdout, stderr)
 }
 
 /// A copy of `examples/hello` as committed, with its tests replaced by `tests`.
@@ -55,8 +61,7 @@ const FAILING: &str = "cases:
 fn a_failing_case_shows_what_differed_and_exits_1() {
     let dir = hello_with("failing", &[("a.yaml", PASSING), ("b.yaml", FAILING)]);
     let d = dir.to_str().unwrap();
-    let (code, stdout, stderr) = svc(&["test", d]);
-    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let (stdout, _) = svc_test(&[d], 1);
     assert_contains(
         &stdout,
         &[
@@ -84,14 +89,12 @@ fn a_failing_case_shows_what_differed_and_exits_1() {
     );
 
     // --filter runs only what matches; JUnit for CI systems.
-    let (code, stdout, _) = svc(&["test", d, "--filter", "Ada", "--format", "junit"]);
-    assert_eq!(code, 0, "{stdout}");
+    let (stdout, _) = svc_test(&[d, "--filter", "Ada", "--format", "junit"], 0);
     assert!(
         stdout.contains("<testsuites name=\"svc test\" tests=\"1\" failures=\"0\""),
         "{stdout}"
     );
-    let (code, stdout, _) = svc(&["test", d, "--format", "junit"]);
-    assert_eq!(code, 1);
+    let (stdout, _) = svc_test(&[d, "--format", "junit"], 1);
     assert_contains(
         &stdout,
         &[
@@ -99,8 +102,7 @@ fn a_failing_case_shows_what_differed_and_exits_1() {
             "<failure message=\"status: expected 201, got 200\">tests/b.yaml:2",
         ],
     );
-    let (code, stdout, _) = svc(&["test", d, "--format", "json"]);
-    assert_eq!(code, 1);
+    let (stdout, _) = svc_test(&[d, "--format", "json"], 1);
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         (report["passed"].as_u64(), report["failed"].as_u64()),
@@ -116,8 +118,7 @@ fn coverage_names_each_unreached_branch_exactly() {
     let dir = hello_with("coverage", &[("a.yaml", PASSING)]);
     let d = dir.to_str().unwrap();
     let json = dir.join("coverage.json");
-    let (code, stdout, stderr) = svc(&["test", d, "--coverage", json.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (stdout, _) = svc_test(&[d, "--coverage", json.to_str().unwrap()], 0);
     assert_contains(
         &stdout,
         &[
@@ -148,14 +149,12 @@ fn coverage_names_each_unreached_branch_exactly() {
         ]
     );
 
-    let (code, _, stderr) = svc(&["test", d, "--min-coverage", "80"]);
-    assert_eq!(code, 1);
+    let (_, stderr) = svc_test(&[d, "--min-coverage", "80"], 1);
     assert!(
         stderr.contains("flow coverage 42.9% is below --min-coverage 80%"),
         "{stderr}"
     );
-    let (code, _, _) = svc(&["test", d, "--min-coverage", "40"]);
-    assert_eq!(code, 0);
+    svc_test(&[d, "--min-coverage", "40"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -172,8 +171,7 @@ fn an_unwired_failure_is_a_branch_to_cover() {
     let text = text[..text.find("  too-long:").unwrap()].to_string() + &text[text.find("  too-many:").unwrap()..];
     std::fs::write(&flow, text).unwrap();
     let d = dir.to_str().unwrap();
-    let (code, stdout, stderr) = svc(&["test", d]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (stdout, _) = svc_test(&[d], 0);
     assert_contains(
         &stdout,
         &[
@@ -190,8 +188,7 @@ fn an_unwired_failure_is_a_branch_to_cover() {
         ),
     )
     .unwrap();
-    let (code, stdout, stderr) = svc(&["test", d]);
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (stdout, _) = svc_test(&[d], 0);
     assert!(stdout.contains("flow coverage: 4 of 6 branches"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -205,8 +202,7 @@ fn a_malformed_test_file_is_located_diagnostics_and_nothing_runs() {
             "cases:\n  - name: x\n    request: { route: greting }\n    expect: { status: 99 }\n",
         )],
     );
-    let (code, stdout, stderr) = svc(&["test", dir.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    let (stdout, stderr) = svc_test(&[dir.to_str().unwrap()], 1);
     assert!(stdout.is_empty(), "nothing ran: {stdout}");
     assert_contains(
         &stderr,
