@@ -176,12 +176,10 @@ async fn with_redis_down_each_policy_answers_at_once_and_the_shared_limit_comes_
     redis.stop();
     let mut took = Vec::new();
     for _ in 0..10 {
-        let start = Instant::now();
-        assert_eq!(open.check(&LimitKey::Text("k")).await, Checked::Unchecked);
-        took.push(start.elapsed());
-        let start = Instant::now();
-        assert_eq!(closed.check(&LimitKey::Text("k")).await, Checked::Unavailable);
-        took.push(start.elapsed());
+        let answer = timed(&mut took, open.check(&LimitKey::Text("k"))).await;
+        assert_eq!(answer, Checked::Unchecked);
+        let answer = timed(&mut took, closed.check(&LimitKey::Text("k"))).await;
+        assert_eq!(answer, Checked::Unavailable);
     }
     // `local` counts in this instance's memory with the node's quota: 3 pass, then 429s.
     let local_passes = {
@@ -221,6 +219,14 @@ async fn with_redis_down_each_policy_answers_at_once_and_the_shared_limit_comes_
     assert!(keys.starts_with("*1\r\n"), "counted in Redis again: {keys}");
 }
 
+/// Awaits `check`, adding how long it took to `took`.
+async fn timed<T>(took: &mut Vec<Duration>, check: impl std::future::Future<Output = T>) -> T {
+    let start = Instant::now();
+    let answer = check.await;
+    took.push(start.elapsed());
+    answer
+}
+
 /// No check waits longer than the store timeout. The median must sit within a few
 /// milliseconds of it; the slowest gets room for a loaded 2-core CI machine descheduling
 /// the test (what this guards against is the seconds-long waits of a client without one).
@@ -253,9 +259,8 @@ async fn a_hung_redis_costs_each_check_at_most_the_timeout() {
     redis.pause();
     let mut took = Vec::new();
     for _ in 0..8 {
-        let start = Instant::now();
-        assert!(allowed(local.check(&LimitKey::Text("k")).await), "counted locally");
-        took.push(start.elapsed());
+        let answer = timed(&mut took, local.check(&LimitKey::Text("k"))).await;
+        assert!(allowed(answer), "counted locally");
     }
     assert_within_timeout(&took, timeout);
     assert!(shared.breaker_open(), "three timeouts in a row open the breaker");
