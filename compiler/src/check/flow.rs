@@ -507,12 +507,13 @@ impl FlowContext<'_> {
     ) -> Option<(ValueType, &'r [String])> {
         let req = &self.flow.request;
         let unknown = |what: String, hint: String, diags: &mut Diagnostics| {
-            diags.push(
-                Diagnostic::new(Code::UnknownRequestField, r.span, what)
-                    .label("not declared in `request`")
-                    .help(hint),
-            );
-            None
+            unknown_reference(
+                diags,
+                (Code::UnknownRequestField, "not declared in `request`"),
+                r,
+                what,
+                hint,
+            )
         };
         // A declared field's type, and the declared name closest to an unknown one.
         let declared = |f: &FieldSchema| ValueType {
@@ -616,12 +617,7 @@ impl FlowContext<'_> {
         let node = &self.flow.nodes[j];
         let first = r.path.first()?;
         let no_output = |msg: String, hint: String, diags: &mut Diagnostics| {
-            diags.push(
-                Diagnostic::new(Code::UnknownPin, r.span, msg)
-                    .label("no such output")
-                    .help(hint),
-            );
-            None
+            unknown_reference(diags, (Code::UnknownPin, "no such output"), r, msg, hint)
         };
         match &node.kind {
             NodeKind::Code(c) => {
@@ -723,6 +719,19 @@ impl FlowContext<'_> {
             }
         }
     }
+}
+
+/// Reports a reference to something that is not there (`code` and its label), and gives
+/// the caller's answer: no type.
+fn unknown_reference<T>(
+    diags: &mut Diagnostics,
+    (code, label): (Code, &str),
+    r: &Reference,
+    message: String,
+    hint: String,
+) -> Option<T> {
+    diags.push(Diagnostic::new(code, r.span, message).label(label).help(hint));
+    None
 }
 
 /// The span of a flow's route, for cross-flow diagnostics.

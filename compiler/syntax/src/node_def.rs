@@ -656,49 +656,13 @@ fn apply_modifier(
     };
     let value = match word.takes {
         ModifierArgument::None => expect_args(args, 0, span, method, errors).map(|_| ModifierValue::Flag(true)),
-        ModifierArgument::Flag | ModifierArgument::OptionalFlag => {
-            expect_args(args, 1, span, method, errors).and_then(|_| match args[0] {
-                Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(ModifierValue::Flag(b.value)),
-                other => {
-                    errors.push(DefError::new(
-                        other.span(),
-                        format!("the argument of `{method}` must be `true` or `false`"),
-                        "tools read node definitions without running them, so write the value out",
-                    ));
-                    None
-                }
-            })
-        }
-        ModifierArgument::Text => expect_args(args, 1, span, method, errors).and_then(|_| match lit_str(args[0]) {
-            Some(text) => Some(ModifierValue::Text(text)),
-            None => {
-                errors.push(DefError::new(
-                    args[0].span(),
-                    format!("the argument of `{method}` must be a string literal"),
-                    "tools read node definitions without running them, so write the text out",
-                ));
-                None
+        takes => expect_args(args, 1, span, method, errors).and_then(|_| {
+            let value = read_argument(takes, args[0]);
+            if value.is_none() {
+                let (message, hint) = unreadable_argument(takes, method);
+                errors.push(DefError::new(args[0].span(), message, hint));
             }
-        }),
-        ModifierArgument::Number | ModifierArgument::Count => {
-            expect_args(args, 1, span, method, errors).and_then(|_| match literal_json(args[0]) {
-                Some(value @ serde_json::Value::Number(_)) => Some(ModifierValue::Literal(value)),
-                _ => {
-                    errors.push(DefError::new(
-                        args[0].span(),
-                        format!("the argument of `{method}` must be a number literal"),
-                        "tools read node definitions without running them, so write the number out, for example `.minimum(1)`",
-                    ));
-                    None
-                }
-            })
-        }
-        ModifierArgument::Literal => expect_args(args, 1, span, method, errors).and_then(|_| match literal_json(args[0]) {
-            Some(value) => Some(ModifierValue::Literal(value)),
-            None => {
-                errors.push(DefError::new(args[0].span(), "a default must be a literal", "write a string, number, boolean or list literal, for example `.default(\"EUR\")` or `.default(10)`"));
-                None
-            }
+            value
         }),
     };
     let Some(value) = value else {
@@ -716,6 +680,45 @@ fn apply_modifier(
         },
     ));
     false
+}
+
+/// A modifier's one argument, when it is a literal of the kind the modifier `takes`.
+fn read_argument(takes: ModifierArgument, arg: &Expr) -> Option<ModifierValue> {
+    match takes {
+        ModifierArgument::None => None,
+        ModifierArgument::Flag | ModifierArgument::OptionalFlag => match arg {
+            Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(ModifierValue::Flag(b.value)),
+            _ => None,
+        },
+        ModifierArgument::Text => lit_str(arg).map(ModifierValue::Text),
+        ModifierArgument::Number | ModifierArgument::Count => literal_json(arg)
+            .filter(serde_json::Value::is_number)
+            .map(ModifierValue::Literal),
+        ModifierArgument::Literal => literal_json(arg).map(ModifierValue::Literal),
+    }
+}
+
+/// The message and hint for an argument [`read_argument`] could not read.
+fn unreadable_argument(takes: ModifierArgument, method: &str) -> (String, &'static str) {
+    let must_be = |what: &str| format!("the argument of `{method}` must be {what}");
+    match takes {
+        ModifierArgument::Flag | ModifierArgument::OptionalFlag | ModifierArgument::None => (
+            must_be("`true` or `false`"),
+            "tools read node definitions without running them, so write the value out",
+        ),
+        ModifierArgument::Text => (
+            must_be("a string literal"),
+            "tools read node definitions without running them, so write the text out",
+        ),
+        ModifierArgument::Number | ModifierArgument::Count => (
+            must_be("a number literal"),
+            "tools read node definitions without running them, so write the number out, for example `.minimum(1)`",
+        ),
+        ModifierArgument::Literal => (
+            "a default must be a literal".to_string(),
+            "write a string, number, boolean or list literal, for example `.default(\"EUR\")` or `.default(10)`",
+        ),
+    }
 }
 
 fn rule_error(rule: &PinRule, span: Span) -> DefError {
