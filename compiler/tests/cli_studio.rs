@@ -61,9 +61,7 @@ impl Studio {
         let base = serde_json::from_str::<serde_json::Value>(&read).unwrap()["version"].clone();
         let body = serde_json::json!({ "base": base, "check": check,
             "from": { "node": from.0, "pin": from.1 }, "to": { "node": to.0, "pin": to.1 } });
-        let (status, answer) = self
-            .send(reqwest::Method::POST, "/api/flows/create-order/wire", body)
-            .await;
+        let (status, answer) = self.post("/api/flows/create-order/wire", body).await;
         (
             status,
             serde_json::from_str(&answer).unwrap_or(serde_json::Value::String(answer)),
@@ -80,14 +78,18 @@ impl Studio {
         assert!(said.starts_with(message), "{from:?} → {to:?}: {answer}");
     }
 
-    async fn send(&self, method: reqwest::Method, path: &str, body: serde_json::Value) -> (u16, String) {
-        self.call(method, path, Some(body)).await
+    async fn post(&self, path: &str, body: serde_json::Value) -> (u16, String) {
+        self.call(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    async fn put(&self, path: &str, body: serde_json::Value) -> (u16, String) {
+        self.call(reqwest::Method::PUT, path, Some(body)).await
     }
 
     /// Settings > API Keys > Create: the status and the answer.
     async fn create_key(&self, name: &str, owner: &str) -> (u16, String) {
         let body = serde_json::json!({"name": name, "owner": owner});
-        self.send(reqwest::Method::POST, "/api/keys", body).await
+        self.post("/api/keys", body).await
     }
 
     /// A request to the Builder's API with the page's token: the status and the answer.
@@ -187,8 +189,7 @@ async fn secrets_keys_and_hashes_never_come_back() {
     let studio = Studio::start(&dir);
     let value = "whsec_the-value-nobody-may-read-back-42";
     let (status, body) = studio
-        .send(
-            reqwest::Method::PUT,
+        .put(
             "/api/secrets/WEBHOOK_SIGNING_KEY",
             serde_json::json!({ "value": value }),
         )
@@ -196,11 +197,7 @@ async fn secrets_keys_and_hashes_never_come_back() {
     assert_eq!(status, 204, "{body}");
     // Only declared secrets can be set.
     let (status, _) = studio
-        .send(
-            reqwest::Method::PUT,
-            "/api/secrets/NOT_DECLARED",
-            serde_json::json!({ "value": "x" }),
-        )
+        .put("/api/secrets/NOT_DECLARED", serde_json::json!({ "value": "x" }))
         .await;
     assert_eq!(status, 404);
     let (status, secrets) = studio.get("/api/secrets").await;
@@ -232,9 +229,7 @@ async fn secrets_keys_and_hashes_never_come_back() {
         "the value is sealed in the store"
     );
     // Rotated: a new key, the old one revoked.
-    let (status, rotated) = studio
-        .send(reqwest::Method::POST, "/api/keys/ci/rotate", serde_json::json!({}))
-        .await;
+    let (status, rotated) = studio.post("/api/keys/ci/rotate", serde_json::json!({})).await;
     assert_eq!(status, 201, "{rotated}");
     let (_, keys) = studio.get("/api/keys").await;
     let keys: serde_json::Value = serde_json::from_str(&keys).unwrap();
@@ -255,8 +250,7 @@ async fn positions_are_kept_beside_the_flow_and_nowhere_else() {
     let studio = Studio::start(&dir);
     let flow_before = std::fs::read(dir.join("flows/sign.yaml")).unwrap();
     let (status, _) = studio
-        .send(
-            reqwest::Method::PUT,
+        .put(
             "/api/layout/sign",
             serde_json::json!({"positions": {"auth": {"x": 10.4, "y": 20.6}}}),
         )
@@ -271,17 +265,12 @@ async fn positions_are_kept_beside_the_flow_and_nowhere_else() {
     // Only flows that exist, by name: no path leaves flows/.
     for route in ["nope", "..%2Fsvc.config", "..", ".hidden"] {
         let (status, _) = studio
-            .send(
-                reqwest::Method::PUT,
-                &format!("/api/layout/{route}"),
-                serde_json::json!({"positions": {}}),
-            )
+            .put(&format!("/api/layout/{route}"), serde_json::json!({"positions": {}}))
             .await;
         assert_eq!(status, 404, "{route}");
     }
     let (status, _) = studio
-        .send(
-            reqwest::Method::PUT,
+        .put(
             "/api/layout/sign",
             serde_json::json!({"positions": {"auth": {"x": "left"}}}),
         )
@@ -313,9 +302,7 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
         "base": base,
         "edits": [{ "op": "set", "path": ["nodes", "limit", "limit"], "value": 50 }],
     });
-    let (status, answer) = studio
-        .send(reqwest::Method::POST, "/api/flows/create-order/edit", set_limit.clone())
-        .await;
+    let (status, answer) = studio.post("/api/flows/create-order/edit", set_limit.clone()).await;
     assert_eq!(status, 200, "{answer}");
     let saved = std::fs::read_to_string(&file).unwrap();
     let changed: Vec<(&str, &str)> = with_comment
@@ -329,9 +316,7 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
 
     // The same base again: the file has moved on, so nothing is written, and the answer
     // carries the file as it is.
-    let (status, answer) = studio
-        .send(reqwest::Method::POST, "/api/flows/create-order/edit", set_limit)
-        .await;
+    let (status, answer) = studio.post("/api/flows/create-order/edit", set_limit).await;
     assert_eq!(status, 409, "{answer}");
     let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
     assert_eq!(answer["current"]["text"], saved.as_str());
@@ -340,8 +325,7 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
     // An edit that cannot be made is refused, with which and why, and writes nothing.
     let version = answer["current"]["version"].as_str().unwrap();
     let (status, answer) = studio
-        .send(
-            reqwest::Method::POST,
+        .post(
             "/api/flows/create-order/edit",
             serde_json::json!({ "base": version, "edits": [
                 { "op": "set", "path": ["nodes", "limit", "window"], "value": "30s" },

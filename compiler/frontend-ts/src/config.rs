@@ -408,24 +408,26 @@ fn wrong_shape(
 mod tests {
     use super::*;
 
-    type Found = Vec<(Code, u32, u32, String)>;
-
-    fn load_text(text: &str) -> (Option<Config>, Found) {
-        let mut d = Diagnostics::new();
-        let c = load(FileId(0), text, &mut d);
-        let found = d
-            .into_vec()
+    /// svc.config.ts read from `text`, and each diagnostic as (code, line, column,
+    /// "message | help").
+    fn load_text(text: &str) -> (Option<Config>, Vec<(Code, u32, u32, String)>) {
+        let mut diags = Diagnostics::new();
+        let config = load(FileId(0), text, &mut diags);
+        let found = diags
             .into_iter()
             .map(|d| {
-                (
-                    d.code,
-                    d.primary.span.line,
-                    d.primary.span.column,
-                    format!("{} | {}", d.message, d.help),
-                )
+                let place = &d.primary.span;
+                (d.code, place.line, place.column, format!("{} | {}", d.message, d.help))
             })
             .collect();
-        (c, found)
+        (config, found)
+    }
+
+    /// svc.config.ts read from `text`, which must have no problem.
+    fn load_clean(text: &str) -> Config {
+        let (config, found) = load_text(text);
+        assert_eq!(found, vec![]);
+        config.unwrap()
     }
 
     const FULL: &str = r#"import { collectAssets, defineEnum, defineSecret, defineStructure as structure } from "@svc/sdk";
@@ -452,9 +454,7 @@ export default {
 
     #[test]
     fn reads_the_spec_shape_with_consts_spreads_and_renamed_imports() {
-        let (c, d) = load_text(FULL);
-        assert_eq!(d, vec![]);
-        let c = c.unwrap();
+        let c = load_clean(FULL);
         assert_eq!(
             (c.project_name.as_str(), c.workspace_id.as_str(), c.api_id.as_str()),
             ("shop-api", "acme", "shop")
