@@ -130,27 +130,37 @@ impl StoreMetrics {
             "Requests answered by the failure policy because the shared rate-limit store failed",
             self.limit_failures.clone(),
         );
-        registry.register(
-            "svc_rate_limit_store_breaker_open",
-            "1 while the circuit breaker in front of the shared rate-limit store is open",
-            self.limit_breaker_open.clone(),
-        );
-        registry.register(
-            "svc_workspace_store_up",
-            "1 when the last read of the workspace store worked",
-            self.workspace_up.clone(),
-        );
-        registry.register(
-            "svc_workspace_store_errors",
-            "Failed reads of the workspace store",
-            self.workspace_errors.clone(),
-        );
-        registry.register(
-            "svc_api_keys_reloads",
-            "Reloads of the API key index",
-            self.key_reloads.clone(),
-        );
-        registry.register("svc_api_keys_loaded", "API keys in the index", self.keys_loaded.clone());
+        let gauges = [
+            (
+                "svc_rate_limit_store_breaker_open",
+                "1 while the circuit breaker in front of the shared rate-limit store is open",
+                &self.limit_breaker_open,
+            ),
+            (
+                "svc_workspace_store_up",
+                "1 when the last read of the workspace store worked",
+                &self.workspace_up,
+            ),
+            ("svc_api_keys_loaded", "API keys in the index", &self.keys_loaded),
+        ];
+        for (name, help, gauge) in gauges {
+            registry.register(name, help, gauge.clone());
+        }
+        let counters = [
+            (
+                "svc_workspace_store_errors",
+                "Failed reads of the workspace store",
+                &self.workspace_errors,
+            ),
+            (
+                "svc_api_keys_reloads",
+                "Reloads of the API key index",
+                &self.key_reloads,
+            ),
+        ];
+        for (name, help, counter) in counters {
+            registry.register(name, help, counter.clone());
+        }
     }
 }
 
