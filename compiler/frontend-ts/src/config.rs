@@ -408,9 +408,11 @@ fn wrong_shape(
 mod tests {
     use super::*;
 
-    /// svc.config.ts read from `text`, and each diagnostic as (code, line, column,
-    /// "message | help").
-    fn load_text(text: &str) -> (Option<Config>, Vec<(Code, u32, u32, String)>) {
+    /// Each diagnostic as (code, line, column, "message | help").
+    type Found = Vec<(Code, u32, u32, String)>;
+
+    /// svc.config.ts read from `text`, and what it found.
+    fn load_text(text: &str) -> (Option<Config>, Found) {
         let mut diags = Diagnostics::new();
         let config = load(FileId(0), text, &mut diags);
         let found = diags
