@@ -166,17 +166,8 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     let AssetReader {
         assets, spans, diags, ..
     } = reader;
-    config::report_asset_problems(&assets, &spans, diags);
-    let [project_name, workspace_id, api_id] = ids.map(Option::flatten);
-    Some(Config {
-        file,
-        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
-        workspace_id: workspace_id.unwrap_or_default(),
-        api_id: api_id.unwrap_or_default(),
-        assets,
-        spans,
-        nodes_dir,
-    })
+    let ids = ids.map(Option::flatten);
+    Some(Config::assemble(file, ids, (assets, spans), nodes_dir, diags))
 }
 
 /// The optional key naming where node modules are.

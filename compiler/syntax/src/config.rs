@@ -193,22 +193,37 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Config>
     (assets.secrets, spans.secrets) = read_all(&mut top, SECRETS, read_secret, diags);
     top.finish(TOP_KEYS, diags);
 
-    report_asset_problems(&assets, &spans, diags);
+    let ids = [project_name, workspace_id, api_id];
+    Some(Config::assemble(file, ids, (assets, spans), None, diags))
+}
 
-    Some(Config {
-        file,
-        project_name: project_name.unwrap_or_else(|| "svc-project".into()),
-        workspace_id: workspace_id.unwrap_or_default(),
-        api_id: api_id.unwrap_or_default(),
-        assets,
-        spans,
-        nodes_dir: None,
-    })
+impl Config {
+    /// How both config readers (the YAML one and svc.config.ts's) end: the assets checked
+    /// by the rules they share and each problem reported where it was written, and the
+    /// ids (a missing one already reported) given a stand-in so that checking goes on.
+    pub fn assemble(
+        file: FileId,
+        [project_name, workspace_id, api_id]: [Option<String>; 3],
+        (assets, spans): (Assets, AssetSpans),
+        nodes_dir: Option<(String, Span)>,
+        diags: &mut Diagnostics,
+    ) -> Config {
+        report_asset_problems(&assets, &spans, diags);
+        Config {
+            file,
+            project_name: project_name.unwrap_or_else(|| "svc-project".into()),
+            workspace_id: workspace_id.unwrap_or_default(),
+            api_id: api_id.unwrap_or_default(),
+            assets,
+            spans,
+            nodes_dir,
+        }
+    }
 }
 
 /// Validates the assets with the rules every reader shares ([`Assets::validate`]) and
 /// reports each problem at the place `spans` gives for it.
-pub fn report_asset_problems(assets: &Assets, spans: &AssetSpans, diags: &mut Diagnostics) {
+fn report_asset_problems(assets: &Assets, spans: &AssetSpans, diags: &mut Diagnostics) {
     for problem in assets.validate() {
         let label = match problem.kind {
             AssetProblemKind::InvalidName
