@@ -13,6 +13,8 @@ use support::{edit, svc_command};
 
 struct Studio {
     child: Child,
+    /// The project it serves.
+    dir: PathBuf,
     origin: String,
     token: String,
 }
@@ -37,6 +39,7 @@ impl Studio {
         let (origin, token) = url.split_once("/?token=").expect("the URL carries a token");
         Studio {
             child,
+            dir: dir.to_path_buf(),
             origin: origin.to_string(),
             token: token.to_string(),
         }
@@ -76,6 +79,19 @@ impl Studio {
         assert_eq!(answer["ok"], false, "{from:?} → {to:?}: {answer}");
         let said = answer["message"].as_str().unwrap_or_default();
         assert!(said.starts_with(message), "{from:?} → {to:?}: {answer}");
+    }
+
+    /// Draws a wire in create-order, which must be written as the one line `line`: the
+    /// flow file as it is then.
+    async fn assert_wire_adds(&self, from: (&str, &str), to: (&str, &str), line: &str) -> String {
+        let file = self.dir.join("flows/create-order.yaml");
+        let before = std::fs::read_to_string(&file).unwrap();
+        let (status, answer) = self.wire(from, to, false).await;
+        assert_eq!(status, 200, "{from:?} → {to:?}: {answer}");
+        let after = std::fs::read_to_string(&file).unwrap();
+        let added: Vec<&str> = after.lines().filter(|l| !before.lines().any(|o| o == *l)).collect();
+        assert_eq!(added, [line], "{from:?} → {to:?}");
+        after
     }
 
     async fn post(&self, path: &str, body: serde_json::Value) -> (u16, String) {
@@ -393,23 +409,23 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
         assert_eq!(answer["ok"], true, "{from:?} → {to:?}: {answer}");
     }
     // A number into a number input: one added line, in the node's inputs.
-    let (status, answer) = studio
-        .wire(("price", "quote.total"), ("decide", "review_above"), false)
+    let wired = studio
+        .assert_wire_adds(
+            ("price", "quote.total"),
+            ("decide", "review_above"),
+            "      review_above: { from: price.quote.total }",
+        )
         .await;
-    assert_eq!(status, 200, "{answer}");
-    let wired = std::fs::read_to_string(&file).unwrap();
-    let added: Vec<&str> = wired.lines().filter(|l| !original.lines().any(|o| o == *l)).collect();
-    assert_eq!(added, ["      review_above: { from: price.quote.total }"]);
     assert_eq!(wired.lines().count(), original.lines().count() + 1);
 
     // Into Return JSON: a body field takes any value, one added line where it belongs.
-    let (status, answer) = studio
-        .wire(("price", "line_count"), ("created", "body.lines"), false)
+    let with_body = studio
+        .assert_wire_adds(
+            ("price", "line_count"),
+            ("created", "body.lines"),
+            "      lines: { from: price.line_count }",
+        )
         .await;
-    assert_eq!(status, 200, "{answer}");
-    let with_body = std::fs::read_to_string(&file).unwrap();
-    let added: Vec<&str> = with_body.lines().filter(|l| !wired.lines().any(|o| o == *l)).collect();
-    assert_eq!(added, ["      lines: { from: price.line_count }"]);
     let body_at = with_body.find("\n    body:\n").unwrap();
     assert!(
         with_body[body_at..].contains("      lines: { from: price.line_count }"),
