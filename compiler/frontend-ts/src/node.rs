@@ -19,7 +19,7 @@
 use crate::literal::{self, static_key};
 use crate::module::Module;
 use crate::pin::{self, Direction};
-use oxc_ast::ast::{Argument, Expression, ObjectPropertyKind};
+use oxc_ast::ast::{Argument, Expression, ObjectExpression, ObjectProperty, ObjectPropertyKind};
 use svc_frontend::node_crate::NodeSourceSpans;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
 use svc_types::manifest::DEFAULT_CATEGORY;
@@ -108,22 +108,13 @@ pub fn read<'a>(
     };
     let errors_before = diags.error_count();
     let mut fields: Vec<(&str, Span, Option<&'a Expression<'a>>)> = Vec::new();
-    for property in &object.properties {
-        let ObjectPropertyKind::ObjectProperty(p) = property else {
-            literal::NotStatic::new(
-                module.span(property),
-                "a spread",
-                "write each key of the definition out",
-            )
-            .report("a node definition", diags);
-            continue;
-        };
-        let key_span = module.span(&p.key);
-        let Some(key) = static_key(&p.key, p.computed) else {
-            literal::NotStatic::new(key_span, "a computed key", "write the key out: `nodeKey: …`")
-                .report("a node definition", diags);
-            continue;
-        };
+    let keys = WrittenOut {
+        object: "a node definition",
+        instead_of_spread: "write each key of the definition out",
+        key: ("a computed key", "a node definition"),
+        write_key: "write the key out: `nodeKey: …`",
+    };
+    for (key, key_span, p) in written_out(module, object, keys, diags) {
         let Some(known) = KEYS.iter().copied().find(|k| *k == key) else {
             let hint = match svc_types::assets::closest(&key, KEYS.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
@@ -365,22 +356,14 @@ fn pins<'a>(
         }
     };
     let mut sequence_pin: Option<String> = None;
-    for property in &object.properties {
-        let ObjectPropertyKind::ObjectProperty(p) = property else {
-            literal::NotStatic::new(
-                module.span(property),
-                "a spread",
-                "declare each pin here: `id: t.string()`",
-            )
-            .report(&format!("`{what}`"), diags);
-            continue;
-        };
-        let id_span = module.span(&p.key);
-        let Some(id) = static_key(&p.key, p.computed) else {
-            literal::NotStatic::new(id_span, "a computed pin id", "write the id out: `total: t.number()`")
-                .report("a pin id", diags);
-            continue;
-        };
+    let object_what = format!("`{what}`");
+    let ids = WrittenOut {
+        object: &object_what,
+        instead_of_spread: "declare each pin here: `id: t.string()`",
+        key: ("a computed pin id", "a pin id"),
+        write_key: "write the id out: `total: t.number()`",
+    };
+    for (id, id_span, p) in written_out(module, object, ids, diags) {
         if let Err(e) = names::check_pin_id(&id) {
             diags.push(
                 Diagnostic::new(Code::InvalidNodeDefinition, id_span, e.message)
@@ -459,4 +442,40 @@ fn pins<'a>(
         out.0.push((id, def));
     }
     (out, spans)
+}
+
+/// How the keys of an object literal svc reads must be written, for the messages about a
+/// spread or a computed key in it.
+struct WrittenOut<'s> {
+    /// What the object is: "a node definition".
+    object: &'s str,
+    /// What to write instead of a spread.
+    instead_of_spread: &'s str,
+    /// What a computed key is, and what must be written out: ("a computed pin id", "a pin id").
+    key: (&'s str, &'s str),
+    /// How to write a key out.
+    write_key: &'s str,
+}
+
+/// The properties of `object` whose keys are written out, each with its key and the key's
+/// span; a spread or a computed key is reported (as `how` says) and left out.
+fn written_out<'a>(
+    module: &Module<'a>,
+    object: &'a ObjectExpression<'a>,
+    how: WrittenOut,
+    diags: &mut Diagnostics,
+) -> Vec<(String, Span, &'a ObjectProperty<'a>)> {
+    let mut out = Vec::new();
+    for property in &object.properties {
+        let ObjectPropertyKind::ObjectProperty(p) = property else {
+            literal::NotStatic::new(module.span(property), "a spread", how.instead_of_spread).report(how.object, diags);
+            continue;
+        };
+        let key_span = module.span(&p.key);
+        match static_key(&p.key, p.computed) {
+            Some(key) => out.push((key, key_span, &**p)),
+            None => literal::NotStatic::new(key_span, how.key.0, how.write_key).report(how.key.1, diags),
+        }
+    }
+    out
 }
