@@ -275,24 +275,23 @@ impl<'a> AssetReader<'_, 'a, '_> {
 
     fn asset_list(&mut self, expr: &'a Expression<'a>) {
         let module = self.module;
-        let array = match resolve(module, expr) {
-            Ok(Expression::ArrayExpression(array)) => array,
-            Ok(other) => {
-                return self.diags.push(wrong_shape(
-                    module.span(other),
-                    "`collectAssets` takes a list of assets",
-                    "not a list",
-                    format!("write `{COLLECT_ASSETS}`"),
-                ));
+        match resolve(module, expr) {
+            Ok(Expression::ArrayExpression(array)) => {
+                for element in &array.elements {
+                    match element {
+                        ArrayExpressionElement::SpreadElement(spread) => self.asset_list(&spread.argument),
+                        ArrayExpressionElement::Elision(_) => {}
+                        element => self.asset(element.to_expression()),
+                    }
+                }
             }
-            Err(not_static) => return not_static.report("the list given to `collectAssets`", self.diags),
-        };
-        for element in &array.elements {
-            match element {
-                ArrayExpressionElement::SpreadElement(spread) => self.asset_list(&spread.argument),
-                ArrayExpressionElement::Elision(_) => {}
-                element => self.asset(element.to_expression()),
-            }
+            Ok(other) => self.diags.push(wrong_shape(
+                module.span(other),
+                "`collectAssets` takes a list of assets",
+                "not a list",
+                format!("write `{COLLECT_ASSETS}`"),
+            )),
+            Err(not_static) => not_static.report("the list given to `collectAssets`", self.diags),
         }
     }
 
