@@ -81,9 +81,8 @@ impl Studio {
         assert!(said.starts_with(message), "{from:?} → {to:?}: {answer}");
     }
 
-    /// Draws a wire in create-order, which must be written as the one line `line`: the
-    /// flow file as it is then.
-    async fn assert_wire_adds(&self, from: (&str, &str), to: (&str, &str), line: &str) -> String {
+    /// Draws a wire in create-order, which must be written as the one line `line`.
+    async fn assert_wire_adds(&self, from: (&str, &str), to: (&str, &str), line: &str) {
         let file = self.dir.join("flows/create-order.yaml");
         let before = std::fs::read_to_string(&file).unwrap();
         let (status, answer) = self.wire(from, to, false).await;
@@ -91,7 +90,6 @@ impl Studio {
         let after = std::fs::read_to_string(&file).unwrap();
         let added: Vec<&str> = after.lines().filter(|l| !before.lines().any(|o| o == *l)).collect();
         assert_eq!(added, [line], "{from:?} → {to:?}");
-        after
     }
 
     async fn post(&self, path: &str, body: serde_json::Value) -> (u16, String) {
@@ -408,28 +406,29 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
         let (_, answer) = studio.wire(from, to, true).await;
         assert_eq!(answer["ok"], true, "{from:?} → {to:?}: {answer}");
     }
-    // A number into a number input: one added line, in the node's inputs.
-    let wired = studio
-        .assert_wire_adds(
+    // Each wire written as one added line where it belongs: a number into a number
+    // input (in the node's inputs); into Return JSON, a body field (which takes any value).
+    let written = [
+        (
             ("price", "quote.total"),
             ("decide", "review_above"),
             "      review_above: { from: price.quote.total }",
-        )
-        .await;
-    assert_eq!(wired.lines().count(), original.lines().count() + 1);
-
-    // Into Return JSON: a body field takes any value, one added line where it belongs.
-    let with_body = studio
-        .assert_wire_adds(
+        ),
+        (
             ("price", "line_count"),
             ("created", "body.lines"),
             "      lines: { from: price.line_count }",
-        )
-        .await;
-    let body_at = with_body.find("\n    body:\n").unwrap();
+        ),
+    ];
+    for (from, to, line) in written {
+        studio.assert_wire_adds(from, to, line).await;
+    }
+    let wired = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(wired.lines().count(), original.lines().count() + 2);
+    let body_at = wired.find("\n    body:\n").unwrap();
     assert!(
-        with_body[body_at..].contains("      lines: { from: price.line_count }"),
-        "{with_body}"
+        wired[body_at..].contains("      lines: { from: price.line_count }"),
+        "{wired}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -398,6 +398,13 @@ fn wrong_shape(
 mod tests {
     use super::*;
 
+    /// svc.config.ts read from `text`, which must have no problem.
+    fn load_clean(text: &str) -> Config {
+        let (config, found) = load_text(text);
+        assert_eq!(found, vec![]);
+        config.unwrap()
+    }
+
     /// Each diagnostic as (code, line, column, "message | help").
     type Found = Vec<(Code, u32, u32, String)>;
 
@@ -413,13 +420,6 @@ mod tests {
             })
             .collect();
         (config, found)
-    }
-
-    /// svc.config.ts read from `text`, which must have no problem.
-    fn load_clean(text: &str) -> Config {
-        let (config, found) = load_text(text);
-        assert_eq!(found, vec![]);
-        config.unwrap()
     }
 
     const FULL: &str = r#"import { collectAssets, defineEnum, defineSecret, defineStructure as structure } from "@svc/sdk";
