@@ -165,22 +165,20 @@ mod tests {
 
     #[test]
     fn a_file_changed_since_it_was_read_is_not_overwritten() {
+        let (before, after) = ("limit: 100\n", "limit: 50\n");
         let dir = std::env::temp_dir().join(format!("svc-edit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("flow.yaml");
-        std::fs::write(&file, "limit: 100\n").unwrap();
-        let base = version(b"limit: 100\n");
+        std::fs::write(&file, before).unwrap();
+        let base = version(before.as_bytes());
         let set = edits(r#"[{"op":"set","path":["limit"],"value":50}]"#);
-        assert_eq!(
-            apply(&file, &base, &set).unwrap(),
-            ("limit: 100\n".to_string(), "limit: 50\n".to_string())
-        );
+        assert_eq!(apply(&file, &base, &set).unwrap(), (before.to_string(), after.to_string()));
         // The same base again: the file is now another version.
         match apply(&file, &base, &set) {
-            Err(Refused::Conflict { current }) => assert_eq!(current, "limit: 50\n"),
+            Err(Refused::Conflict { current }) => assert_eq!(current, after),
             other => panic!("{other:?}"),
         }
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "limit: 50\n");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
