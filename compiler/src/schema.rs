@@ -233,6 +233,56 @@ pub fn config() -> Value {
     let asset_name = json!({ "type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$", "description": "UpperCamelCase" });
     let field_name = json!({ "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" });
     let id = json!({ "type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$" });
+    // A list of enums or structures: each a name, a description and its `part` (the
+    // values, the fields).
+    let assets_of = |part: &str, schema: Value| {
+        json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", part],
+                "additionalProperties": false,
+                "properties": {
+                    "name": asset_name,
+                    "description": { "type": "string" },
+                    part: schema
+                }
+            }
+        })
+    };
+    let values = json!({
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "oneOf": [
+                { "type": "string" },
+                {
+                    "type": "object",
+                    "required": ["key", "value"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "key": { "type": "string" },
+                        "value": { "type": "string" },
+                        "label": { "type": "string" }
+                    }
+                }
+            ]
+        }
+    });
+    let fields = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["name", "type"],
+            "additionalProperties": false,
+            "properties": with_constraints(json!({
+                "name": field_name,
+                "type": type_string(),
+                "required": { "type": "boolean", "default": false },
+                "description": { "type": "string" }
+            }))
+        }
+    });
     json!({
         "$schema": DIALECT,
         "$id": "https://svc.dev/schemas/svc.config.schema.json",
@@ -246,63 +296,8 @@ pub fn config() -> Value {
             "project_name": id,
             "workspace_id": id,
             "api_id": id,
-            "enums": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["name", "values"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "name": asset_name,
-                        "description": { "type": "string" },
-                        "values": {
-                            "type": "array",
-                            "minItems": 1,
-                            "items": {
-                                "oneOf": [
-                                    { "type": "string" },
-                                    {
-                                        "type": "object",
-                                        "required": ["key", "value"],
-                                        "additionalProperties": false,
-                                        "properties": {
-                                            "key": { "type": "string" },
-                                            "value": { "type": "string" },
-                                            "label": { "type": "string" }
-                                        }
-                                    }
-                                ]
-                            }
-                        }
-                    }
-                }
-            },
-            "structures": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["name", "fields"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "name": asset_name,
-                        "description": { "type": "string" },
-                        "fields": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "required": ["name", "type"],
-                                "additionalProperties": false,
-                                "properties": with_constraints(json!({
-                                    "name": field_name,
-                                    "type": type_string(),
-                                    "required": { "type": "boolean", "default": false },
-                                    "description": { "type": "string" }
-                                }))
-                            }
-                        }
-                    }
-                }
-            },
+            "enums": assets_of("values", values),
+            "structures": assets_of("fields", fields),
             "secrets": {
                 "type": "array",
                 "items": {
