@@ -357,6 +357,14 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What drawing a wire must do.
+enum Drawn {
+    /// Refused, with a message that begins with this.
+    Refused(&'static str),
+    /// Written as this one added line.
+    Written(&'static str),
+}
+
 /// Wires drawn in the Builder are checked by the checker's own rules before anything is
 /// written, and written as the line a person would add.
 #[tokio::test]
@@ -365,34 +373,7 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
     let file = dir.join("flows/create-order.yaml");
     let original = std::fs::read_to_string(&file).unwrap();
     let studio = Studio::start(&dir);
-    // Refused, each with the checker's message (or the start of it).
-    let refused = [
-        // A number into an enum input.
-        (
-            ("price", "quote.total"),
-            ("decide", "currency"),
-            "`price.quote.total` is `number`, but input `currency` of `shop.decide-status` is `enum-value:Currency`",
-        ),
-        // A value into `exec`, and an edge into a value.
-        (("price", "quote"), ("decide", "exec"), ""),
-        (("limit", "sequence-ok"), ("decide", "total"), ""),
-        // From Start (the model's `(start)`), a request input of the wrong type.
-        (
-            ("(start)", "body.currency"),
-            ("decide", "total"),
-            "`request.body.currency` is `enum-value:Currency`",
-        ),
-        // Into Return JSON: a structure is not a header value (the checker's rule).
-        (
-            ("price", "quote"),
-            ("created", "headers.x-quote"),
-            "`price.quote` is `object:Quote`, but a header value must be text",
-        ),
-    ];
-    for (from, to, message) in refused {
-        studio.assert_wire_refused(from, to, message).await;
-    }
-    // Drawing one anyway writes nothing.
+    // Drawing a refused wire anyway writes nothing.
     let (status, _) = studio
         .wire(("price", "quote.total"), ("decide", "currency"), false)
         .await;
@@ -406,22 +387,51 @@ async fn wires_are_checked_as_svc_check_checks_them_then_written_as_one_line() {
         let (_, answer) = studio.wire(from, to, true).await;
         assert_eq!(answer["ok"], true, "{from:?} → {to:?}: {answer}");
     }
-    // Each wire written as one added line where it belongs: a number into a number
-    // input (in the node's inputs); into Return JSON, a body field (which takes any value).
-    let written = [
+    // Each wire refused with the checker's message (or the start of it), or written as
+    // one added line where it belongs.
+    use Drawn::{Refused, Written};
+    let wires = [
+        // A number into an enum input.
+        (
+            ("price", "quote.total"),
+            ("decide", "currency"),
+            Refused(
+                "`price.quote.total` is `number`, but input `currency` of `shop.decide-status` is `enum-value:Currency`",
+            ),
+        ),
+        // A value into `exec`, and an edge into a value.
+        (("price", "quote"), ("decide", "exec"), Refused("")),
+        (("limit", "sequence-ok"), ("decide", "total"), Refused("")),
+        // From Start, a request input of the wrong type.
+        (
+            ("(start)", "body.currency"),
+            ("decide", "total"),
+            Refused("`request.body.currency` is `enum-value:Currency`"),
+        ),
+        // Into Return JSON: a structure is not a header value (the checker's rule).
+        (
+            ("price", "quote"),
+            ("created", "headers.x-quote"),
+            Refused("`price.quote` is `object:Quote`, but a header value must be text"),
+        ),
+        // A number into a number input: in the node's inputs.
         (
             ("price", "quote.total"),
             ("decide", "review_above"),
-            "      review_above: { from: price.quote.total }",
+            Written("      review_above: { from: price.quote.total }"),
         ),
+        // A body field of Return JSON takes any value.
         (
             ("price", "line_count"),
             ("created", "body.lines"),
-            "      lines: { from: price.line_count }",
+            Written("      lines: { from: price.line_count }"),
         ),
     ];
-    for (from, to, line) in written {
-        studio.assert_wire_adds(from, to, line).await;
+    for (from, to, drawn) in wires {
+        match drawn {
+            Refused(message) => studio.assert_wire_refused(from, to, message).await,
+            Written(line) => studio.assert_wire_adds(from, to, line).await,
+        }
     }
     let wired = std::fs::read_to_string(&file).unwrap();
     assert_eq!(wired.lines().count(), original.lines().count() + 2);
