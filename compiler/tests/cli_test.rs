@@ -171,9 +171,8 @@ fn an_unwired_failure_is_a_branch_to_cover() {
     let text = text[..text.find("  too-long:").unwrap()].to_string() + &text[text.find("  too-many:").unwrap()..];
     std::fs::write(&flow, text).unwrap();
     let d = dir.to_str().unwrap();
-    let (stdout, _) = svc_test(&[d], 0);
     assert_contains(
-        &stdout,
+        &svc_test(&[d], 0).0,
         &[
             "flow coverage: 3 of 6 branches (50.0%)",
             "`greet` never failed (its `on_fail` is not wired: a failure answers 500",

@@ -113,14 +113,11 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                     svc_types::assets::listed(&flows)
                 ),
             };
+            let message = format!("no flow is named `{}`", request.route.value);
             diags.push(
-                Diagnostic::new(
-                    Code::UnknownTestRoute,
-                    request.route.span,
-                    format!("no flow is named `{}`", request.route.value),
-                )
-                .label("unknown route")
-                .help(help),
+                Diagnostic::new(Code::UnknownTestRoute, request.route.span, message)
+                    .label("unknown route")
+                    .help(help),
             );
             continue;
         };
