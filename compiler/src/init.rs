@@ -80,14 +80,6 @@ struct TsConfig;
 #[template(path = "init/gitignore-ts.askama", escape = "none")]
 struct GitIgnoreTs;
 
-#[derive(Template)]
-#[template(path = "init/README-ts.md.askama", escape = "none")]
-struct ReadmeTs<'a> {
-    name: &'a str,
-    workspace: &'a str,
-    namespace: &'a str,
-}
-
 /// The language of a new project's code nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Lang {
@@ -110,6 +102,8 @@ struct Readme<'a> {
     name: &'a str,
     workspace: &'a str,
     namespace: &'a str,
+    /// Whether the code nodes are TypeScript (else Rust).
+    typescript: bool,
 }
 
 /// A project name from a directory name, as `svc check` takes it (lowercase letters,
@@ -191,6 +185,16 @@ pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
             PathBuf::from("schemas").join(crate::schema::TEST_FILE),
             crate::schema::to_text(&crate::schema::test()),
         ),
+        (
+            PathBuf::from("README.md"),
+            r(Readme {
+                name,
+                workspace,
+                namespace,
+                typescript: lang == Lang::Ts,
+            }
+            .render())?,
+        ),
     ];
     match lang {
         Lang::Rust => out.extend([
@@ -203,15 +207,6 @@ pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
             (PathBuf::from("src/nodes/mod.rs"), r(NodesMod.render())?),
             (PathBuf::from("src/nodes/greet.rs"), r(GreetRs { namespace }.render())?),
             (PathBuf::from(".gitignore"), r(GitIgnore.render())?),
-            (
-                PathBuf::from("README.md"),
-                r(Readme {
-                    name,
-                    workspace,
-                    namespace,
-                }
-                .render())?,
-            ),
             (
                 PathBuf::from("schemas").join(crate::schema::CONFIG_FILE),
                 crate::schema::to_text(&crate::schema::config()),
@@ -227,15 +222,6 @@ pub fn files(name: &str, lang: Lang) -> Result<Vec<(PathBuf, String)>, String> {
             (PathBuf::from("package.json"), r(PackageJson { name }.render())?),
             (PathBuf::from("tsconfig.json"), r(TsConfig.render())?),
             (PathBuf::from(".gitignore"), r(GitIgnoreTs.render())?),
-            (
-                PathBuf::from("README.md"),
-                r(ReadmeTs {
-                    name,
-                    workspace,
-                    namespace,
-                }
-                .render())?,
-            ),
         ]),
     }
     out.sort();
