@@ -59,20 +59,36 @@ fn limits() -> std::sync::MutexGuard<'static, ()> {
     TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A host whose `fetch` waits until `open` is set, then answers `body`.
-fn host(open: Arc<AtomicBool>, waiting: Arc<AtomicUsize>, body: Vec<u8>) -> TestHost {
-    TestHost::new().on_fetch(move |_| {
-        waiting.fetch_add(1, Ordering::SeqCst);
-        while !open.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(Response::new(
-            200,
-            Headers::new(),
-            "https://slow.example/",
-            body.clone(),
-        ))
-    })
+/// Where the test hosts' fetches wait: until `open` is set, counted in `waiting`.
+#[derive(Clone, Default)]
+struct Gate {
+    open: Arc<AtomicBool>,
+    waiting: Arc<AtomicUsize>,
+}
+
+impl Gate {
+    fn opened() -> Gate {
+        let gate = Gate::default();
+        gate.open.store(true, Ordering::SeqCst);
+        gate
+    }
+
+    /// A host whose `fetch` waits at this gate, then answers `body`.
+    fn host(&self, body: Vec<u8>) -> TestHost {
+        let gate = self.clone();
+        TestHost::new().on_fetch(move |_| {
+            gate.waiting.fetch_add(1, Ordering::SeqCst);
+            while !gate.open.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(Response::new(
+                200,
+                Headers::new(),
+                "https://slow.example/",
+                body.clone(),
+            ))
+        })
+    }
 }
 
 /// One call on a task of its own: an abort unwinds it, as in the server.
@@ -105,12 +121,11 @@ fn threads(n: usize) -> tokio::runtime::Runtime {
 fn calls_past_the_concurrency_limit_answer_node_busy_and_the_rest_go_on() {
     let _turn = limits();
     threads(4).block_on(async {
-        let open = Arc::new(AtomicBool::new(false));
-        let waiting = Arc::new(AtomicUsize::new(0));
-        let slow = |body: &str| host(open.clone(), waiting.clone(), body.as_bytes().to_vec());
+        let gate = Gate::default();
+        let slow = |body: &str| gate.host(body.as_bytes().to_vec());
         let first = tokio::spawn(call(slow("one")));
         let second = tokio::spawn(call(slow("two!")));
-        while waiting.load(Ordering::SeqCst) < 2 {
+        while gate.waiting.load(Ordering::SeqCst) < 2 {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         // Two calls hold the engine's two places: the third waits briefly, then is told.
@@ -123,7 +138,7 @@ fn calls_past_the_concurrency_limit_answer_node_busy_and_the_rest_go_on() {
             asked.elapsed()
         );
         // The two go on as if nothing happened, and their places free up.
-        open.store(true, Ordering::SeqCst);
+        gate.open.store(true, Ordering::SeqCst);
         assert_eq!(first.await.unwrap().unwrap().unwrap(), Outputs { length: 3.0 });
         assert_eq!(second.await.unwrap().unwrap().unwrap(), Outputs { length: 4.0 });
         assert_eq!(call(slow("fourth")).await.unwrap().unwrap(), Outputs { length: 6.0 });
@@ -134,14 +149,13 @@ fn calls_past_the_concurrency_limit_answer_node_busy_and_the_rest_go_on() {
 fn a_fetched_body_counts_against_the_memory_limit() {
     let _turn = limits();
     threads(2).block_on(async {
-        let open = Arc::new(AtomicBool::new(true));
-        let waiting = Arc::new(AtomicUsize::new(0));
+        let gate = Gate::opened();
         // 16 MiB where the limit is 8: refused before it enters the heap.
-        let big = host(open.clone(), waiting.clone(), vec![b'x'; 16 << 20]);
+        let big = gate.host(vec![b'x'; 16 << 20]);
         let abort = call(big).await.expect_err("over the limit");
         assert_eq!(abort.code, "node_memory_limit", "{abort:?}");
         // A body that fits is read as before.
-        let small = host(open, waiting, vec![b'x'; 1 << 20]);
+        let small = gate.host(vec![b'x'; 1 << 20]);
         assert_eq!(
             call(small).await.unwrap().unwrap(),
             Outputs {
