@@ -844,10 +844,17 @@ test("the create-order flow built from an empty route by drag and keyboard only:
     page.removeAllListeners("dialog");
     page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
   });
+  // Removed on disk while it is open: its canvas goes with it, the Builder says why and
+  // opens the route that is left.
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('.route-link[data-route="create-order"]').click();
+  await page.locator('[data-node="price"]').waitFor();
   rmSync(file);
   rmSync(layoutFile, { force: true });
-  await page.locator('a[data-view="flows"]').click();
   await until("the route gone from the list", async () => (await page.locator('.route-link[data-route="create-order"]').count()) === 0);
+  await until("the removal said", async () => /The flow create-order is no longer in the project/.test(await page.locator("#status").textContent()));
+  await until("the route left opened", async () => (await page.locator('[data-node="queued"]').count()) === 1);
+  assert.equal(await page.locator('[data-node="price"]').count(), 0, "the removed flow is still drawn");
   const text = () => (existsSync(file) ? readFileSync(file, "utf8") : "");
   const saved = (what, predicate) => until(what, () => predicate(text()));
   const panel = page.locator("#panel");

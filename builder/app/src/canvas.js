@@ -58,6 +58,16 @@ export class Canvas {
     if (!sameRoute) this.fit();
   }
 
+  /** Nothing drawn: the flow shown is no longer in the project. */
+  clear() {
+    this.route = null;
+    this.shown = null;
+    this.placed = null;
+    this.selected = null;
+    this.highlight = null;
+    this.viewport.replaceChildren();
+  }
+
   /** The route as drawn: each opened structure output followed by its fields, as pins
    *  of their own (`quote.total`), and the wires that read a field drawn from its pin. */
   displayRoute() {

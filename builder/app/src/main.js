@@ -244,7 +244,10 @@ class Builder {
 
   async showRoute(name, { keepPositions = false } = {}) {
     const route = this.model.routes.find((r) => r.name === name);
-    if (!route) return;
+    if (!route) {
+      if (name === this.routeName) this.closeRoute(name);
+      return;
+    }
     if (this.routeName !== name || !keepPositions) {
       try {
         this.positions = (await api("GET", `/api/layout/${encodeURIComponent(name)}`)).positions ?? {};
@@ -261,6 +264,20 @@ class Builder {
     const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
     if (selected) this.inspect(selected);
     document.title = `${route.methods.join(", ")} ${route.route} · svc Builder`;
+  }
+
+  /** The open flow is gone from the project (its file removed or renamed): its canvas,
+   *  its form and its trace go, it is said, and the first route left opens. */
+  closeRoute(name) {
+    this.routeName = null;
+    this.inspected = null;
+    this.canvas.clear();
+    if (!$("#panel").hidden) this.showPanel(null);
+    if (this.trace) this.clearTrace();
+    document.title = "svc Builder";
+    this.say(`The flow ${name} is no longer in the project: its file was removed or renamed.`);
+    const first = this.model.routes[0]?.name;
+    location.hash = first ? `#/flows/${encodeURIComponent(first)}` : "#/flows";
   }
 
   /** More room for the canvas: the sidebar out of the way, the flow fitted again. */
