@@ -247,12 +247,7 @@ async fn secrets_keys_and_hashes_never_come_back() {
     assert_eq!(status, 201, "{rotated}");
     let (_, keys) = studio.get("/api/keys").await;
     let keys: serde_json::Value = serde_json::from_str(&keys).unwrap();
-    let statuses: Vec<&str> = keys["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["status"].as_str().unwrap())
-        .collect();
+    let statuses = each(&keys["keys"], "status");
     assert_eq!(statuses.iter().filter(|s| **s == "active").count(), 1, "{keys}");
     assert_eq!(statuses.iter().filter(|s| **s == "revoked").count(), 1, "{keys}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -355,6 +350,12 @@ async fn flow_edits_are_minimal_and_never_overwrite_a_newer_file() {
         assert_eq!(status, 404, "{route}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The text at `key` of each item of the list `list`.
+fn each<'a>(list: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    let items = list.as_array().expect("a list");
+    items.iter().map(|item| item[key].as_str().expect("text")).collect()
 }
 
 /// What drawing a wire must do.
@@ -467,5 +468,32 @@ async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
     assert_eq!(routes.len(), 2);
     let nodes = routes[0]["nodes"].as_array().unwrap();
     assert!(nodes.iter().any(|n| n["id"] == "price"));
+
+    // A node svc cannot read is drawn all the same, marked, with its problem on it, its
+    // settings and its edges as written, and an output for what other nodes read of it.
+    edit(&flow, &[("location: header-x-api-key", "location: cookie:session")]);
+    let (_, model) = studio.get("/api/project").await;
+    let model: serde_json::Value = serde_json::from_str(&model).unwrap();
+    let problem = model["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "E0105");
+    assert_eq!(problem.expect("the bad location is reported")["node"], "auth");
+    let route = &model["routes"][0];
+    let auth = route["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "auth");
+    let auth = auth.expect("the node svc could not read is still in the model");
+    assert_eq!(
+        (&auth["type"], &auth["unreadable"]),
+        (&"check-api-key".into(), &true.into())
+    );
+    assert_eq!(auth["settings"][0]["value"], "cookie:session");
+    assert_eq!(each(&auth["outputs"], "id"), ["valid", "invalid", "user"]);
+    let edge = route["wires"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["from"]["node"] == "auth" && w["from"]["pin"] == "valid");
+    assert_eq!(edge.expect("its edge as written")["to"]["node"], "limit");
     let _ = std::fs::remove_dir_all(&dir);
 }

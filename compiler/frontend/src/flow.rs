@@ -331,14 +331,27 @@ pub struct Flow {
     pub request: RequestSchema,
     pub start: Spanned<String>,
     pub nodes: Vec<FlowNode>,
-    /// Ids of nodes that were declared but could not be read (already reported), so
-    /// that edges to them are not reported again as unknown.
-    pub broken_ids: Vec<String>,
+    /// Nodes that were declared but could not be read (already reported): edges to them
+    /// are not reported again as unknown, and the Builder still draws them.
+    pub broken: Vec<BrokenNode>,
+}
+
+/// A node of a flow file that could not be read; its problem is reported where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrokenNode {
+    pub id: Spanned<String>,
+    /// Its `type`, when that names a node type.
+    pub type_name: Option<&'static str>,
 }
 
 impl Flow {
     pub fn node(&self, id: &str) -> Option<&FlowNode> {
         self.nodes.iter().find(|n| n.id.value == id)
+    }
+
+    /// Whether `id` names a node that could not be read.
+    pub fn is_broken(&self, id: &str) -> bool {
+        self.broken.iter().any(|b| b.id.value == id)
     }
 }
 
@@ -376,7 +389,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
         .and_then(|n| {
             yaml::expect_str(n, "`start` names a node id", diags).map(|s| Spanned::new(s.to_string(), n.span))
         });
-    let (nodes, broken_ids) = top
+    let (nodes, broken) = top
         .required("nodes", "a flow lists its nodes under `nodes:`, keyed by id", diags)
         .map(|n| read_nodes(n, diags))
         .unwrap_or_default();
@@ -392,7 +405,7 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
         request,
         start: start?,
         nodes,
-        broken_ids,
+        broken,
     })
 }
 
@@ -620,7 +633,7 @@ fn read_fields(node: &Node, what: &str, diags: &mut Diagnostics) -> Vec<FieldSch
     out
 }
 
-fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<String>) {
+fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<BrokenNode>) {
     let Some(mut r) = MapReader::new(node, "`nodes`", diags) else {
         return (vec![], vec![]);
     };
@@ -628,24 +641,34 @@ fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<Strin
     let mut broken = Vec::new();
     for (k, v) in r.rest() {
         let Some(id) = k.as_str() else { continue };
-        if let Err(e) = svc_types::names::check_flow_node_id(id) {
+        let id = Spanned::new(id.to_string(), k.span);
+        let broken_node = |id: Spanned<String>| BrokenNode {
+            id,
+            type_name: declared_type(v),
+        };
+        if let Err(e) = svc_types::names::check_flow_node_id(&id.value) {
             diags.push(
                 Diagnostic::new(Code::InvalidValue, k.span, e.message)
                     .label("invalid node id")
                     .help(e.hint),
             );
             // Reported once, here: wires to it are not "no node `Origin`" as well.
-            broken.push(id.to_string());
+            broken.push(broken_node(id));
             continue;
         }
-        let id = Spanned::new(id.to_string(), k.span);
-        let name = id.value.clone();
-        match read_node(id, v, diags) {
+        match read_node(id.clone(), v, diags) {
             Some(n) => out.push(n),
-            None => broken.push(name),
+            None => broken.push(broken_node(id)),
         }
     }
     (out, broken)
+}
+
+/// The node type a node's `type` names, read without reporting anything.
+fn declared_type(node: &Node) -> Option<&'static str> {
+    let (_, value) = node.as_map()?.iter().find(|(k, _)| k.as_str() == Some("type"))?;
+    let written = value.as_str()?;
+    NODE_TYPES.iter().copied().find(|t| *t == written)
 }
 
 fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {

@@ -84,6 +84,10 @@ pub struct Node {
     pub config: Vec<(String, String)>,
     /// The settings the Builder edits, each with its key in the flow file.
     pub settings: Vec<Setting>,
+    /// svc could not read the node (its problem is reported on it): it is drawn with its
+    /// settings and edges as written, nothing else.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
 }
 
 /// A setting of a protection or Return JSON node, as the inspector's form edits it:
@@ -117,10 +121,56 @@ fn setting(key: &'static str, label: &'static str, kind: &'static str, value: Va
     }
 }
 
-fn choice(key: &'static str, label: &'static str, value: &str, choices: &[&'static str]) -> Setting {
+fn choice(key: &'static str, label: &'static str, value: Value, choices: &[&'static str]) -> Setting {
     Setting {
         choices: choices.to_vec(),
-        ..setting(key, label, "choice", Value::String(value.into()))
+        ..setting(key, label, "choice", value)
+    }
+}
+
+/// The settings the inspector edits on a node of `node_type`, each with `value(key)`:
+/// what the flow gives it (`""` where it leaves the key out). For a node that was read,
+/// the values it was read as; for one that could not be, the values as written, so that
+/// the one at fault can be put right in the same form.
+fn settings_of(node_type: &str, value: impl Fn(&str) -> Value) -> Vec<Setting> {
+    match node_type {
+        "check-origin" => vec![
+            setting("allowed_origins", "allowed origins", "origins", value("allowed_origins")),
+            Setting {
+                unset: Some("only the CORS-safelisted headers"),
+                ..setting("allowed_headers", "allowed headers", "headers", value("allowed_headers"))
+            },
+            Setting {
+                unset: Some("the browser's default"),
+                ..setting("max_age", "preflight max age (seconds)", "count", value("max_age"))
+            },
+            Setting {
+                unset: Some("allow (not a browser's cross-origin request)"),
+                ..choice(
+                    "missing_origin",
+                    "without an Origin header",
+                    value("missing_origin"),
+                    &["allow", "block"],
+                )
+            },
+        ],
+        "rate-limit" => vec![
+            setting("limit", "limit", "count", value("limit")),
+            setting("window", "window", "duration", value("window")),
+            choice("by", "by", value("by"), &["ip", "api-key", "user"]),
+            Setting {
+                unset: Some("the server's policy (--rate-limit-failure)"),
+                ..choice(
+                    "on_store_error",
+                    "on store error",
+                    value("on_store_error"),
+                    &svc_frontend::flow::OnStoreError::ALL,
+                )
+            },
+        ],
+        "check-api-key" => vec![setting("location", "key location", "text", value("location"))],
+        "return-json" => vec![setting("status", "status", "status", value("status"))],
+        _ => Vec::new(),
     }
 }
 
@@ -305,6 +355,9 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
             });
         }
     }
+    let (unreadable, edges) = unreadable_nodes(project, flow, &wires);
+    nodes.extend(unreadable);
+    wires.extend(edges);
     Route {
         name: route_name(project, flow.file),
         file: project.sources.get(flow.file).display_path.clone(),
@@ -332,6 +385,68 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
         nodes,
         wires,
     }
+}
+
+/// The nodes a flow declares but svc could not read, each where the flow has it (its
+/// problem is placed on it by its line) with its settings and edges as written: found and
+/// put right on the canvas, rather than gone from it. Their edges, as wires; what other
+/// nodes read from them (`wires`), as outputs of unknown type.
+fn unreadable_nodes(project: &Project, flow: &Flow, wires_in: &[Wire]) -> (Vec<Node>, Vec<Wire>) {
+    let (mut nodes, mut wires) = (Vec::new(), Vec::new());
+    if flow.broken.is_empty() {
+        return (nodes, wires);
+    }
+    let root = svc_frontend::yaml::parse(flow.file, &project.sources.get(flow.file).text).ok();
+    for broken in &flow.broken {
+        let id = &broken.id.value;
+        let written = root.as_ref().and_then(|r| entry(r, "nodes")).and_then(|n| entry(n, id));
+        let value = |key: &str| {
+            written
+                .and_then(|n| entry(n, key))
+                .map_or(Value::String(String::new()), |v| v.to_json())
+        };
+        let node_type = broken.type_name.unwrap_or("unknown");
+        let mut outputs = Vec::new();
+        for key in super::flow_ops::EDGE_KEYS {
+            if let Some(target) = value(key).as_str().filter(|t| !t.is_empty()) {
+                outputs.push(sequence_pin(key));
+                wires.push(Wire {
+                    kind: "sequence",
+                    from: end(id, key, &[]),
+                    to: end(target, "exec", &[]),
+                    text: None,
+                });
+            }
+        }
+        for wire in wires_in.iter().filter(|w| w.kind == "data" && w.from.node == *id) {
+            if !outputs.iter().any(|p: &Pin| p.id == wire.from.pin) {
+                let mut read = data_pin(&wire.from.pin, &TypeRef::Any);
+                read.type_name = "?".into();
+                outputs.push(read);
+            }
+        }
+        nodes.push(Node {
+            id: id.clone(),
+            node_type,
+            label: id.clone(),
+            category: "unreadable".into(),
+            description: None,
+            node_key: None,
+            language: None,
+            line: broken.id.span.line,
+            inputs: vec![sequence_pin("exec")],
+            outputs,
+            config: Vec::new(),
+            settings: settings_of(node_type, value),
+            unreadable: true,
+        });
+    }
+    (nodes, wires)
+}
+
+/// The value of `key` in a YAML mapping.
+fn entry<'a>(map: &'a svc_frontend::yaml::Node, key: &str) -> Option<&'a svc_frontend::yaml::Node> {
+    map.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
 }
 
 fn end(node: &str, pin: &str, path: &[String]) -> End {
@@ -459,6 +574,7 @@ fn start_node(flow: &Flow) -> Node {
             ),
         ],
         settings: Vec::new(),
+        unreadable: false,
     }
 }
 
@@ -477,47 +593,20 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         outputs: node.kind.edges().iter().map(|(name, _)| sequence_pin(name)).collect(),
         config: Vec::new(),
         settings: Vec::new(),
+        unreadable: false,
     };
     match &node.kind {
         NodeKind::CheckOrigin(n) => {
-            out.settings = vec![
-                setting(
-                    "allowed_origins",
-                    "allowed origins",
-                    "origins",
-                    n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
-                ),
-                Setting {
-                    unset: Some("only the CORS-safelisted headers"),
-                    ..setting(
-                        "allowed_headers",
-                        "allowed headers",
-                        "headers",
-                        n.allowed_headers.clone().into(),
-                    )
-                },
-                Setting {
-                    unset: Some("the browser's default"),
-                    ..setting(
-                        "max_age",
-                        "preflight max age (seconds)",
-                        "count",
-                        n.max_age.map_or(Value::String(String::new()), Value::from),
-                    )
-                },
-                Setting {
-                    unset: Some("allow (not a browser's cross-origin request)"),
-                    ..choice(
-                        "missing_origin",
-                        "without an Origin header",
-                        match n.missing_origin {
-                            MissingOrigin::Allow => "",
-                            MissingOrigin::Block => "block",
-                        },
-                        &["allow", "block"],
-                    )
-                },
-            ];
+            out.settings = settings_of(out.node_type, |key| match key {
+                "allowed_origins" => n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
+                "allowed_headers" => n.allowed_headers.clone().into(),
+                "max_age" => n.max_age.map_or(Value::String(String::new()), Value::from),
+                _ => match n.missing_origin {
+                    MissingOrigin::Allow => "",
+                    MissingOrigin::Block => "block",
+                }
+                .into(),
+            });
             out.config.push((
                 "allowed origins".into(),
                 n.allowed_origins
@@ -543,20 +632,12 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
             }
         }
         NodeKind::RateLimit(n) => {
-            out.settings = vec![
-                setting("limit", "limit", "count", n.limit.value.into()),
-                setting("window", "window", "duration", window(n.window.value).into()),
-                choice("by", "by", n.by.value.as_str(), &["ip", "api-key", "user"]),
-                Setting {
-                    unset: Some("the server's policy (--rate-limit-failure)"),
-                    ..choice(
-                        "on_store_error",
-                        "on store error",
-                        n.on_store_error.as_ref().map_or("", |p| p.value.as_str()),
-                        &svc_frontend::flow::OnStoreError::ALL,
-                    )
-                },
-            ];
+            out.settings = settings_of(out.node_type, |key| match key {
+                "limit" => n.limit.value.into(),
+                "window" => window(n.window.value).into(),
+                "by" => n.by.value.as_str().into(),
+                _ => n.on_store_error.as_ref().map_or("", |p| p.value.as_str()).into(),
+            });
             out.config.push(("limit".into(), n.limit.value.to_string()));
             out.config.push(("window".into(), window(n.window.value)));
             out.config.push(("by".into(), n.by.value.as_str().into()));
@@ -565,12 +646,7 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
             }
         }
         NodeKind::CheckApiKey(n) => {
-            out.settings = vec![setting(
-                "location",
-                "key location",
-                "text",
-                n.location.value.describe().into(),
-            )];
+            out.settings = settings_of(out.node_type, |_| n.location.value.describe().into());
             out.config
                 .push(("key location".into(), describe_location(&n.location.value)));
             for output in check::flow::API_KEY_OUTPUTS {
@@ -628,7 +704,7 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         }
         NodeKind::ReturnJson(response) => {
             out.category = "response".into();
-            out.settings = vec![setting("status", "status", "status", response.status.value.into())];
+            out.settings = settings_of(out.node_type, |_| response.status.value.into());
             out.config.push(("status".into(), response.status.value.to_string()));
             for (name, binding) in &response.headers {
                 let mut pin = data_pin(&format!("headers.{}", name.value), &TypeRef::Any);

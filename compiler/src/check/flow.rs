@@ -447,7 +447,7 @@ impl FlowContext<'_> {
             RefRoot::Request(part) => self.request_base(r, *part, diags)?,
             RefRoot::Node(id) => {
                 let Some(&j) = self.graph.index.get(&id.value) else {
-                    if !self.flow.broken_ids.contains(&id.value) {
+                    if !self.flow.is_broken(&id.value) {
                         let ids: Vec<&str> = self.flow.nodes.iter().map(|n| n.id.value.as_str()).collect();
                         let hint = match svc_types::assets::closest(&id.value, ids.iter().copied()) {
                             Some(best) => format!("did you mean `{best}`?"),

@@ -86,7 +86,7 @@ pub fn analyse(flow: &Flow, diags: &mut Diagnostics) -> FlowGraph {
         if let Some(&i) = g.index.get(&target.value) {
             return Some(i);
         }
-        if !flow.broken_ids.contains(&target.value) {
+        if !flow.is_broken(&target.value) {
             let hint = svc_types::assets::nearest_or_all(&target.value, &ids, "the nodes of this flow are");
             diags.push(
                 Diagnostic::new(
@@ -133,7 +133,7 @@ pub fn analyse(flow: &Flow, diags: &mut Diagnostics) -> FlowGraph {
     }
     // A node that could not be read has no edges: what follows it would look unreachable.
     // Its own error is enough until it is fixed.
-    let broken = !flow.broken_ids.is_empty();
+    let broken = !flow.broken.is_empty();
     for (i, node) in flow.nodes.iter().enumerate() {
         if !g.reachable[i] && g.start.is_some() && !broken {
             diags.push(
