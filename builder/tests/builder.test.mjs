@@ -647,6 +647,31 @@ test("Check Origin's allowed headers, preflight max age and missing-origin polic
   await accessible("Check Origin's settings");
 });
 
+test("a setting svc cannot read keeps its node on the canvas, marked where the problem is, and is put right in the same form", async (t) => {
+  const { file, original } = await openCreateOrder(t);
+  await page.locator('[data-node="auth"] .node-header').click();
+  const location = page.locator('#panel [data-setting="location"]');
+  await location.fill("cookie:session");
+  await location.press("Enter");
+  await until("the location saved", () => readFileSync(file, "utf8").includes("    location: cookie:session\n"));
+  // Still drawn, with its edges, marked as not read, its problem on it and in its form.
+  const auth = page.locator('[data-node="auth"]');
+  await until("the node marked as not read", async () => /is-unreadable/.test((await auth.getAttribute("class")) ?? ""));
+  assert.equal(await auth.locator(".node-problems").count(), 1);
+  assert.match(await auth.locator(".node-category").textContent(), /check api key · not read/);
+  assert.equal(await page.locator('.wire[data-from="auth.valid"][data-to="limit.exec"]').count(), 1);
+  await until("its form says why", async () => /`cookie:session` is not an API key location/.test(await page.locator("#panel").textContent()));
+  assert.equal(await page.locator("#panel .unreadable-note").count(), 1);
+  await screenshot("unreadable-node");
+  await accessible("a node svc could not read");
+  // Put right in the same form: the file is what it was, the node read again.
+  await until("the form drawn again", async () => (await page.locator('#panel [data-setting="location"]').inputValue()) === "cookie:session");
+  await location.fill("header-x-api-key");
+  await location.press("Enter");
+  await until("the file as it was", () => readFileSync(file, "utf8") === original);
+  await until("the node read again", async () => !/is-unreadable/.test((await auth.getAttribute("class")) ?? ""));
+});
+
 test("wiring by keyboard from the inspector: an edge to another node, a field into an input, a refusal with the checker's reason", async (t) => {
   const { file, original } = await openCreateOrder(t);
   await page.locator('[data-node="decide"] .node-handle').focus();

@@ -145,6 +145,7 @@ export class Canvas {
       "node",
       `node--${node.type}`,
       node.id === this.selected ? "is-selected" : "",
+      node.unreadable ? "is-unreadable" : "",
       problems.some((d) => d.severity === "error") ? "has-error" : problems.length ? "has-warning" : "",
       taken ? `is-taken outcome--${taken.outcome ?? "ran"}` : this.highlight ? "is-dim" : "",
     ];
@@ -490,6 +491,7 @@ export function wireKey(wire) {
 }
 
 function nodeSubtitle(node) {
+  if (node.unreadable) return `${node.type.replace(/-/g, " ")} · not read`;
   switch (node.type) {
     case "code":
       return `${node.category} · ${node.nodeKey}${node.language === "typescript" ? " · TS" : ""}`;

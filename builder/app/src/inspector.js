@@ -61,6 +61,13 @@ export function nodePanel(route, node, diagnostics, form = null, unwire = null) 
       { class: "muted" },
       [node.type === "code" ? `${node.nodeKey} · ${node.language === "typescript" ? "TypeScript" : "Rust"}` : node.type, `id ${node.id}`, `line ${node.line}`].join(" · "),
     ),
+    node.unreadable
+      ? el(
+          "p",
+          { class: "unreadable-note" },
+          `svc could not read this node, so it is drawn with its settings and edges as ${route.file} writes them. Put right what is marked below, here or in the file.`,
+        )
+      : null,
     node.description ? el("p", {}, node.description) : null,
     problems.length
       ? el(
