@@ -297,6 +297,10 @@ test("requests appear as they are answered, and one selected lights the path it 
   assert.deepEqual(await taken(), ["(start)", "auth", "origin", "unauthorized"].sort());
   const invalid = page.locator('path.wire.is-taken[data-from="auth.invalid"]');
   assert.equal(await invalid.count(), 1, "the invalid wire is lit");
+  // Closing the panel lets the request go: nothing lit, nothing dimmed, none selected.
+  await page.keyboard.press("Escape");
+  await until("the canvas lit no more", async () => (await page.locator("#canvas .is-dim, #canvas .is-taken").count()) === 0);
+  assert.equal(await page.locator('.trace-item[aria-pressed="true"]').count(), 0);
 });
 
 test("the generated code beside the flow: a node marks the lines it became, a line selects its node", async () => {

@@ -483,6 +483,9 @@ class Builder {
     const panel = $("#panel");
     panel.hidden = !content;
     $("#panel-body").replaceChildren(...(content ? [content] : []));
+    // Closing the panel lets go of what it showed: the selected node, and the request
+    // whose path the canvas lit (and dimmed the rest for).
+    if (!content && this.trace) this.clearTrace();
     if (!content && this.canvas.selected) {
       this.canvas.selected = null;
       if (this.canvas.route) this.canvas.draw();
