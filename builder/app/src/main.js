@@ -302,9 +302,11 @@ class Builder {
   inspect(node) {
     if (!$("#code").hidden) this.code.mark(node.id);
     const route = this.model.routes.find((r) => r.name === this.routeName);
-    // Typing not saved yet is not redrawn under the user's hands by a refresh.
+    // Typing not saved yet is not redrawn under the user's hands, not even to show a save
+    // just made in another field (that waits for the next reading after this typing is
+    // saved too; an edit from this form is made on top of the Builder's own writes).
     const same = this.inspected === `${route.name}/${node.id}`;
-    if (same && !this.forceInspect && document.querySelector("#panel-body .node-form [data-pending]")) return;
+    if (same && document.querySelector("#panel-body .node-form [data-pending]")) return;
     this.forceInspect = false;
     this.inspected = `${route.name}/${node.id}`;
     // The field that had the focus has it again in the redrawn form.
