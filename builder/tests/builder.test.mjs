@@ -651,6 +651,21 @@ test("Check Origin's allowed headers, preflight max age and missing-origin polic
   const policy = page.locator('#panel [data-setting="missing_origin"]');
   await policy.selectOption("block");
   await until("the policy saved", () => readFileSync(file, "utf8").includes("    missing_origin: block\n"));
+  // A field focused with its text selected, not yet typed in, when a reading redraws the
+  // form (here of the file changed outside the Builder): the typing that follows
+  // replaces the selection, as it would have without the redraw.
+  await until("the policy read back", async () => (await versionOf("create-order")) === sha256(readFileSync(file, "utf8")));
+  await age.selectText();
+  await age.evaluate((input) => (input.dataset.before = "redraw"));
+  const outside = `${readFileSync(file, "utf8")}# changed outside the Builder\n`;
+  writeFileSync(file, outside);
+  await until("the form redrawn", async () => (await versionOf("create-order")) === sha256(outside) && (await age.getAttribute("data-before")) === null);
+  assert.ok(await age.evaluate((input) => input === document.activeElement), "the redrawn field has the focus");
+  await page.keyboard.type("120");
+  assert.equal(await age.inputValue(), "120", "the typing replaced the selected text");
+  await age.press("Enter");
+  await until("the age saved", () => readFileSync(file, "utf8").includes("    max_age: 120\n"));
+  assert.deepEqual(changedLines(outside, readFileSync(file, "utf8")), [["    max_age: 300", "    max_age: 120"]]);
   await accessible("Check Origin's settings");
 });
 
@@ -1000,6 +1015,12 @@ test("the create-order flow built from an empty route by drag and keyboard only:
   await setting("limit", "limit", "100");
   await setting("limit", "by", "api-key");
   await select("price");
+  // A number mistyped is flagged and not saved (it does not unset the value either).
+  await panel.locator('[data-pin-value="max_lines"]').fill("5O");
+  await panel.locator('[data-pin-value="max_lines"]').press("Enter");
+  await until("the typo flagged", async () => /Expected a number; not saved/.test(await panel.textContent()));
+  assert.equal(await panel.locator('[data-pin-value="max_lines"]').getAttribute("aria-invalid"), "true");
+  assert.ok(!text().includes("max_lines"), "a mistyped number was saved");
   await panel.locator('[data-pin-value="max_lines"]').fill("50");
   await panel.locator('[data-pin-value="max_lines"]').press("Enter");
   await saved("max_lines = 50", (s) => s.includes("max_lines: 50"));

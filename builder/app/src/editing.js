@@ -141,6 +141,13 @@ function pending(input) {
   input.addEventListener("change", () => delete input.dataset.pending);
 }
 
+/** The attributes of a field that holds a number: text, not `type="number"`. A number
+ *  field the browser cannot read reads as empty (a typo would unset the value), a
+ *  scroll wheel over it changes it, and its caret and selection cannot be kept when a
+ *  reading redraws the form. Each such field checks what is typed itself. `whole`: a
+ *  count or a status, for which a touch keyboard shows digits only. */
+const numberField = (whole) => ({ type: "text", inputmode: whole ? "numeric" : undefined, autocomplete: "off", spellcheck: "false" });
+
 /** The form of `node`'s settings and inline values; `edit(edits, what)` saves. */
 export function nodeForm(node, model, edit) {
   const rows = [];
@@ -254,11 +261,8 @@ function settingRow(node, setting, edit) {
   const numeric = setting.kind === "count" || setting.kind === "status";
   const input = el("input", {
     "data-setting": setting.key,
-    type: numeric ? "number" : "text",
+    ...(numeric ? numberField(true) : { type: "text" }),
     value: setting.value,
-    min: setting.kind === "count" ? 1 : setting.kind === "status" ? 100 : undefined,
-    max: setting.kind === "status" ? 599 : undefined,
-    step: numeric ? 1 : undefined,
     required: true,
   });
   if (setting.unset) input.placeholder = setting.unset;
@@ -362,8 +366,7 @@ function valueEditor(type, path, value, at, model, edit, what) {
   const numeric = type === "number";
   const json = type !== "string" && !numeric;
   const input = el("input", {
-    type: numeric ? "number" : "text",
-    step: numeric ? "any" : undefined,
+    ...(numeric ? numberField(false) : { type: "text" }),
     "data-value-path": name,
     "aria-label": name,
     value: value === undefined ? "" : json ? JSON.stringify(value) : value,
@@ -374,6 +377,7 @@ function valueEditor(type, path, value, at, model, edit, what) {
     const text = input.value.trim();
     if (text === "") return unset();
     const parsed = numeric ? Number(text) : json ? literalOf(text) : input.value;
+    input.setAttribute("aria-invalid", String(numeric && !Number.isFinite(parsed)));
     if (numeric && !Number.isFinite(parsed)) return;
     if (JSON.stringify(parsed) !== JSON.stringify(value)) set(parsed);
   });
@@ -504,13 +508,13 @@ function pinRow(node, pin, model, edit) {
   if (pin.type !== "string" && pin.type !== "number") return null;
   const numeric = pin.type === "number";
   const input = el("input", {
-    type: numeric ? "number" : "text",
+    ...(numeric ? numberField(false) : { type: "text" }),
     "data-pin-value": pin.id,
     value: current ?? "",
     placeholder,
-    step: numeric ? "any" : undefined,
   });
-  const note = el("div", { class: "field-note", role: "status" }, pin.checks ? `checked: ${pin.checks}` : null);
+  const checked = pin.checks ? `checked: ${pin.checks}` : "";
+  const note = el("div", { class: "field-note", role: "status" }, checked);
   pending(input);
   input.addEventListener("change", () => {
     const text = input.value;
@@ -519,7 +523,10 @@ function pinRow(node, pin, model, edit) {
       return;
     }
     const value = numeric ? Number(text) : text;
-    if (numeric && !Number.isFinite(value)) return;
+    const wrong = numeric && (text.trim() === "" || !Number.isFinite(value));
+    input.setAttribute("aria-invalid", String(wrong));
+    note.textContent = wrong ? "Expected a number; not saved." : checked;
+    if (wrong) return;
     if (value !== current) edit([{ op: "set", path, value }], `${what} = ${JSON.stringify(value)}`);
   });
   return field(label, input, note);

@@ -343,7 +343,7 @@ class Builder {
     if (actions) panel.append(actions);
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
-    if (key) panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`)?.focus();
+    if (key) refocus(focused, panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`));
   }
 
   /** The form of a new route: its file name, path, methods, summary, request body, query
@@ -559,3 +559,18 @@ function protectionName(type) {
 }
 
 new Builder().start();
+
+/** Gives the focus of `was`, a field of a form being redrawn, to `now`, its counterpart
+ *  in the new form, with its caret or selection: a field focused (its text selected,
+ *  say) but not yet typed in is redrawn by a reading, and the typing that follows goes
+ *  where the user put it, not before the old text. */
+function refocus(was, now) {
+  if (!now) return;
+  now.focus();
+  if (now.value !== was.value) return;
+  try {
+    now.setSelectionRange(was.selectionStart, was.selectionEnd, was.selectionDirection ?? "none");
+  } catch {
+    // Fields without a caret (a number field, a select) keep just the focus.
+  }
+}
