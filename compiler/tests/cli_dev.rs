@@ -50,18 +50,23 @@ fn free_port() -> u16 {
 
 /// A GET over a fresh connection: (status, body).
 fn get(port: u16, path: &str, key: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    try_get(port, path, key).unwrap()
+}
+
+/// A GET over a fresh connection: (status, body), or what went wrong.
+fn try_get(port: u16, path: &str, key: &str) -> Result<(u16, String), String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
         s,
         "GET {path} HTTP/1.1\r\nhost: localhost\r\nx-api-key: {key}\r\nconnection: close\r\n\r\n"
     )
-    .unwrap();
+    .map_err(|e| format!("send: {e}"))?;
     let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
+    s.read_to_string(&mut text).map_err(|e| format!("read: {e}"))?;
     let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
     let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
-    (status, body)
+    Ok((status, body))
 }
 
 struct Dev {
@@ -177,6 +182,20 @@ fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
     assert!(body.contains("Good day, Ada."), "{body}");
     dev.wait_stderr("    greet: greeted Ada", Duration::from_secs(10));
 
+    // Requests sent all through the restart: each one is answered (by the old server or
+    // the new one), none refused while the server is swapped.
+    let asking = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let answers = {
+        let (asking, key) = (asking.clone(), key.clone());
+        std::thread::spawn(move || {
+            let mut answers = Vec::new();
+            while asking.load(std::sync::atomic::Ordering::Relaxed) {
+                answers.push(try_get(port, path, &key).map(|(status, _)| status));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            answers
+        })
+    };
     let node = dir.join("src/nodes/greet.ts");
     edit(&node, &[("Good day, ${name}.", "Greetings, ${name}.")]);
     dev.wait_stderr(
@@ -184,6 +203,18 @@ fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
         Duration::from_secs(60),
     );
     dev.wait_listening(Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(200));
+    asking.store(false, std::sync::atomic::Ordering::Relaxed);
+    let answers = answers.join().unwrap();
+    let unanswered: Vec<&String> = answers.iter().filter_map(|a| a.as_ref().err()).collect();
+    assert!(
+        unanswered.is_empty(),
+        "{} of {} requests not answered: {unanswered:?}",
+        unanswered.len(),
+        answers.len()
+    );
+    // 429 once the route's limit of 60 a minute is spent; never svc dev's own 503.
+    assert!(answers.iter().all(|a| matches!(a, Ok(200 | 429))), "{answers:?}");
     let (status, body) = get(port, path, &key);
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("Greetings, Ada."), "{body}");
@@ -198,8 +229,25 @@ fn dev_reloads_typescript_nodes_without_a_rust_rebuild() {
 #[test]
 fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     let dir = init("devloop");
-    let (key, port, dev) = serve(&dir);
     let path = "/local/devloop/greeting?name=Ada&tone=formal";
+    // Started on a project with an error: no server, and svc dev says so on the port.
+    let flow_path = dir.join("flows/greeting.yaml");
+    let flow = std::fs::read_to_string(&flow_path).unwrap();
+    std::fs::write(&flow_path, flow.replace("type: check-api-key", "type: check-api-ky")).unwrap();
+    let key = create_key(&dir);
+    let port = free_port();
+    let dev = Dev::start(&dir, port);
+    dev.wait_stderr("Waiting for a change to build again", Duration::from_secs(60));
+    let (status, body) = get(port, path, &key);
+    assert_eq!(status, 503, "{body}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], "dev_server_not_running");
+    assert_eq!(
+        body["error"]["message"],
+        "no server is running: the project has errors; fix the problems `svc dev` printed and save again"
+    );
+    std::fs::write(&flow_path, &flow).unwrap();
+    dev.wait_listening(Duration::from_secs(900));
 
     let (status, body) = get(port, path, &key);
     assert_eq!(status, 200, "{body}");
@@ -223,7 +271,6 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
 
     // Edit the flow: the server is rebuilt (rustc alone, as cargo last ran it) and
     // restarted with the new answer.
-    let flow_path = dir.join("flows/greeting.yaml");
     edit(&flow_path, &[("status: 200", "status: 202")]);
     dev.wait_listening(Duration::from_secs(300));
     let (status, body) = get(port, path, &key);

@@ -116,6 +116,27 @@ pub fn start_binary<T>(
     env: &[(&str, &str)],
     setup: impl FnOnce(&Setup) -> T,
 ) -> (Server, T) {
+    let (mut server, value) = launch(example, bin, extra_args, env, setup);
+    // Read what the server logs, so that what a long test logs is all written.
+    if let Some(stderr) = server.child.stderr.take() {
+        std::thread::spawn(move || std::io::copy(&mut std::io::BufReader::new(stderr), &mut std::io::sink()));
+    }
+    (server, value)
+}
+
+/// Starts `example` with `env` and its stderr a pipe that nothing reads (as a stalled log
+/// shipper leaves it), open until the server is dropped.
+pub fn start_with_stderr_unread(example: &str, env: &[(&str, &str)]) -> Server {
+    launch(example, &binary(example), &[], env, |_| ()).0
+}
+
+fn launch<T>(
+    example: &str,
+    bin: &Path,
+    extra_args: &[&str],
+    env: &[(&str, &str)],
+    setup: impl FnOnce(&Setup) -> T,
+) -> (Server, T) {
     let dir = scratch(example);
     let store_path = dir.join("workspace.db");
     let value = {
@@ -143,11 +164,6 @@ pub fn start_binary<T>(
             panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
         }
     };
-    // Read what the server logs, so that a long test never fills the pipe: a server
-    // whose stderr is full blocks on its next log line.
-    if let Some(stderr) = child.stderr.take() {
-        std::thread::spawn(move || std::io::copy(&mut std::io::BufReader::new(stderr), &mut std::io::sink()));
-    }
     (Server { child, base, dir }, value)
 }
 

@@ -1,6 +1,9 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start};
+use crate::harness::{
+    answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start, start_binary,
+    start_with_stderr_unread,
+};
 use crate::support::assert_contains;
 use std::time::Duration;
 
@@ -35,6 +38,39 @@ async fn greets_with_typed_query_parameters_and_enum_round_trips() {
             .status(),
         200
     );
+}
+
+/// A server whose stderr nobody reads (a stalled log shipper, a parent that never reads
+/// the pipe) keeps answering: log lines it cannot write are dropped and counted.
+#[tokio::test]
+async fn a_stderr_nobody_reads_does_not_stop_the_server() {
+    let server = start_with_stderr_unread("hello", &[("SVC_LOG", "info")]);
+    let c = client();
+    // Each request writes an access line of more than 100 bytes: 3,000 of them are more
+    // than the pipe's 64 KiB and the 1,024 lines the server holds for it.
+    for i in 0..3000 {
+        let request = c.get(server.url(&format!("/demo/hello/greeting?name=n{i}"))).send();
+        let answer = tokio::time::timeout(Duration::from_secs(10), request)
+            .await
+            .unwrap_or_else(|_| panic!("request {i} not answered in 10 s: the server waits for its stderr"));
+        // 200, then 429 once the route's limit (60 a minute per IP) is spent.
+        assert!([200, 429].contains(&answer.unwrap().status().as_u16()));
+    }
+    let metrics = c
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let dropped: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("svc_log_lines_dropped_total "))
+        .unwrap_or_else(|| panic!("no svc_log_lines_dropped_total in {metrics}"))
+        .parse()
+        .unwrap();
+    assert!(dropped > 0, "no log line dropped, yet nothing read them");
 }
 
 #[tokio::test]
@@ -128,6 +164,29 @@ fn a_worker_thread_count_that_is_not_a_number_is_refused_with_a_message() {
         );
         assert!(!stderr.contains("panic"), "{stderr}");
     }
+}
+
+/// systemd's socket activation (`svc dev` hands its servers their socket this way, and
+/// `cli_dev` tests the restarts): what is not one listening socket is refused by name.
+#[tokio::test]
+async fn a_socket_handed_over_must_be_one_listening_socket() {
+    let (code, stderr) = run_to_exit_with("hello", &[("LISTEN_FDS", "2")], |_| ());
+    assert_eq!(code, 1, "{stderr}");
+    assert_contains(&stderr, &["error: LISTEN_FDS=2: svc serves one socket"]);
+    // Descriptor 3 is closed, or whatever the test runner left there: not a socket.
+    let (code, stderr) = run_to_exit_with("hello", &[("LISTEN_FDS", "1")], |_| ());
+    assert_eq!(code, 1, "{stderr}");
+    assert_contains(&stderr, &["error: LISTEN_FDS=1, but file descriptor 3 is "]);
+    // Handed to another process (`LISTEN_PID`): not ours, and the server binds its port.
+    let (server, _) = start_binary(
+        "hello",
+        &binary("hello"),
+        &[],
+        &[("LISTEN_FDS", "1"), ("LISTEN_PID", "1")],
+        |_| (),
+    );
+    let r = client().get(server.url("/demo/hello/greeting")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

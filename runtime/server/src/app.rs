@@ -257,8 +257,9 @@ pub fn main(app: App) -> ExitCode {
 }
 
 /// What `serve` logs unless `SVC_LOG` says otherwise: start, stop, reloads, warnings and
-/// errors (node failures and panics among them), but no line per request. The access log
-/// and nodes' `ctx.log` lines are opt-in (`SVC_LOG=info`), as in Envoy, Caddy and Traefik:
+/// errors (node failures the flow does not route, and panics, among them), but no line
+/// per request. The access log and nodes' lines (`ctx.log`, failures the flow routes)
+/// are opt-in (`SVC_LOG=info`), as in Envoy, Caddy and Traefik:
 /// at tens of thousands of requests a second they would be the server's largest cost
 /// (docs/performance.md measures it), and metrics count every request anyway. In
 /// development the trace line of each request says what they would.
@@ -279,8 +280,10 @@ fn init_logging(format: &str) {
         Err(_) => default(),
     };
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
+    // Written by a thread of its own: a reader of stderr that stops reading cannot stop
+    // the server (crate::log_lines).
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(crate::log_lines::Stderr)
         .with_ansi(ansi);
     let _ = if format == "json" {
         tracing_subscriber::registry()
@@ -294,13 +297,29 @@ fn init_logging(format: &str) {
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
+    // After the lines logged before it, which are still queued.
+    crate::log_lines::flush(LOG_FLUSH_LIMIT);
     eprintln!("error: {message}");
     ExitCode::FAILURE
 }
 
+/// How long an exiting server waits for its queued log lines to be written.
+const LOG_FLUSH_LIMIT: Duration = Duration::from_secs(2);
+
 /// Starts the server and serves until SIGTERM or SIGINT.
 pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
     init_logging(&args.log_format);
+    let code = start_and_serve(app, args);
+    crate::log_lines::flush(LOG_FLUSH_LIMIT);
+    code
+}
+
+fn start_and_serve(app: &App, args: ServeArgs) -> ExitCode {
+    // Before any file is opened: a socket handed over is file descriptor 3.
+    let handed = match crate::listen::inherited() {
+        Ok(socket) => socket,
+        Err(e) => return fail(e),
+    };
     let trusted = match TrustedProxies::parse(&args.trusted_proxies) {
         Ok(t) => t,
         Err(e) => return fail(format!("--trusted-proxies: {e}")),
@@ -389,6 +408,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
         if std::env::var_os("SVC_EXIT_ON_STDIN_EOF").is_some() {
             std::thread::spawn(|| {
                 let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                crate::log_lines::flush(LOG_FLUSH_LIMIT);
                 std::process::exit(0);
             });
         }
@@ -434,9 +454,19 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
             }
         }
         let addr = format!("{}:{}", args.addr, args.port);
-        let listener = match tokio::net::TcpListener::bind(&addr).await {
-            Ok(l) => l,
-            Err(e) => return fail(format!("cannot listen on {addr}: {e}")),
+        let listener = match handed {
+            // `--addr` and `--port` are the handed socket's business then.
+            Some(socket) => match socket
+                .set_nonblocking(true)
+                .and_then(|()| tokio::net::TcpListener::from_std(socket))
+            {
+                Ok(l) => l,
+                Err(e) => return fail(format!("cannot listen on the socket handed over: {e}")),
+            },
+            None => match tokio::net::TcpListener::bind(&addr).await {
+                Ok(l) => l,
+                Err(e) => return fail(format!("cannot listen on {addr}: {e}")),
+            },
         };
         // A key created after the last reload is looked up (bounded) before a 401.
         keys.look_up_misses_in(crate::apikey::lookup::MissLookup::new(store.clone(), rt.metrics.stores.clone()));
@@ -544,11 +574,12 @@ fn dev_mode_allowed(loopback: bool, confirmed: bool) -> Result<(), String> {
     ))
 }
 
-/// The development trace: one line per request, then each node's logs.
+/// The development trace: one line per request, then each node's logs (queued with the
+/// log lines, whose order they keep).
 fn print_trace(t: &Trace) {
     use std::io::Write;
     let steps: Vec<String> = t.steps.iter().map(|s| format!("{}→{}", s.node, s.outcome)).collect();
-    let mut err = std::io::stderr().lock();
+    let mut err = Vec::with_capacity(256);
     let _ = writeln!(
         err,
         "{} {} {} [{}] {:.1} ms",
@@ -561,6 +592,7 @@ fn print_trace(t: &Trace) {
     for log in &t.logs {
         let _ = writeln!(err, "    {}: {}", log.node, log.message);
     }
+    crate::log_lines::write(err);
 }
 
 #[cfg(test)]

@@ -451,7 +451,9 @@ impl<'r> Exchange<'r> {
                     message: self.rt.redactor.redact(&failure.message),
                     code: failure.code,
                 };
-                tracing::warn!(request_id = %self.request_id, route = self.route, node = N::NODE_KEY, code = failure.code.as_deref().unwrap_or(""), "node failed: {}", failure.message);
+                // One the flow routes (`on_fail`) is an answer the flow chose, written with
+                // the node's own lines; one it leaves to svc is a warning (`node_error`).
+                tracing::info!(target: "svc::node", request_id = %self.request_id, route = self.route, node = N::NODE_KEY, code = failure.code.as_deref().unwrap_or(""), "node failed: {}", failure.message);
                 (
                     "failed",
                     Err(NodeError::Failed {
@@ -631,6 +633,9 @@ impl<'r> Exchange<'r> {
     /// The default answer to a node failure that the flow does not route (`on_fail`
     /// unwired): 500 with the message, the code and the node key.
     pub fn node_error(self, error: NodeError) -> Response {
+        if let NodeError::Failed { node_key, failure } = &error {
+            tracing::warn!(request_id = %self.request_id, route = self.route, node = *node_key, code = failure.code.as_deref().unwrap_or(""), "node failed, and the flow does not route its failure (`on_fail`): answered 500: {}", failure.message);
+        }
         let e = match &error {
             NodeError::Failed { node_key, failure } => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,

@@ -35,6 +35,8 @@ pub mod fetch;
 pub mod health;
 pub mod idle;
 pub mod json;
+pub mod listen;
+pub mod log_lines;
 pub mod metrics;
 pub mod node_runner;
 pub mod ratelimit;

@@ -13,6 +13,7 @@
 //! | `svc_workspace_store_errors_total` | failed reads of the workspace store |
 //! | `svc_api_keys_reloads_total` | times the key index was reloaded |
 //! | `svc_api_keys_loaded` (gauge) | keys in the index |
+//! | `svc_log_lines_dropped_total` | log lines dropped because stderr was not read ([`crate::log_lines`]) |
 //!
 //! `route` is the flow's route (`orders/{id}`), never the raw path, so the number of
 //! series stays bounded whatever clients send; unmatched requests count as `route="-"`.
@@ -210,6 +211,11 @@ impl Default for Metrics {
             protections.clone(),
         );
         registry.register("svc_node_runs", "Code node runs by outcome", nodes.clone());
+        registry.register(
+            "svc_log_lines_dropped",
+            "Log lines dropped because stderr was not read fast enough",
+            crate::log_lines::DROPPED.clone(),
+        );
         let stores = StoreMetrics::default();
         stores.register(&mut registry);
         Metrics {

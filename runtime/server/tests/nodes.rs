@@ -145,19 +145,50 @@ fn key_record(key: &str) -> KeyRecord {
 #[tokio::test]
 async fn fail_is_a_structured_500_unless_the_flow_routes_it() {
     let server = start(Env::deployed("1.2.3", "abc"), secrets(), vec![]).await;
-    let r = client().get(server.url("/ws/api/fail")).send().await.unwrap();
+    let r = client()
+        .get(server.url("/ws/api/fail"))
+        .header("x-request-id", "fail-unrouted")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 500);
     let body: serde_json::Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "NO_PRICE");
     assert_eq!(body["error"]["message"], "the order cannot be priced");
     assert_eq!(body["error"]["node"], "test.fail");
     assert!(body.get("never").is_none(), "no partial output");
-    let r = client().get(server.url("/ws/api/fail?routed")).send().await.unwrap();
+    let r = client()
+        .get(server.url("/ws/api/fail?routed"))
+        .header("x-request-id", "fail-routed")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 422);
     assert_eq!(
         r.json::<serde_json::Value>().await.unwrap(),
         serde_json::json!({"message": "the order cannot be priced", "code": "NO_PRICE"})
     );
+    // A failure left to svc is a warning; one the flow routes is an answer it chose,
+    // written with the node's own lines (`svc::node`, off by default).
+    let logs = captured_logs();
+    let levels = |id: &str| -> Vec<(String, String)> {
+        logs.lines()
+            .filter(|l| l.contains(id) && l.contains("node failed"))
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| {
+                (
+                    v["level"].as_str().unwrap().to_string(),
+                    v["target"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let unrouted = levels("fail-unrouted");
+    assert!(
+        unrouted.contains(&("WARN".into(), "svc_runtime::exchange".into())),
+        "{unrouted:?}"
+    );
+    assert_eq!(levels("fail-routed"), [("INFO".to_string(), "svc::node".to_string())]);
 }
 
 #[tokio::test]

@@ -9,8 +9,13 @@
 //!
 //! The server runs with `--dev`: secrets from environment variables, `ctx.env` mirroring
 //! the process environment, and one trace line per request followed by each node's logs.
-//! It reads its stdin and exits when stdin closes, so it never outlives `svc dev`.
+//! It reads its stdin and exits when stdin closes, so it never outlives `svc dev`. It
+//! listens on a socket svc dev holds ([`socket`]), so that requests wait for a restart
+//! rather than being refused.
 
+mod socket;
+
+use socket::DevSocket;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
@@ -260,18 +265,17 @@ fn start(
     dir: &Path,
     binary: &Path,
     opts: &DevOptions,
+    socket: &DevSocket,
     builder: Option<&crate::builder::Running>,
 ) -> Result<Server, String> {
     let bundle = crate::emit::absolute(&crate::pipeline::out_dir(dir, crate::pipeline::Flavour::Dev))
         .join(crate::emit::SCRIPTS_DIR)
         .join(crate::emit::BUNDLE_FILE);
-    let child = Command::new(binary)
+    let mut command = Command::new(binary);
+    socket.hand_to(&mut command);
+    let child = command
         .arg("serve")
         .arg("--dev")
-        .arg("--addr")
-        .arg(&opts.addr)
-        .arg("--port")
-        .arg(opts.port.to_string())
         .arg("--store")
         .arg(&opts.store)
         .env("SVC_EXIT_ON_STDIN_EOF", "1")
@@ -292,28 +296,17 @@ fn start(
     })
 }
 
-/// Whether the dev server will be able to listen on `addr:port` (port 0 always can).
-fn port_is_free(addr: &str, port: u16) -> Result<(), String> {
-    if port == 0 {
-        return Ok(());
-    }
-    match std::net::TcpListener::bind((addr, port)) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(format!(
-            "{addr}:{port} is in use by another program (another `svc dev`?); stop it, or choose another port with `--port`"
-        )),
-        Err(e) => Err(format!("cannot listen on {addr}:{port}: {e}")),
-    }
-}
-
 /// Runs the development loop until interrupted.
 pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
     // A port another program holds stays held whatever the project's files say: say so
     // and stop, rather than wait for a change that cannot help.
-    if let Err(e) = port_is_free(&opts.addr, opts.port) {
-        eprintln!("error: {e}");
-        return 1;
-    }
+    let socket = match DevSocket::bind(&opts.addr, opts.port) {
+        Ok(socket) => socket,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
     // The Builder first: it reads the project even while the first build runs or fails,
     // and shows what the loop does.
     let status = crate::builder::dev_status::Reporter::default();
@@ -345,15 +338,18 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
                     eprintln!("   The last good server keeps running; fix the problems above and save again.");
                 } else {
                     eprintln!("   Waiting for a change to build again.");
+                    socket.down(format!("{why}; fix the problems `svc dev` printed and save again"));
                 }
                 status.failed(why, server.is_some());
                 return false;
             }
         };
+        // Requests sent from here on wait for the new server.
+        socket.up();
         if let Some(old) = server.take() {
             old.stop();
         }
-        match start(dir, &binary, &opts, builder.as_ref()) {
+        match start(dir, &binary, &opts, &socket, builder.as_ref()) {
             Ok(s) => {
                 *server = Some(s);
                 status.serving(&how);
@@ -361,6 +357,7 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
             }
             Err(e) => {
                 eprintln!("error: {e}");
+                socket.down("the server did not start");
                 status.failed("the server did not start", false);
                 false
             }
@@ -394,6 +391,7 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
                 "   The server `{}` exited ({status}); waiting for a change.",
                 s.binary.display()
             );
+            socket.down(format!("the server exited ({status}); save a change to start it again"));
             server = None;
         }
         let mut now = fingerprint(dir);
