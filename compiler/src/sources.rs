@@ -38,9 +38,10 @@ pub fn link(project_dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
     // Replace whatever is there: a link to another svc's sources, or nothing. A real
     // directory is left alone: it is not ours to delete.
-    match std::fs::symlink_metadata(&link) {
+    let repointed = match std::fs::symlink_metadata(&link) {
         Ok(m) if m.file_type().is_symlink() => {
             std::fs::remove_file(&link).map_err(|e| format!("cannot replace `{}`: {e}", link.display()))?;
+            true
         }
         Ok(_) => {
             return Err(format!(
@@ -48,15 +49,34 @@ pub fn link(project_dir: &Path) -> Result<(), String> {
                 link.display()
             ));
         }
-        Err(_) => {}
-    }
+        Err(_) => false,
+    };
     symlink_dir(&target, &link).map_err(|e| {
         format!(
             "cannot link `{}` to svc's sources at `{}`: {e}",
             link.display(),
             target.display()
         )
-    })
+    })?;
+    if repointed {
+        mark_changed(&target);
+    }
+    Ok(())
+}
+
+/// Dates every carried file now. Cargo knows svc's crates by their path through the
+/// link, which stays the same when the link is pointed at other sources, and judges them
+/// by modification time: sources written before the project's last build (switching
+/// back to an svc used before) would look unchanged, and the project would link the
+/// runtime it was last built with. Other projects linked to the same sources rebuild
+/// svc's crates once. Best effort: a cache this user cannot write keeps its dates.
+fn mark_changed(root: &Path) {
+    let now = std::time::SystemTime::now();
+    for (path, _) in carried::FILES {
+        if let Ok(file) = std::fs::OpenOptions::new().write(true).open(root.join(path)) {
+            let _ = file.set_modified(now);
+        }
+    }
 }
 
 #[cfg(unix)]

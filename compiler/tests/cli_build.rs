@@ -154,6 +154,55 @@ fn a_project_made_by_init_builds_after_it_moves() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A project's `.svc/source` pointed back at sources an svc wrote earlier (the svc used
+/// before an upgrade, say) dates them now: cargo knows svc's crates by their path through
+/// the link, and would take sources older than the last build for ones it compiled.
+#[test]
+fn sources_linked_again_are_dated_now_so_cargo_compiles_them() {
+    let base = scratch_dir("relink");
+    let cache = base.join("cache");
+    let project = base.join("proj");
+    let svc = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+            .args(args)
+            .arg(&project)
+            .env("SVC_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    svc(&["init"]);
+    let link = project.join(".svc/source");
+    let sources = std::fs::read_link(&link).unwrap();
+    assert!(sources.starts_with(&cache), "{sources:?}");
+    let file = sources.join("runtime/server/src/lib.rs");
+    let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    let date = |when| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(when)
+            .unwrap()
+    };
+    let dated = || std::fs::metadata(&file).unwrap().modified().unwrap();
+
+    // Linked already: nothing is dated again (other projects would rebuild for nothing).
+    date(long_ago);
+    svc(&["check"]);
+    assert_eq!(dated(), long_ago);
+
+    // Linked to another svc's sources, then back to these: they are dated now.
+    let other = cache.join("sources/another-svc");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&other, &link).unwrap();
+    svc(&["check"]);
+    assert_eq!(std::fs::read_link(&link).unwrap(), sources);
+    assert!(dated() > long_ago + std::time::Duration::from_secs(86_400 * 365));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// `llvm-profdata` of the rustc the tests were built with, found as `svc build --pgo`
 /// finds it (`rustup component add llvm-tools`; scripts/setup.sh installs it).
 fn llvm_profdata() -> PathBuf {

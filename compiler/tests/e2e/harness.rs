@@ -235,6 +235,11 @@ pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// Sends `request`; the answer's body as text.
+pub async fn text_of(request: reqwest::RequestBuilder) -> String {
+    request.send().await.unwrap().text().await.unwrap()
+}
+
 /// Sends `request`; the answer's status and JSON body.
 pub async fn answer_of(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
     let answer = request.send().await.unwrap();

@@ -2,7 +2,7 @@
 
 use crate::harness::{
     answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start, start_binary,
-    start_with_stderr_unread,
+    start_with_stderr_unread, text_of,
 };
 use crate::support::assert_contains;
 use std::time::Duration;
@@ -56,14 +56,7 @@ async fn a_stderr_nobody_reads_does_not_stop_the_server() {
         // 200, then 429 once the route's limit (60 a minute per IP) is spent.
         assert!([200, 429].contains(&answer.unwrap().status().as_u16()));
     }
-    let metrics = c
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = text_of(c.get(server.url("/metrics"))).await;
     let dropped: u64 = metrics
         .lines()
         .find_map(|l| l.strip_prefix("svc_log_lines_dropped_total "))

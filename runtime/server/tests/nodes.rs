@@ -145,24 +145,15 @@ fn key_record(key: &str) -> KeyRecord {
 #[tokio::test]
 async fn fail_is_a_structured_500_unless_the_flow_routes_it() {
     let server = start(Env::deployed("1.2.3", "abc"), secrets(), vec![]).await;
-    let r = client()
-        .get(server.url("/ws/api/fail"))
-        .header("x-request-id", "fail-unrouted")
-        .send()
-        .await
-        .unwrap();
+    let fail = |path: &str, request_id: &str| client().get(server.url(path)).header("x-request-id", request_id).send();
+    let r = fail("/ws/api/fail", "fail-unrouted").await.unwrap();
     assert_eq!(r.status(), 500);
     let body: serde_json::Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "NO_PRICE");
     assert_eq!(body["error"]["message"], "the order cannot be priced");
     assert_eq!(body["error"]["node"], "test.fail");
     assert!(body.get("never").is_none(), "no partial output");
-    let r = client()
-        .get(server.url("/ws/api/fail?routed"))
-        .header("x-request-id", "fail-routed")
-        .send()
-        .await
-        .unwrap();
+    let r = fail("/ws/api/fail?routed", "fail-routed").await.unwrap();
     assert_eq!(r.status(), 422);
     assert_eq!(
         r.json::<serde_json::Value>().await.unwrap(),
