@@ -996,6 +996,17 @@ test("the create-order flow built from an empty route by drag and keyboard only:
     await add("return-json", "respond", id);
     await setting(id, "status", String(status));
   }
+  // Dropped close together, on one another even: none hides another.
+  const bodies = await page.locator("[data-node] > rect.node-body").evaluateAll((rects) =>
+    rects.map((r) => ({ id: r.parentElement.dataset.node, ...JSON.parse(JSON.stringify(r.getBoundingClientRect())) })),
+  );
+  assert.equal(bodies.length, await page.locator("[data-node]").count());
+  for (const a of bodies) {
+    for (const b of bodies) {
+      const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+      assert.ok(a.id >= b.id || apart, `${a.id} and ${b.id} overlap`);
+    }
+  }
 
   // Check Origin: three origins (one edited, two added), two headers, ten minutes.
   await select("origin");

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NODE_WIDTH, layout, overlaps } from "../app/src/layout.js";
+import { NODE_GAP, NODE_WIDTH, freeSpot, layout, overlaps } from "../app/src/layout.js";
 
 const seq = (id) => ({ id, type: "sequence", sequence: true });
 const data = (id, type = "string") => ({ id, type, sequence: false });
@@ -132,4 +132,23 @@ for (const n of [20, 100, 300]) {
 
 test("every node is as wide as the layout says", () => {
   for (const box of layout(shopLike()).nodes.values()) assert.equal(box.w, NODE_WIDTH);
+});
+
+test("a node dropped on others goes below them; one dropped in the open stays put", () => {
+  const drawn = [...layout(shopLike()).nodes.values()];
+  const h = 88;
+  const box = (at) => ({ ...at, w: NODE_WIDTH, h });
+  // On every node of the flow in turn, and between two of them: never over one.
+  for (const b of drawn) {
+    for (const at of [{ x: b.x, y: b.y }, { x: b.x + 40, y: b.y + b.h - 10 }]) {
+      const spot = freeSpot(at, h, drawn);
+      assert.equal(spot.x, at.x, "moved sideways");
+      assert.ok(spot.y >= at.y, "moved up");
+      for (const other of drawn) assert.ok(!overlaps(box(spot), other), `${JSON.stringify(at)} → ${JSON.stringify(spot)} covers a node`);
+    }
+  }
+  // Below everything: where it was dropped.
+  const bottom = Math.max(...drawn.map((b) => b.y + b.h));
+  assert.deepEqual(freeSpot({ x: 10, y: bottom + 2 * NODE_GAP }, h, drawn), { x: 10, y: bottom + 2 * NODE_GAP });
+  assert.deepEqual(freeSpot({ x: 5, y: 7 }, h, []), { x: 5, y: 7 });
 });

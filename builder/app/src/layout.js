@@ -238,3 +238,22 @@ function placeColumns(columns, routes) {
 export function overlaps(a, b) {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
+
+/**
+ * Where a node `h` high dropped with its top-left corner at `at` goes, among the nodes
+ * drawn (`boxes`): where it was dropped, or, if it would cover one of them, straight
+ * below the nodes it meets, a node's gap apart. A node dropped on another is never
+ * hidden under it, and one dropped in the open stays exactly where it was put.
+ */
+export function freeSpot(at, h, boxes) {
+  const spot = { x: at.x, y: at.y, w: NODE_WIDTH, h };
+  const margin = NODE_GAP / 2;
+  const near = (b) => overlaps(spot, { x: b.x - margin, y: b.y - margin, w: b.w + 2 * margin, h: b.h + 2 * margin });
+  // Each step moves below one node it met: at most one step per node.
+  for (let step = 0; step <= boxes.length; step++) {
+    const met = boxes.filter(near);
+    if (!met.length) break;
+    spot.y = Math.max(...met.map((b) => b.y + b.h)) + NODE_GAP;
+  }
+  return { x: spot.x, y: spot.y };
+}

@@ -11,6 +11,7 @@ import { CodeView } from "./code.js";
 import { followDevStatus } from "./devstatus.js";
 import { el } from "./dom.js";
 import { Editor, nodeForm } from "./editing.js";
+import { freeSpot, nodeHeight } from "./layout.js";
 import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
 import { Settings } from "./settings.js";
@@ -418,6 +419,9 @@ class Builder {
     const answer = await this.editor.node(route, action, `${n.label} added to ${route.name}`);
     if (!answer?.node) return;
     if (at) {
+      // Not on top of a node already drawn (the canvas shows this route: it was dropped on it).
+      const drawn = [...(this.canvas.placed?.nodes ?? [])].filter(([id]) => id !== answer.node).map(([, box]) => box);
+      at = freeSpot(at, nodeHeight(n), drawn);
       // Kept before the flow is drawn again, which reads the positions back.
       this.positions = { ...this.positions, [answer.node]: at };
       await api("PUT", `/api/layout/${encodeURIComponent(route.name)}`, { positions: this.positions }).catch((e) => this.say(`Position not kept: ${e.message}`, true));

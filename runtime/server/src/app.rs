@@ -592,7 +592,7 @@ fn print_trace(t: &Trace) {
     for log in &t.logs {
         let _ = writeln!(err, "    {}: {}", log.node, log.message);
     }
-    crate::log_lines::write(err);
+    crate::log_lines::write(&err);
 }
 
 #[cfg(test)]

@@ -201,6 +201,11 @@ pub fn install_panic_hook(redactor: crate::secrets::Redactor) {
             .map(|l| format!("{}:{}", l.file(), l.line()))
             .unwrap_or_default();
         tracing::error!(target: "svc::panic", location = %location, "panic: {}", redactor.redact(&message));
+        // A panic outside the workers (start-up) ends the process: its line is written
+        // first. A node's panic is caught, and its worker does not wait for stderr.
+        if std::thread::current().name() == Some("main") {
+            crate::log_lines::flush(Duration::from_secs(1));
+        }
     }));
 }
 
