@@ -242,6 +242,8 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     assert_eq!(status, 503, "{body}");
     let body: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(body["error"]["code"], "dev_server_not_running");
+    assert_eq!(body["error"]["status"], 503);
+    assert_eq!(body["error"]["retry_after"], 1);
     assert_eq!(
         body["error"]["message"],
         "no server is running: the project has errors; fix the problems `svc dev` printed and save again"

@@ -127,17 +127,19 @@ fn answer_down(mut client: TcpStream, why: &str) {
             Ok(n) => head.extend_from_slice(&buffer[..n]),
         }
     }
-    let body = serde_json::json!({
-        "error": {
-            "code": "dev_server_not_running",
-            "message": format!("no server is running: {why}"),
-        }
-    })
-    .to_string();
+    // The servers' one error shape, with the retry a client is told of.
+    let body = svc_runtime::ApiError::new(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "dev_server_not_running",
+        format!("no server is running: {why}"),
+    )
+    .retry_after(1)
+    .to_json();
     let _ = write!(
         client,
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{body}",
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",
         body.len()
     );
+    let _ = client.write_all(&body);
     let _ = client.shutdown(std::net::Shutdown::Write);
 }
