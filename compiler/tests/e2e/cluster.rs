@@ -5,7 +5,7 @@
 //! limit is back after it restarts, and with PostgreSQL down the servers keep answering
 //! from the keys they loaded and catch up when it returns.
 
-use crate::harness::{binary, client, error, listening_url, text_of};
+use crate::harness::{binary, client, error, listening_url};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -297,7 +297,14 @@ async fn three_instances_share_keys_limits_and_revocations() {
     let health = health_of(&c, &instances[2]).await;
     assert_eq!(health["status"], "degraded", "{health}");
     assert_eq!(health["rate_limit_store"]["breaker"], "open", "{health}");
-    let metrics = text_of(c.get(instances[2].url("/metrics"))).await;
+    let metrics = c
+        .get(instances[2].url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(metrics.contains("svc_rate_limit_store_breaker_open 1"), "{metrics}");
     assert!(instances[2].logged("circuit breaker open"));
 

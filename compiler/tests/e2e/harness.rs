@@ -1,9 +1,12 @@
 //! Building example servers and running them on free loopback ports.
 
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use svc_runtime::apikey::{KeyRecord, unix_now};
 use svc_runtime::seal::SecretsKey;
@@ -49,9 +52,16 @@ pub struct Server {
     child: Child,
     pub base: String,
     dir: PathBuf,
+    reading_stderr: Arc<AtomicBool>,
 }
 
 impl Server {
+    /// Leaves the server's stderr unread from its next line on, the pipe open: as a
+    /// stalled log shipper leaves it.
+    pub fn stop_reading_stderr(&self) {
+        self.reading_stderr.store(false, Ordering::Relaxed);
+    }
+
     /// The server's workspace store, for `svc keys --store` while it runs.
     pub fn store_path(&self) -> PathBuf {
         self.dir.join("workspace.db")
@@ -116,27 +126,6 @@ pub fn start_binary<T>(
     env: &[(&str, &str)],
     setup: impl FnOnce(&Setup) -> T,
 ) -> (Server, T) {
-    let (mut server, value) = launch(example, bin, extra_args, env, setup);
-    // Read what the server logs, so that what a long test logs is all written.
-    if let Some(stderr) = server.child.stderr.take() {
-        std::thread::spawn(move || std::io::copy(&mut std::io::BufReader::new(stderr), &mut std::io::sink()));
-    }
-    (server, value)
-}
-
-/// Starts `example` with `env` and its stderr a pipe that nothing reads (as a stalled log
-/// shipper leaves it), open until the server is dropped.
-pub fn start_with_stderr_unread(example: &str, env: &[(&str, &str)]) -> Server {
-    launch(example, &binary(example), &[], env, |_| ()).0
-}
-
-fn launch<T>(
-    example: &str,
-    bin: &Path,
-    extra_args: &[&str],
-    env: &[(&str, &str)],
-    setup: impl FnOnce(&Setup) -> T,
-) -> (Server, T) {
     let dir = scratch(example);
     let store_path = dir.join("workspace.db");
     let value = {
@@ -164,7 +153,25 @@ fn launch<T>(
             panic!("`{example}` did not start: {}", String::from_utf8_lossy(&out.stderr));
         }
     };
-    (Server { child, base, dir }, value)
+    // Read what the server logs (from a copy of the pipe, which the child keeps open), so
+    // that a long test never fills the pipe, until the test says to stop.
+    let reading = Arc::new(AtomicBool::new(true));
+    if let Some(pipe) = child.stderr.as_ref().and_then(|e| e.as_fd().try_clone_to_owned().ok()) {
+        let reading = reading.clone();
+        std::thread::spawn(move || {
+            let (mut pipe, mut chunk) = (std::fs::File::from(pipe), [0u8; 8192]);
+            while reading.load(Ordering::Relaxed) && pipe.read(&mut chunk).is_ok_and(|n| n > 0) {}
+        });
+    }
+    (
+        Server {
+            child,
+            base,
+            dir,
+            reading_stderr: reading,
+        },
+        value,
+    )
 }
 
 pub use svc_compiler::flow_tests::server::listening_url;
@@ -233,11 +240,6 @@ pub fn client() -> reqwest::Client {
 /// matters).
 pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
     request.send().await.unwrap().json().await.unwrap()
-}
-
-/// Sends `request`; the answer's body as text.
-pub async fn text_of(request: reqwest::RequestBuilder) -> String {
-    request.send().await.unwrap().text().await.unwrap()
 }
 
 /// Sends `request`; the answer's status and JSON body.

@@ -1,9 +1,6 @@
 //! `examples/hello`: a public GET route, rate limited by IP, with an enum query parameter.
 
-use crate::harness::{
-    answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start, start_binary,
-    start_with_stderr_unread, text_of,
-};
+use crate::harness::{answer_of, binary, client, error, error_of, json_of, run_to_exit_with, start, start_binary};
 use crate::support::assert_contains;
 use std::time::Duration;
 
@@ -44,7 +41,8 @@ async fn greets_with_typed_query_parameters_and_enum_round_trips() {
 /// the pipe) keeps answering: log lines it cannot write are dropped and counted.
 #[tokio::test]
 async fn a_stderr_nobody_reads_does_not_stop_the_server() {
-    let server = start_with_stderr_unread("hello", &[("SVC_LOG", "info")]);
+    let (server, _) = start_binary("hello", &binary("hello"), &[], &[("SVC_LOG", "info")], |_| ());
+    server.stop_reading_stderr();
     let c = client();
     // Each request writes an access line of more than 100 bytes: 3,000 of them are more
     // than the pipe's 64 KiB and the 1,024 lines the server holds for it.
@@ -56,7 +54,8 @@ async fn a_stderr_nobody_reads_does_not_stop_the_server() {
         // 200, then 429 once the route's limit (60 a minute per IP) is spent.
         assert!([200, 429].contains(&answer.unwrap().status().as_u16()));
     }
-    let metrics = text_of(c.get(server.url("/metrics"))).await;
+    let answer = c.get(server.url("/metrics")).send().await.unwrap();
+    let metrics = answer.text().await.unwrap();
     let dropped: u64 = metrics
         .lines()
         .find_map(|l| l.strip_prefix("svc_log_lines_dropped_total "))
