@@ -575,6 +575,6 @@ function refocus(was, now) {
   try {
     now.setSelectionRange(was.selectionStart, was.selectionEnd, was.selectionDirection ?? "none");
   } catch {
-    // Fields without a caret (a number field, a select) keep just the focus.
+    // Fields without a caret (a select, a checkbox) keep just the focus.
   }
 }

@@ -55,12 +55,12 @@ impl DevSocket {
 
     /// Requests wait for the server about to start (or running).
     pub fn up(&self) {
-        *self.down.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.down) = None;
     }
 
     /// No server runs: requests are answered 503 with `why`.
     pub fn down(&self, why: impl Into<String>) {
-        *self.down.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.into());
+        *lock(&self.down) = Some(why.into());
     }
 
     /// Hands the socket to the server `command` starts, as file descriptor 3.
@@ -92,13 +92,18 @@ impl DevSocket {
     }
 }
 
+/// Why no server answers; a panic under the lock leaves the value whole.
+fn lock(down: &Down) -> std::sync::MutexGuard<'_, Option<String>> {
+    down.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Answers every request that arrives while no server runs, until svc dev exits.
 fn answer_while_down(listener: &TcpListener, down: &Down) {
     loop {
         std::thread::sleep(POLL);
         // Accepted under the lock: once `up` returns, a connection is the server's.
         let (why, clients) = {
-            let down = down.lock().unwrap_or_else(|e| e.into_inner());
+            let down = lock(down);
             let Some(why) = down.clone() else { continue };
             let mut clients = Vec::new();
             while let Ok((client, _)) = listener.accept() {

@@ -633,16 +633,16 @@ impl<'r> Exchange<'r> {
     /// The default answer to a node failure that the flow does not route (`on_fail`
     /// unwired): 500 with the message, the code and the node key.
     pub fn node_error(self, error: NodeError) -> Response {
-        if let NodeError::Failed { node_key, failure } = &error {
-            tracing::warn!(request_id = %self.request_id, route = self.route, node = *node_key, code = failure.code.as_deref().unwrap_or(""), "node failed, and the flow does not route its failure (`on_fail`): answered 500: {}", failure.message);
-        }
         let e = match &error {
-            NodeError::Failed { node_key, failure } => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                failure.code.clone().unwrap_or_else(|| "node_failed".into()),
-                failure.message.clone(),
-            )
-            .node(*node_key),
+            NodeError::Failed { node_key, failure } => {
+                tracing::warn!(request_id = %self.request_id, route = self.route, node = *node_key, code = failure.code.as_deref().unwrap_or(""), "node failed, and the flow does not route its failure (`on_fail`): answered 500: {}", failure.message);
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    failure.code.clone().unwrap_or_else(|| "node_failed".into()),
+                    failure.message.clone(),
+                )
+                .node(*node_key)
+            }
             NodeError::Panicked { node_key } => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal_error",
