@@ -14,7 +14,7 @@ use svc_frontend::config::{self, CONFIG_FILE, Config};
 use svc_frontend::flow::{self, Flow};
 use svc_frontend::node_crate::{self, NodeCrate};
 use svc_frontend::source::display_path;
-use svc_frontend::vfs::{Disk, ReadError, Vfs};
+use svc_frontend::vfs::{Confined, Disk, ReadError, Vfs};
 use svc_frontend::{Code, Diagnostic, Diagnostics, FileId, SourceFile, SourceMap, Span};
 use svc_frontend_ts::CONFIG_FILE as TS_CONFIG_FILE;
 use svc_frontend_ts::nodes::ScriptNodes;
@@ -46,13 +46,29 @@ impl Project {
     /// that need its declarations (secrets) and nothing else. `None` when it cannot be
     /// read; `svc check` says why.
     pub fn config_only(root: &Path) -> Option<Config> {
+        Self::config_only_from(&Disk, root)
+    }
+
+    /// [`Project::config_only`] through `vfs` (the Builder reads through [`Confined`]).
+    pub fn config_only_from(vfs: &dyn Vfs, root: &Path) -> Option<Config> {
         let mut diags = Diagnostics::new();
-        load_config(&Disk, root, &mut SourceMap::new(), &mut diags)
+        load_config(vfs, root, &mut SourceMap::new(), &mut diags)
     }
 
     /// Reads the project at `root` from disk.
     pub fn load(root: &Path, diags: &mut Diagnostics) -> Project {
         Self::load_from(&Disk, root, diags)
+    }
+
+    /// Reads the project at `root` without leaving it: no link is followed out of it, no
+    /// special file is opened ([`Confined`]). What the Builder reads a project with: it
+    /// may have been cloned from anyone, and `svc studio` runs none of its code.
+    pub fn load_confined(root: &Path, diags: &mut Diagnostics) -> Project {
+        match Confined::new(root) {
+            Some(vfs) => Self::load_from(&vfs, root, diags),
+            // No such directory: the disk reader says so.
+            None => Self::load(root, diags),
+        }
     }
 
     /// Reads a project through `vfs` (the disk, or memory for tests and fuzzing).
@@ -78,7 +94,7 @@ impl Project {
                 match vfs.read(p) {
                     Ok(text) => Some(sources.add(SourceFile::new(shown, Some(p.clone()), text))),
                     // Reported once, and not checked: its content is not what the user wrote.
-                    Err(ReadError::NotUtf8(bad)) => {
+                    Err(ReadError::Unreadable(bad)) => {
                         bad.report(&shown, p.clone(), &mut sources, diags);
                         None
                     }
@@ -156,7 +172,7 @@ fn load_config(vfs: &dyn Vfs, root: &Path, sources: &mut SourceMap, diags: &mut 
             let text = sources.get(file).text.clone();
             reader(file, &text, diags)
         }
-        Err(ReadError::NotUtf8(bad)) => {
+        Err(ReadError::Unreadable(bad)) => {
             bad.report(name, path, sources, diags);
             None
         }

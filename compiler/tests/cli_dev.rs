@@ -69,6 +69,9 @@ fn try_get(port: u16, path: &str, key: &str) -> Result<(u16, String), String> {
     Ok((status, body))
 }
 
+/// A flow holding this makes (debug-built) svc dev panic in checking, as a bug would.
+const PANIC_MARKER: &str = "svc-test-panic-while-checking";
+
 struct Dev {
     child: Child,
     listening: Receiver<String>,
@@ -84,6 +87,7 @@ impl Dev {
             .args(["--port", &port.to_string()])
             .env("CARGO_TARGET_DIR", repo().join("target"))
             .env_remove("SVC_LOG")
+            .env("SVC_DEBUG_PANIC_ON_FLOW_TEXT", PANIC_MARKER)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -305,6 +309,12 @@ fn dev_serves_rebuilds_on_a_change_and_keeps_the_last_good_server() {
     dev.wait_stderr("last good server keeps running", Duration::from_secs(10));
     let (status, _) = get(port, path, &key);
     assert_eq!(status, 202);
+
+    // svc itself panics while checking (a bug): svc dev says so, and lives on with the
+    // last good server (the multi-byte `date-time` literal once did this).
+    std::fs::write(&flow_path, format!("# {PANIC_MARKER}\n{edited}")).unwrap();
+    dev.wait_stderr("a bug in svc", Duration::from_secs(60));
+    assert_eq!(get(port, path, &key).0, 202);
 
     // Fix it again: back to a new server.
     std::fs::write(&flow_path, edited.replace("status: 202", "status: 200")).unwrap();

@@ -497,3 +497,114 @@ async fn a_project_with_errors_opens_with_its_diagnostics_on_their_nodes() {
     assert_eq!(edge.expect("its edge as written")["to"]["node"], "limit");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A project cloned from anyone is opened in the Builder: no read or write leaves it,
+/// whatever links it plants. Every write path (an edit, undo, a node added, a wire, a
+/// new route, a node dragged) with its old fixed temporary name planted as a link to a
+/// file outside; every read path with a link to a secret outside.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_cloned_project_cannot_make_the_builder_read_or_write_outside_it() {
+    use std::os::unix::fs::symlink;
+    let dir = copy_of("shop", "planted-links");
+    let outside = support::scratch_dir("studio-planted-links-outside");
+    let (victim, secret) = (outside.join("bashrc"), outside.join("secret"));
+    std::fs::write(&victim, "keep me\n").unwrap();
+    std::fs::write(&secret, "s3cret-outside\n").unwrap();
+    let flows = dir.join("flows");
+    for planted in [
+        "create-order.yaml.svc-tmp",
+        "create-order.layout.json.tmp",
+        ".fresh.yaml.svc-new",
+        "start-export.layout.json",
+    ] {
+        symlink(&victim, flows.join(planted)).unwrap();
+    }
+    symlink(&secret, flows.join("link.yaml")).unwrap();
+    let studio = Studio::start(&dir);
+    let untouched = || assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+
+    // Writes: each lands in the project, none through a planted link.
+    let version = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["version"].clone();
+    let (_, read) = studio.get("/api/flows/create-order").await;
+    let base = version(&read);
+    let edit = serde_json::json!({ "base": base,
+        "edits": [{ "op": "set", "path": ["nodes", "limit", "limit"], "value": 50 }] });
+    let (status, answer) = studio.post("/api/flows/create-order/edit", edit).await;
+    assert_eq!(status, 200, "{answer}");
+    untouched();
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let undo = serde_json::json!({ "base": answer["version"], "text": answer["previous"]["text"] });
+    let (status, answer) = studio.put("/api/flows/create-order", undo).await;
+    assert_eq!(status, 200, "{answer}");
+    let add = serde_json::json!({ "action": "add", "base": version(&answer), "type": "return-json" });
+    let (status, answer) = studio.post("/api/flows/create-order/node", add).await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = studio
+        .put(
+            "/api/layout/create-order",
+            serde_json::json!({"positions": {"auth": {"x": 1, "y": 2}}}),
+        )
+        .await;
+    assert_eq!(status, 204, "{answer}");
+    let new_route = serde_json::json!({ "name": "fresh", "route": "fresh", "methods": ["GET"] });
+    let (status, answer) = studio.post("/api/flows", new_route).await;
+    assert_eq!(status, 201, "{answer}");
+    untouched();
+    assert!(
+        std::fs::read_to_string(flows.join("fresh.yaml"))
+            .unwrap()
+            .contains("route: fresh")
+    );
+
+    // A layout file that is itself a link is neither read nor written.
+    let (status, answer) = studio.get("/api/layout/start-export").await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("symbolic link"), "{answer}");
+    let (status, _) = studio
+        .put("/api/layout/start-export", serde_json::json!({"positions": {}}))
+        .await;
+    assert_eq!(status, 403);
+    untouched();
+
+    // Reads: a linked flow is refused with a message, and its target's text is in no
+    // answer (the project, its diagnostics, the code).
+    let (status, answer) = studio.get("/api/flows/link").await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("`flows/link.yaml` is a symbolic link"), "{answer}");
+    let edit = serde_json::json!({ "base": "x", "edits": [] });
+    let (status, _) = studio.post("/api/flows/link/edit", edit).await;
+    assert_eq!(status, 403);
+    let (status, project) = studio.get("/api/project").await;
+    assert_eq!(status, 200);
+    assert!(!project.contains("s3cret-outside"), "{project}");
+    assert!(
+        project.contains("symbolic link that leads out of the project"),
+        "{project}"
+    );
+    let (_, code) = studio.get("/api/code/link").await;
+    assert!(!code.contains("s3cret-outside"), "{code}");
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "s3cret-outside\n");
+    drop(studio);
+
+    // `flows/` itself a link out of the project.
+    let elsewhere = outside.join("flows");
+    std::fs::rename(&flows, &elsewhere).unwrap();
+    symlink(&elsewhere, &flows).unwrap();
+    let studio = Studio::start(&dir);
+    let (status, answer) = studio.get("/api/flows/create-order").await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("`flows/` is a symbolic link"), "{answer}");
+    let new_route = serde_json::json!({ "name": "other", "route": "other", "methods": ["GET"] });
+    let (status, _) = studio.post("/api/flows", new_route).await;
+    assert_eq!(status, 403);
+    assert!(!elsewhere.join("other.yaml").exists());
+    let (_, project) = studio.get("/api/project").await;
+    assert!(
+        !project.contains("\"create-order\""),
+        "the linked flows are not read: {project}"
+    );
+    drop(studio);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&outside);
+}

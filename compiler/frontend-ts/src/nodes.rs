@@ -141,7 +141,7 @@ impl Reader<'_, '_, '_, '_> {
     fn module(&mut self, path: &Path, name: String, is_entry: bool) -> Vec<PathBuf> {
         let text = match self.vfs.read(path) {
             Ok(text) => text,
-            Err(ReadError::NotUtf8(bad)) => {
+            Err(ReadError::Unreadable(bad)) => {
                 bad.report(&name, path.to_path_buf(), self.sources, self.diags);
                 self.out.unreadable = true;
                 return Vec::new();

@@ -242,7 +242,7 @@ pub fn load(
     let manifest_text = match vfs.read(&manifest_path) {
         Ok(text) => text,
         Err(ReadError::Missing) => return None,
-        Err(ReadError::NotUtf8(bad)) => {
+        Err(ReadError::Unreadable(bad)) => {
             bad.report(&display_path(root, &manifest_path), manifest_path, sources, diags);
             return None;
         }
@@ -268,7 +268,7 @@ pub fn load(
     let lib = dir.join("src").join("lib.rs");
     let text = match vfs.read(&lib) {
         Ok(text) => text,
-        Err(ReadError::NotUtf8(bad)) => {
+        Err(ReadError::Unreadable(bad)) => {
             bad.report(&display_path(root, &lib), lib, sources, diags);
             krate.unreadable = true;
             return Some(krate);
@@ -647,7 +647,7 @@ impl Walker<'_> {
                     });
                     match found {
                         Some((path, Ok(text))) => self.file(&path, text, child_path, public && is_pub),
-                        Some((path, Err(ReadError::NotUtf8(bad)))) => {
+                        Some((path, Err(ReadError::Unreadable(bad)))) => {
                             bad.report(&display_path(self.root, &path), path, self.sources, self.diags);
                             self.krate.unreadable = true;
                         }

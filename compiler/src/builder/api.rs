@@ -28,6 +28,7 @@
 //! Errors are `{"error": {"status": …, "message": …}}`. No answer holds a secret value,
 //! an API key other than one just issued, or a key hash.
 
+use super::files;
 use super::guard::{self, Admitted, Guard, Presented};
 use super::traces::{KeyPlaces, Traces};
 use crate::workspace::Workspace;
@@ -78,6 +79,12 @@ impl State {
             dev_status,
             key_places: Mutex::new((None, KeyPlaces::default())),
         }
+    }
+
+    /// The project's config, read without leaving the project.
+    fn config(&self) -> Option<svc_frontend::config::Config> {
+        let vfs = svc_frontend::vfs::Confined::new(&self.dir)?;
+        crate::project::Project::config_only_from(&vfs, &self.dir)
     }
 
     fn key_places(&self) -> KeyPlaces {
@@ -223,17 +230,23 @@ async fn code(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Re
     }
 }
 
-/// `flows/<route>.layout.json`, for a route that exists.
-fn layout_file(state: &State, route: &str) -> Option<PathBuf> {
-    flow_file(state, route).map(|_| state.dir.join("flows").join(format!("{route}.layout.json")))
+/// `flows/<route>.layout.json`, for a route that exists (404 otherwise; 403 for a file
+/// the Builder does not touch: [`files`]).
+fn layout_file(state: &State, route: &str) -> Result<PathBuf, Response> {
+    flow_file(state, route)?;
+    Ok(state.dir.join("flows").join(format!("{route}.layout.json")))
 }
 
 async fn layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
-    let Some(file) = layout_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    let file = match layout_file(&state, &route) {
+        Ok(file) => file,
+        Err(answer) => return answer,
     };
-    let positions = std::fs::read_to_string(&file)
-        .ok()
+    let text = match files::read_text(&file, &format!("flows/{route}.layout.json")) {
+        Ok(text) => text,
+        Err(refused) => return forbidden(refused),
+    };
+    let positions = text
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
         .and_then(|v| v.get("positions").cloned())
         .unwrap_or_else(|| json!({}));
@@ -246,9 +259,13 @@ struct Positions {
 }
 
 async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
-    let Some(file) = layout_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    let file = match layout_file(&state, &route) {
+        Ok(file) => file,
+        Err(answer) => return answer,
     };
+    if let Err(refused) = files::own_file(&file, &format!("flows/{route}.layout.json")) {
+        return forbidden(refused);
+    }
     let Ok(Positions { positions }) = serde_json::from_slice::<Positions>(&body) else {
         return bad_request("expected {\"positions\": {\"<node id>\": {\"x\": …, \"y\": …}}}");
     };
@@ -269,25 +286,32 @@ async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>
         "{}\n",
         serde_json::to_string_pretty(&json!({ "positions": clean })).unwrap_or_default()
     );
-    let tmp = file.with_extension("json.tmp");
-    match std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &file)) {
+    match files::replace(&file, text.as_bytes()) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => failed(format!("cannot write `{}`: {e}", file.display())),
     }
 }
 
-/// `flows/<route>.yaml` (or `.yml`), for a route name that is a plain file name.
-fn flow_file(state: &State, route: &str) -> Option<PathBuf> {
+/// `flows/<route>.yaml` (or `.yml`), for a route name that is a plain file name: 404
+/// when there is none, 403 when it is not a file of the project's own ([`files`]).
+fn flow_file(state: &State, route: &str) -> Result<PathBuf, Response> {
     let valid = !route.is_empty()
         && route
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
         && !route.starts_with('.');
-    let flows = state.dir.join("flows");
-    ["yaml", "yml"]
-        .iter()
-        .map(|ext| flows.join(format!("{route}.{ext}")))
-        .find(|f| valid && f.is_file())
+    if !valid {
+        return Err(error(StatusCode::NOT_FOUND, "no flow of that name"));
+    }
+    match files::flow_file(&state.dir, route) {
+        Ok(Some(file)) => Ok(file),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, "no flow of that name")),
+        Err(refused) => Err(forbidden(refused)),
+    }
+}
+
+fn forbidden(refused: files::Refused) -> Response {
+    error(StatusCode::FORBIDDEN, &refused.0)
 }
 
 /// A new route: `flows/<name>.yaml`, never over a file that exists.
@@ -313,20 +337,32 @@ async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Respon
     if new.methods.is_empty() || new.route.trim().is_empty() {
         return bad_request("a route needs a path and at least one method");
     }
-    let flows = state.dir.join("flows");
+    let flows = match files::flows_dir(&state.dir) {
+        Ok(flows) => flows,
+        Err(refused) => return forbidden(refused),
+    };
     let file = flows.join(format!("{}.yaml", new.name));
-    if flow_file(&state, &new.name).is_some() {
-        return error(
-            StatusCode::CONFLICT,
-            &format!("`flows/{}.yaml` exists already", new.name),
-        );
+    match files::flow_file(&state.dir, &new.name) {
+        Ok(None) => {}
+        Ok(Some(_)) | Err(_) => {
+            return error(
+                StatusCode::CONFLICT,
+                &format!("`flows/{}.yaml` exists already", new.name),
+            );
+        }
     }
     // The editor's schema line of the project's other flows (or of `svc init`'s).
-    let schema_line = std::fs::read_dir(&flows)
+    let mut others: Vec<PathBuf> = std::fs::read_dir(&flows)
         .into_iter()
         .flatten()
         .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    others.sort();
+    let schema_line = others
+        .iter()
+        .filter_map(|p| files::read_text(p, "").ok().flatten())
         .find_map(|t| {
             t.lines()
                 .next()
@@ -340,19 +376,18 @@ async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Respon
                 .is_file()
                 .then(|| "# yaml-language-server: $schema=../schemas/flow.schema.json".to_string())
         });
-    let served = match crate::project::Project::config_only(&state.dir) {
+    let served = match state.config() {
         Some(config) => config.served_path(new.route.trim_matches('/')),
         None => format!("/{}", new.route.trim_matches('/')),
     };
     let text = new_flow_text(&new, &served, schema_line.as_deref());
     // Written whole beside it, then linked in: the file appears complete, and one that
     // appeared meanwhile is not overwritten (a link to an existing name fails).
-    let tmp = flows.join(format!(".{}.yaml.svc-new", new.name));
-    let written = std::fs::create_dir_all(&flows)
-        .and_then(|()| std::fs::write(&tmp, &text))
-        .and_then(|()| std::fs::hard_link(&tmp, &file));
-    let _ = std::fs::remove_file(&tmp);
-    match written {
+    let made_dir = match std::fs::create_dir(&flows) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    };
+    match made_dir.and_then(|()| files::create(&file, text.as_bytes())) {
         Ok(()) => (
             StatusCode::CREATED,
             axum::Json(json!({ "name": new.name, "version": super::edit::version(text.as_bytes()), "text": text })),
@@ -367,14 +402,16 @@ async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Respon
 }
 
 async fn flow_text(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
-    let Some(file) = flow_file(&state, &route) else {
-        return error(StatusCode::NOT_FOUND, "no flow of that name");
+    let file = match flow_file(&state, &route) {
+        Ok(file) => file,
+        Err(answer) => return answer,
     };
-    match std::fs::read_to_string(&file) {
-        Ok(text) => {
+    match files::read_text(&file, &format!("flows/{route}")) {
+        Ok(Some(text)) => {
             axum::Json(json!({ "version": super::edit::version(text.as_bytes()), "text": text })).into_response()
         }
-        Err(e) => failed(format!("cannot read `{}`: {e}", file.display())),
+        Ok(None) => error(StatusCode::NOT_FOUND, "no flow of that name"),
+        Err(refused) => forbidden(refused),
     }
 }
 
@@ -549,7 +586,7 @@ impl<T: FlowRequest> axum::extract::FromRequest<Arc<State>> for FlowBody<T> {
         let body = axum::body::Bytes::from_request(Request::from_parts(parts, body), state)
             .await
             .map_err(IntoResponse::into_response)?;
-        let file = flow_file(state, &route).ok_or_else(|| error(StatusCode::NOT_FOUND, "no flow of that name"))?;
+        let file = flow_file(state, &route)?;
         let request = serde_json::from_slice::<T>(&body)
             .map_err(|e| bad_request(format!("expected {}: {e}", T::SHAPE)))?;
         Ok(FlowBody {
@@ -729,7 +766,7 @@ async fn rotate_key(
 
 /// The secrets the project declares, in its config (YAML or TypeScript).
 fn declared_secrets(state: &State) -> Vec<svc_types::assets::SecretDefinition> {
-    crate::project::Project::config_only(&state.dir)
+    state.config()
         .map(|c| c.assets.secrets)
         .unwrap_or_default()
 }

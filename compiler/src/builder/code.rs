@@ -36,7 +36,7 @@ const NODE_COMMENTS: &[&str] = &[
 /// there is none (a project with errors has no generated code).
 pub fn route_code(dir: &Path, route: &str) -> Result<RouteCode, String> {
     let mut diags = Diagnostics::new();
-    let project = Project::load(dir, &mut diags);
+    let project = Project::load_confined(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
     if checked.has_errors {
         return Err("the project has errors: there is no generated code until `svc check` passes".into());

@@ -91,8 +91,12 @@ pub fn apply_planned<E: std::borrow::Borrow<Edit>>(
 
 /// The text of `file`, if its version is still `base`.
 fn read_at(file: &Path, base: &str) -> Result<String, Refused> {
-    let current =
-        std::fs::read_to_string(file).map_err(|e| Refused::Io(format!("cannot read `{}`: {e}", file.display())))?;
+    let shown = file.display().to_string();
+    let current = match super::files::read_text(file, &shown) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(Refused::Io(format!("cannot read `{shown}`: it is gone"))),
+        Err(refused) => return Err(Refused::Io(refused.0)),
+    };
     if version(current.as_bytes()) != base {
         return Err(Refused::Conflict { current });
     }
@@ -106,9 +110,7 @@ pub fn restore(file: &Path, base: &str, text: &str) -> Result<(), Refused> {
 }
 
 fn write(file: &Path, text: &str) -> Result<(), Refused> {
-    let tmp = file.with_extension("yaml.svc-tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, file))
+    super::files::replace(file, text.as_bytes())
         .map_err(|e| Refused::Io(format!("cannot write `{}`: {e}", file.display())))
 }
 

@@ -7,7 +7,9 @@
 //! - [`api`]: the HTTP API under `/api/` (the project, API keys, secrets, positions).
 //! - [`edit`]: edits of a flow file, made on its text and refused when it changed since
 //!   the Builder read it; [`flow_ops`]: a node added, renamed or deleted, as such edits;
-//!   [`wiring`]: a wire drawn, checked by the checker's own rules first.
+//!   [`wiring`]: a wire drawn, checked by the checker's own rules first; [`files`]: how
+//!   flow and layout files are read and written without following a link out of the
+//!   project (the project is read through [`svc_frontend::vfs::Confined`]).
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
 //!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
 //!   SVG, nothing to build, nothing fetched from elsewhere.
@@ -16,6 +18,7 @@ pub mod api;
 pub mod code;
 pub mod dev_status;
 pub mod edit;
+pub mod files;
 pub mod flow_ops;
 pub mod guard;
 pub mod model;

@@ -234,7 +234,7 @@ pub struct PaletteNode {
 /// Reads and checks the project at `dir` and describes it.
 pub fn read(dir: &Path) -> Model {
     let mut diags = Diagnostics::new();
-    let project = Project::load(dir, &mut diags);
+    let project = Project::load_confined(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
     describe(&project, &checked, diags, dir)
 }
@@ -902,7 +902,7 @@ fn palette(checked: &Checked) -> Vec<PaletteNode> {
 /// values traces must never show.
 pub fn key_places(dir: &Path) -> super::traces::KeyPlaces {
     let mut diags = Diagnostics::new();
-    let project = Project::load(dir, &mut diags);
+    let project = Project::load_confined(dir, &mut diags);
     let mut places = super::traces::KeyPlaces::default();
     for node in project.flows.iter().flat_map(|f| &f.nodes) {
         if let NodeKind::CheckApiKey(check) = &node.kind {

@@ -37,7 +37,7 @@ fn keys(steps: &[&str]) -> Vec<Step> {
 /// or the checker's reason it cannot be drawn.
 pub fn plan(dir: &Path, route: &str, from: &End, to: &End) -> Result<Vec<Edit>, String> {
     let mut diags = Diagnostics::new();
-    let project = Project::load(dir, &mut diags);
+    let project = Project::load_confined(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
     let index = project
         .flows

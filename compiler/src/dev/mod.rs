@@ -202,11 +202,25 @@ fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> 
     const FAILED: &str = "the build failed";
     let flavour = crate::pipeline::Flavour::Dev;
     let crate_dir = crate::pipeline::out_dir(dir, flavour);
-    let report = match crate::pipeline::emit_project_as(dir, &crate_dir, true, flavour) {
-        Ok(Some(report)) => report,
-        Ok(None) => return Err(ERRORS),
-        Err(e) => {
+    // A panic in svc's own checking is a bug, but it must not end the loop, its Builder
+    // and the server that runs: it is reported (the panic hook printed where), and the
+    // last good server keeps serving.
+    let emitted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        #[cfg(debug_assertions)]
+        panic_for_tests(dir);
+        crate::pipeline::emit_project_as(dir, &crate_dir, true, flavour)
+    }));
+    let report = match emitted {
+        Ok(Ok(Some(report))) => report,
+        Ok(Ok(None)) => return Err(ERRORS),
+        Ok(Err(e)) => {
             eprintln!("error: {e}");
+            return Err(FAILED);
+        }
+        Err(_) => {
+            eprintln!(
+                "error: svc failed while checking the project (a bug in svc: the panic above says where; please report it with the file you saved). The last good server keeps running."
+            );
             return Err(FAILED);
         }
     };
@@ -254,6 +268,18 @@ fn build(dir: &Path, change: Change) -> Result<(PathBuf, String), &'static str> 
             eprintln!("error: {e}");
             Err(FAILED)
         }
+    }
+}
+
+/// Debug builds only, for svc's own tests of the loop's survival: panics as a bug in the
+/// checker would when a flow file holds the text `SVC_DEBUG_PANIC_ON_FLOW_TEXT` names.
+#[cfg(debug_assertions)]
+fn panic_for_tests(dir: &Path) {
+    let Some(marker) = std::env::var_os("SVC_DEBUG_PANIC_ON_FLOW_TEXT") else { return };
+    let marker = marker.to_string_lossy();
+    let flows = std::fs::read_dir(dir.join("flows")).into_iter().flatten().flatten();
+    if flows.filter_map(|e| std::fs::read_to_string(e.path()).ok()).any(|t| t.contains(&*marker)) {
+        panic!("a panic asked for by SVC_DEBUG_PANIC_ON_FLOW_TEXT");
     }
 }
 

@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_millis(20);
 /// How long a client has to send its request head before svc dev answers anyway.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(2);
+/// Connections answered at once while no server runs, each by a thread of its own; past
+/// this, a connection is closed at once (a burst of connects cannot make a thread each,
+/// and those answered are done within [`HEAD_TIMEOUT`]).
+const ANSWERING: usize = 32;
 
 /// Why no server answers, or `None` while one runs or is being started.
 type Down = Arc<Mutex<Option<String>>>;
@@ -99,6 +103,7 @@ fn lock(down: &Down) -> std::sync::MutexGuard<'_, Option<String>> {
 
 /// Answers every request that arrives while no server runs, until svc dev exits.
 fn answer_while_down(listener: &TcpListener, down: &Down) {
+    let answering = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     loop {
         std::thread::sleep(POLL);
         // Accepted under the lock: once `up` returns, a connection is the server's.
@@ -112,9 +117,31 @@ fn answer_while_down(listener: &TcpListener, down: &Down) {
             (why, clients)
         };
         for client in clients {
-            let why = why.clone();
-            std::thread::spawn(move || answer_down(client, &why));
+            answer_or_close(client, &why, &answering);
         }
+    }
+}
+
+/// Answers `client` on a thread of its own if fewer than [`ANSWERING`] are; otherwise,
+/// or when no thread can be made, closes it at once.
+fn answer_or_close(client: TcpStream, why: &str, answering: &Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::Ordering;
+    if answering.fetch_add(1, Ordering::AcqRel) >= ANSWERING {
+        answering.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let (why, count) = (why.to_string(), answering.clone());
+    let spawned = std::thread::Builder::new()
+        .name("svc-dev-503".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            answer_down(client, &why);
+            count.fetch_sub(1, Ordering::AcqRel);
+        });
+    if spawned.is_err() {
+        // The process's thread limit: the client (moved into the failed closure) is
+        // closed, and this connection is not answered.
+        answering.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -147,4 +174,57 @@ fn answer_down(mut client: TcpStream, why: &str) {
     );
     let _ = client.write_all(&body);
     let _ = client.shutdown(std::net::Shutdown::Write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A burst of connections that send nothing: at most [`ANSWERING`] wait for a head,
+    /// the rest are closed at once, and a request after the burst is answered 503.
+    #[test]
+    fn a_burst_of_idle_connections_is_answered_by_a_bounded_number_of_threads() {
+        let socket = DevSocket::bind("127.0.0.1", 0).unwrap();
+        let addr = socket.listener.local_addr().unwrap();
+        let burst: Vec<TcpStream> = (0..400).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        let threads = || {
+            std::fs::read_dir("/proc/self/task")
+                .unwrap()
+                .flatten()
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "svc-dev-503")
+                })
+                .count()
+        };
+        let (mut closed, mut answered, mut most) = (0, 0, threads());
+        for mut c in burst.iter() {
+            c.set_read_timeout(Some(HEAD_TIMEOUT * 3)).unwrap();
+            most = most.max(threads());
+            let mut answer = String::new();
+            match c.read_to_string(&mut answer) {
+                Ok(_) if answer.starts_with("HTTP/1.1 503") => answered += 1,
+                Ok(_) if answer.is_empty() => closed += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => closed += 1,
+                other => panic!("neither answered nor closed: {other:?} {answer:?}"),
+            }
+        }
+        assert!(most <= ANSWERING, "{most} threads answered at once");
+        assert!(closed > 0 && answered > 0, "{closed} closed, {answered} answered");
+        drop(burst);
+        // The stand-in still answers, once the burst's threads are done.
+        let deadline = Instant::now() + HEAD_TIMEOUT * 3;
+        loop {
+            let mut c = TcpStream::connect(addr).unwrap();
+            c.set_read_timeout(Some(HEAD_TIMEOUT * 2)).unwrap();
+            write!(c, "GET / HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+            let mut answer = String::new();
+            let _ = c.read_to_string(&mut answer);
+            if answer.starts_with("HTTP/1.1 503") {
+                assert!(answer.contains("dev_server_not_running"), "{answer}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "no 503 after the burst: {answer:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }

@@ -41,7 +41,7 @@ pub fn load_from(vfs: &dyn Vfs, project: &mut Project, diags: &mut Diagnostics) 
         let shown = display_path(&project.root, &path);
         let text = match vfs.read(&path) {
             Ok(text) => text,
-            Err(ReadError::NotUtf8(bad)) => {
+            Err(ReadError::Unreadable(bad)) => {
                 bad.report(&shown, path.clone(), &mut project.sources, diags);
                 continue;
             }

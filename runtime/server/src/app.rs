@@ -283,7 +283,7 @@ fn init_logging(format: &str) {
     // Written by a thread of its own: a reader of stderr that stops reading cannot stop
     // the server (crate::log_lines).
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(crate::log_lines::Stderr)
+        .with_writer(crate::log_lines::Stderr { ansi })
         .with_ansi(ansi);
     let _ = if format == "json" {
         tracing_subscriber::registry()

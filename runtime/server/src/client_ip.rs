@@ -112,26 +112,21 @@ impl ClientIpHeader {
         }
     }
 
-    /// The entries of every line of this header, in order: `None` for an entry that is
-    /// not an address.
-    fn entries(&self, headers: &http::HeaderMap) -> Vec<Option<IpAddr>> {
-        let lines = headers.get_all(self.name());
-        let mut entries = Vec::new();
-        for line in lines {
-            let Ok(line) = line.to_str() else {
-                // Not even text: nothing in it, nor to its left, can be trusted.
-                entries.clear();
-                entries.push(None);
-                continue;
-            };
-            for element in line.split(',') {
-                entries.push(match self {
+    /// The entries of every line of this header, last first: `None` for an entry that is
+    /// not an address. Read byte-wise: a line with a byte that is not text (`\xff`) is
+    /// still split at its commas, so that the entries a trusted proxy appended to its
+    /// right are read, and the walk stops at the unreadable entry itself, as nginx's
+    /// realip module does; dropping the whole line would end it at the proxy.
+    fn entries_from_right<'h>(&'h self, headers: &'h http::HeaderMap) -> impl Iterator<Item = Option<IpAddr>> + 'h {
+        headers.get_all(self.name()).iter().rev().flat_map(move |line| {
+            line.as_bytes().rsplit(|&b| b == b',').map(move |element| {
+                let element = std::str::from_utf8(element).ok()?;
+                match self {
                     ClientIpHeader::Forwarded => forwarded_for(element),
                     _ => parse_addr(element.trim()),
-                });
-            }
-        }
-        entries
+                }
+            })
+        })
     }
 }
 
@@ -188,7 +183,7 @@ impl TrustedProxies {
         // first hop that is not trusted is the client, and an entry no trusted hop could
         // have written readably ends the walk at the last trusted one.
         let mut last_trusted = peer;
-        for entry in self.header.entries(headers).into_iter().rev() {
+        for entry in self.header.entries_from_right(headers) {
             let Some(ip) = entry else {
                 return last_trusted;
             };
@@ -337,6 +332,43 @@ mod tests {
             let h = headers(&[("forwarded", &format!("for=198.51.100.1, {hidden}"))]);
             assert_eq!(p.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"), "{hidden}");
         }
+    }
+
+    /// A byte that is not text ends the walk at its own entry, never at the proxy that
+    /// appended the client's real address to its right (before, the whole line was
+    /// dropped: the client passed for the proxy, with the proxy's budget).
+    #[test]
+    fn malformed_entries_end_the_walk_where_they_stand() {
+        let p = TrustedProxies::parse("127.0.0.1").unwrap();
+        let raw = |lines: &[&[u8]]| {
+            let mut h = http::HeaderMap::new();
+            for line in lines {
+                h.append("x-forwarded-for", http::HeaderValue::from_bytes(line).unwrap());
+            }
+            h
+        };
+        let cases: &[(&[&[u8]], &str)] = &[
+            // What nginx writes after a client's `X-Forwarded-For: \xff`.
+            (&[b"\xff, 6.6.6.6"], "6.6.6.6"),
+            (&[b"1.1.1.1, \xff\xfe, 6.6.6.6"], "6.6.6.6"),
+            (&[b"6.6.6.6 \x80"], "127.0.0.1"),
+            (&[b"\xc3\xa9"], "127.0.0.1"),
+            (&[b"\xff", b"6.6.6.6"], "6.6.6.6"),
+            (&[b"6.6.6.6", b"\xff"], "127.0.0.1"),
+            (&[b"1.2.3.4:\xff"], "127.0.0.1"),
+            (&[b", , 6.6.6.6"], "6.6.6.6"),
+            (&[b""], "127.0.0.1"),
+        ];
+        for (lines, client) in cases {
+            assert_eq!(p.client_ip(ip("127.0.0.1"), &raw(lines)), ip(client), "{lines:?}");
+        }
+        let forwarded = p.with_header(ClientIpHeader::Forwarded);
+        let mut h = http::HeaderMap::new();
+        h.append(
+            "forwarded",
+            http::HeaderValue::from_bytes(b"for=\xff, for=6.6.6.6").unwrap(),
+        );
+        assert_eq!(forwarded.client_ip(ip("127.0.0.1"), &h), ip("6.6.6.6"));
     }
 
     #[test]

@@ -179,15 +179,25 @@ pub fn flush(limit: Duration) {
 
 /// A [`tracing_subscriber`] writer: each event's line, formatted into a buffer, is queued
 /// as one when the formatter is done with it.
+///
+/// A line is one line: whatever a value put in it (a request's query in a node's log
+/// line, a panic's message), its control characters are escaped (`\n`, `\r`, `\x1b`),
+/// so that no client can write a line of its own into the log, nor move a terminal's
+/// cursor. Only the formatter's own colours are kept, when `ansi` is on.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Stderr;
+pub struct Stderr {
+    pub ansi: bool,
+}
 
 /// One event's line being formatted.
-pub struct Line(Vec<u8>);
+pub struct Line {
+    bytes: Vec<u8>,
+    ansi: bool,
+}
 
 impl Write for Line {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.extend_from_slice(bytes);
+        self.bytes.extend_from_slice(bytes);
         Ok(bytes.len())
     }
 
@@ -198,7 +208,10 @@ impl Write for Line {
 
 impl Drop for Line {
     fn drop(&mut self) {
-        write(&self.0);
+        match one_line(&self.bytes, self.ansi) {
+            Some(escaped) => write(&escaped),
+            None => write(&self.bytes),
+        }
     }
 }
 
@@ -206,6 +219,54 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
     type Writer = Line;
 
     fn make_writer(&'a self) -> Line {
-        Line(Vec::with_capacity(256))
+        Line {
+            bytes: Vec::with_capacity(256),
+            ansi: self.ansi,
+        }
+    }
+}
+
+/// `line` with its control characters escaped, all but the final newline (and `ESC`
+/// when the formatter colours lines): `None` when there are none, the common case, found
+/// in one pass.
+fn one_line(line: &[u8], ansi: bool) -> Option<Vec<u8>> {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let escaped = |b: u8| (b < 0x20 && b != b'\t' && !(ansi && b == 0x1b)) || b == 0x7f;
+    let first = body.iter().position(|&b| escaped(b))?;
+    let mut out = Vec::with_capacity(line.len() + 16);
+    out.extend_from_slice(&body[..first]);
+    for &b in &body[first..] {
+        match b {
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b if escaped(b) => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+            b => out.push(b),
+        }
+    }
+    out.extend_from_slice(&line[body.len()..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    use super::one_line;
+
+    #[test]
+    fn control_characters_cannot_start_a_line_of_their_own() {
+        assert_eq!(one_line(b"INFO greeted Ada\n", false), None);
+        let forged = b"INFO greeted x\nINFO svc_runtime::app: FORGED admin login ok\n";
+        assert_eq!(
+            one_line(forged, false).unwrap(),
+            b"INFO greeted x\\nINFO svc_runtime::app: FORGED admin login ok\n"
+        );
+        assert_eq!(
+            one_line(b"a\rb\x1b[2Jc\x7f\td\n", false).unwrap(),
+            b"a\\rb\\x1b[2Jc\\x7f\td\n"
+        );
+        // The formatter's colours stay when it colours; the final newline always.
+        assert_eq!(one_line(b"\x1b[32mINFO\x1b[0m x\n", true), None);
+        assert_eq!(one_line(b"x\ny", true).unwrap(), b"x\\ny");
     }
 }

@@ -732,7 +732,7 @@ pub mod formats {
         let Some(at) = b.iter().rposition(|&c| c == b'@') else {
             return false;
         };
-        let (local, domain) = (&b[..at], &b[at + 1..]);
+        let local = &b[..at];
         if local.is_empty() || local.len() > 64 {
             return false;
         }
@@ -740,7 +740,7 @@ pub mod formats {
             [b'"', quoted @ .., b'"'] if local.len() >= 2 => quoted.iter().all(|c| (b' '..=b'~').contains(c)),
             _ => is_dot_atom(local),
         };
-        local_ok && is_mail_domain(&s[at + 1..], domain)
+        local_ok && is_mail_domain(&s[at + 1..])
     }
 
     /// RFC 5322's atext: letters, digits and ``!#$%&'*+-/=?^_`{|}~``.
@@ -774,9 +774,8 @@ pub mod formats {
         !after_dot
     }
 
-    fn is_mail_domain(text: &str, b: &[u8]) -> bool {
-        if let [b'[', literal @ .., b']'] = b {
-            let literal = &text[1..1 + literal.len()];
+    fn is_mail_domain(text: &str) -> bool {
+        if let Some(literal) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
             return literal.parse::<std::net::Ipv4Addr>().is_ok()
                 || literal
                     .strip_prefix("IPv6:")
@@ -860,7 +859,12 @@ pub mod formats {
 
     /// RFC 3339's full-date: `YYYY-MM-DD`, a day that exists.
     pub fn is_date(s: &str) -> bool {
-        let b = s.as_bytes();
+        is_date_bytes(s.as_bytes())
+    }
+
+    /// [`is_date`] on bytes: every format check reads bytes, never slices text by a byte
+    /// index (which panics inside a multi-byte character).
+    fn is_date_bytes(b: &[u8]) -> bool {
         if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
             return false;
         }
@@ -882,7 +886,7 @@ pub mod formats {
     /// and an offset (`Z` or `±HH:MM`). `T` and `Z` may be lowercase, as the RFC allows.
     pub fn is_date_time(s: &str) -> bool {
         let b = s.as_bytes();
-        if b.len() < 20 || !is_date(&s[..10]) || !matches!(b[10], b'T' | b't') {
+        if b.len() < 20 || !is_date_bytes(&b[..10]) || !matches!(b[10], b'T' | b't') {
             return false;
         }
         let time = &b[11..];
