@@ -76,7 +76,13 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
     # (`-s none`; the checker is safe Rust), the build of 218 crates took 356 s here
     # where ASan at opt-level 1 took 615 s and at 3 780 s, and the minute runs about six
     # times the inputs. Longer fuzzing (docs/fuzzing.md) keeps ASan and opt-level 3.
-    (cd compiler/fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo "${toolchain[@]}" fuzz run -s none check corpus/check -- -max_total_time="$FUZZ_SECONDS" -max_len=8192)
+    # Three quarters of the time for the loader and checker, the rest for the field
+    # constraint checks servers run on every request value (`constraints`).
+    check_seconds=$((FUZZ_SECONDS * 3 / 4))
+    (cd compiler/fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo "${toolchain[@]}" fuzz run -s none check corpus/check -- -max_total_time="$check_seconds" -max_len=8192)
+    step "fuzz the field-constraint checks for $((FUZZ_SECONDS - check_seconds))s"
+    mkdir -p compiler/fuzz/corpus/constraints
+    (cd compiler/fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo "${toolchain[@]}" fuzz run -s none constraints corpus/constraints -- -max_total_time="$((FUZZ_SECONDS - check_seconds))" -max_len=512)
 fi
 
 step "all tests passed"

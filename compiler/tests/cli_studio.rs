@@ -608,3 +608,80 @@ async fn a_cloned_project_cannot_make_the_builder_read_or_write_outside_it() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&outside);
 }
+
+/// The Builder's connections are held to a generated server's limits: a head drip-fed
+/// past its deadline is closed, connections past the cap are answered 503 at once, and
+/// the page answers throughout.
+#[tokio::test]
+async fn slow_and_idle_clients_cannot_hold_the_builder() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = copy_of("hello", "slow-clients");
+    let studio = Studio::start(&dir);
+    let addr = studio.origin.trim_start_matches("http://").to_string();
+    let started = std::time::Instant::now();
+    let mut drip = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..140 {
+        idle.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    // Past the cap (128): a 503 at once.
+    let mut refused = 0;
+    for c in idle.iter_mut().skip(120) {
+        let mut answer = vec![0u8; 64];
+        if let Ok(Ok(n)) = tokio::time::timeout(std::time::Duration::from_secs(2), c.read(&mut answer)).await
+            && answer[..n].starts_with(b"HTTP/1.1 503")
+        {
+            refused += 1;
+        }
+    }
+    assert!(refused >= 10, "{refused} of the connections past the cap were refused");
+    // One byte a second: the head deadline (5 s) closes it.
+    let closed = loop {
+        if drip.write_all(b"G").await.is_err() {
+            break true;
+        }
+        let mut byte = [0u8; 1];
+        if let Ok(read) = tokio::time::timeout(std::time::Duration::from_secs(1), drip.read(&mut byte)).await {
+            break matches!(read, Ok(0) | Err(_));
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            break false;
+        }
+    };
+    assert!(closed, "a drip-fed head was still open after {:?}", started.elapsed());
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    // The idle ones are closed too, and the page answers.
+    drop(idle);
+    let (status, _) = studio.get("/api/project").await;
+    assert_eq!(status, 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--addr 0` binds every interface: the warning is decided on the bound socket, and the
+/// printed URL is one that reaches it.
+#[test]
+fn the_exposure_warning_follows_the_bound_address() {
+    let dir = copy_of("hello", "exposure");
+    let mut child = svc_command()
+        .args(["studio", "--port", "0", "--addr", "0"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        let done = line.contains("Builder: ");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = seen.join("\n");
+    assert!(text.contains("warning: the Builder listens on 0.0.0.0:"), "{text}");
+    assert!(text.contains("Builder: http://127.0.0.1:"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -152,6 +152,16 @@ async fn admit(Shared(state): SharedState, request: Request, next: Next) -> Resp
             headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
             response
         }
+        Ok(Admitted::TracesOnly) => {
+            if request.method() == axum::http::Method::POST && request.uri().path() == "/api/traces" {
+                next.run(request).await
+            } else {
+                error(
+                    StatusCode::FORBIDDEN,
+                    "the dev server's token may post traces, and do nothing else",
+                )
+            }
+        }
         Ok(Admitted::TokenInUrl) => {
             // Keep the token in the cookie, and out of the address bar and the history.
             let mut response = StatusCode::SEE_OTHER.into_response();

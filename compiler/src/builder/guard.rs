@@ -11,6 +11,10 @@
 //! - **The `Origin` header**, when present, must be this server's own origin, and a
 //!   browser's `Sec-Fetch-Site` must not say `cross-site` or `same-site`: another page
 //!   cannot make the browser act for it (CSRF), even with the cookie.
+//! - **The dev server's token** is another one, which admits `POST /api/traces` and
+//!   nothing else: the dev server runs the project's nodes, and a node must not be able
+//!   to use the Builder (create keys, set secrets, rewrite flows) with what its server
+//!   was given.
 
 use subtle::ConstantTimeEq;
 
@@ -21,6 +25,8 @@ pub const HEADER: &str = "x-svc-token";
 
 pub struct Guard {
     token: String,
+    /// The dev server's: it may post traces, nothing else.
+    traces_token: String,
     port: u16,
 }
 
@@ -71,21 +77,27 @@ pub enum Admitted {
     Token,
     /// With the token from the URL: set the cookie, and send the browser to the bare URL.
     TokenInUrl,
+    /// With the dev server's token (in the header): only to post a trace.
+    TracesOnly,
 }
 
 impl Guard {
     /// A guard with a new random token, for a server listening on `port`.
     pub fn new(port: u16) -> Guard {
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes).expect("the operating system provides randomness");
         Guard {
-            token: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            token: random_token(),
+            traces_token: random_token(),
             port,
         }
     }
 
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The token that may post traces and do nothing else (the dev server's).
+    pub fn traces_token(&self) -> &str {
+        &self.traces_token
     }
 
     pub fn check(&self, request: &Presented<'_>) -> Result<Admitted, Refusal> {
@@ -112,6 +124,9 @@ impl Guard {
         if request.query_token.is_some_and(|t| self.matches(t)) {
             return Ok(Admitted::TokenInUrl);
         }
+        if request.header_token.is_some_and(|t| same(t, &self.traces_token)) {
+            return Ok(Admitted::TracesOnly);
+        }
         Err(Refusal::NoToken)
     }
 
@@ -121,7 +136,7 @@ impl Guard {
     }
 
     fn matches(&self, presented: &str) -> bool {
-        presented.len() == self.token.len() && bool::from(presented.as_bytes().ct_eq(self.token.as_bytes()))
+        same(presented, &self.token)
     }
 
     /// `127.0.0.1:4400`, `[::1]:4400`, `192.168.1.20:4400` (when listening on every
@@ -136,6 +151,17 @@ impl Guard {
         let name = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
         name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok()
     }
+}
+
+/// Compared in constant time.
+fn same(presented: &str, token: &str) -> bool {
+    presented.len() == token.len() && bool::from(presented.as_bytes().ct_eq(token.as_bytes()))
+}
+
+fn random_token() -> String {
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The token in a `Cookie` header (`a=1; svc_builder=…; b=2`).
@@ -182,6 +208,16 @@ mod tests {
         let mut with_query = request("127.0.0.1:4400", None);
         with_query.query_token = Some(guard.token());
         assert_eq!(guard.check(&with_query), Ok(Admitted::TokenInUrl));
+        // The dev server's token admits it as the dev server only, and only in the header.
+        let mut traces = request("127.0.0.1:4400", None);
+        traces.header_token = Some(guard.traces_token());
+        assert_eq!(guard.check(&traces), Ok(Admitted::TracesOnly));
+        assert_ne!(guard.traces_token(), guard.token());
+        let cookie = format!("{COOKIE}={}", guard.traces_token());
+        assert_eq!(check("127.0.0.1:4400", Some(&cookie)), Err(Refusal::NoToken));
+        let mut in_url = request("127.0.0.1:4400", None);
+        in_url.query_token = Some(guard.traces_token());
+        assert_eq!(guard.check(&in_url), Err(Refusal::NoToken));
     }
 
     #[test]

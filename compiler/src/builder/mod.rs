@@ -36,6 +36,21 @@ mod app {
 /// The Builder's port when none is given.
 pub const DEFAULT_PORT: u16 = 4400;
 
+/// The Builder's connection limits (the accept loop reads only these; the request limits
+/// are a server's defaults, unused): 5 seconds to send a request head, which is also how
+/// long a connection may idle (a browser on this machine sends a head at once, and opens
+/// a new connection when an idle one was closed), and far fewer connections than a
+/// server's, since one person's browser uses a handful.
+pub const LIMITS: svc_runtime::runtime::Limits = svc_runtime::runtime::Limits {
+    body_bytes: 1024 * 1024,
+    timeout: std::time::Duration::from_secs(30),
+    ipv6_prefix: svc_runtime::runtime::DEFAULT_IPV6_PREFIX,
+    header_read_timeout: std::time::Duration::from_secs(5),
+    drain_timeout: std::time::Duration::from_secs(1),
+    max_connections: 128,
+    drain_window: std::time::Duration::from_millis(100),
+};
+
 /// What the Builder serves.
 pub struct Options {
     pub dir: PathBuf,
@@ -56,9 +71,12 @@ pub struct Options {
 pub struct Running {
     /// The address to open, token included.
     pub url: String,
-    /// Where a dev server posts its traces, and the token it sends.
+    /// What to say when the socket it listens on is reachable beyond this machine.
+    pub exposure_warning: Option<String>,
+    /// Where a dev server posts its traces, and the token it sends: one that may post
+    /// traces and do nothing else.
     pub traces_url: String,
-    pub token: String,
+    pub traces_token: String,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -94,14 +112,17 @@ pub fn start(options: Options) -> Result<Running, String> {
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let guard = guard::Guard::new(addr.port());
+    // A URL that reaches the socket: every interface includes loopback.
     let host = match addr.ip() {
-        ip if ip.is_unspecified() => format!("127.0.0.1:{}", addr.port()),
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => format!("127.0.0.1:{}", addr.port()),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => format!("[::1]:{}", addr.port()),
         std::net::IpAddr::V6(ip) => format!("[{ip}]:{}", addr.port()),
         ip => format!("{ip}:{}", addr.port()),
     };
+    let exposure_warning = exposure_warning(addr);
     let url = format!("http://{host}/?token={}", guard.token());
     let traces_url = format!("http://{host}/api/traces");
-    let token = guard.token().to_string();
+    let traces_token = guard.traces_token().to_string();
     let state = Arc::new(api::State::new(
         options.dir,
         options.workspace,
@@ -119,7 +140,11 @@ pub fn start(options: Options) -> Result<Running, String> {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
                 let app = api::router(state);
-                if let Err(e) = axum::serve(listener, app).await {
+                // The accept loop of generated servers: a request-head deadline, idle
+                // connections closed, a cap on open ones. The Builder shares `svc dev`'s
+                // descriptors, and a page that cannot connect loses the user's work.
+                let served = svc_runtime::server::serve_with_limits(listener, app, &LIMITS, std::future::pending());
+                if let Err(e) = served.await {
                     eprintln!("error: the Builder stopped: {e}");
                 }
             });
@@ -127,18 +152,29 @@ pub fn start(options: Options) -> Result<Running, String> {
         .map_err(|e| e.to_string())?;
     Ok(Running {
         url,
+        exposure_warning,
         traces_url,
-        token,
+        traces_token,
         thread,
     })
 }
 
-/// What `svc studio` and `svc dev` say about listening beyond loopback.
-pub fn exposure_warning(addr: &str) -> Option<String> {
-    let ip: std::net::IpAddr = addr.parse().ok()?;
-    (!ip.is_loopback()).then(|| {
+/// What `svc studio` and `svc dev` say about listening beyond loopback: decided on the
+/// socket's bound address, not on what `--addr` said (`0`, `0.0.0.0`, `::`, a host name).
+fn exposure_warning(bound: std::net::SocketAddr) -> Option<String> {
+    (!bound.ip().is_loopback()).then(|| {
         format!(
-            "warning: the Builder listens on {addr}, beyond this machine: anyone who can reach it and learns the URL's token can create API keys and set secrets. Prefer the default (127.0.0.1) and an SSH tunnel."
+            "warning: the Builder listens on {bound}, beyond this machine: anyone who can reach it and learns the URL's token can create API keys and set secrets. Prefer the default (127.0.0.1) and an SSH tunnel."
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_exposure_warning_is_decided_on_the_bound_address() {
+        let warned = |a: &str| super::exposure_warning(a.parse().unwrap()).is_some();
+        assert!(!warned("127.0.0.1:4400") && !warned("[::1]:4400") && !warned("127.0.0.2:1"));
+        assert!(warned("0.0.0.0:4400") && warned("[::]:4400") && warned("192.168.1.20:4400"));
+    }
 }

@@ -20,9 +20,6 @@ pub struct Args {
 pub fn run(args: Args) -> i32 {
     let dir = super::project_dir(args.dir);
     let store = args.store.for_project(&dir);
-    if let Some(warning) = crate::builder::exposure_warning(&args.addr) {
-        eprintln!("{warning}");
-    }
     let options = crate::builder::Options {
         dir,
         addr: args.addr,
@@ -34,6 +31,9 @@ pub fn run(args: Args) -> i32 {
     };
     match crate::builder::start(options) {
         Ok(running) => {
+            if let Some(warning) = &running.exposure_warning {
+                eprintln!("{warning}");
+            }
             eprintln!("   Builder: {}", running.url);
             eprintln!("   Reading the project as it changes on disk (Ctrl-C to stop)");
             running.wait();

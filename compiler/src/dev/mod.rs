@@ -310,7 +310,7 @@ fn start(
         .envs(builder.into_iter().flat_map(|b| {
             [
                 (svc_runtime::dev_traces::URL_ENV, b.traces_url.clone()),
-                (svc_runtime::dev_traces::TOKEN_ENV, b.token.clone()),
+                (svc_runtime::dev_traces::TOKEN_ENV, b.traces_token.clone()),
             ]
         }))
         .stdin(Stdio::piped())
@@ -349,7 +349,7 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
         None => None,
     };
     if let Some(running) = &builder {
-        if let Some(warning) = crate::builder::exposure_warning(&opts.addr) {
+        if let Some(warning) = &running.exposure_warning {
             eprintln!("{warning}");
         }
         eprintln!("   Builder: {}", running.url);

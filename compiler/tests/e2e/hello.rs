@@ -159,14 +159,47 @@ fn a_worker_thread_count_that_is_not_a_number_is_refused_with_a_message() {
 }
 
 /// systemd's socket activation (`svc dev` hands its servers their socket this way, and
-/// `cli_dev` tests the restarts): what is not one listening socket is refused by name.
+/// `cli_dev` tests the restarts): what is not one listening socket is refused by name;
+/// a socket is taken only with `LISTEN_PID` naming the server (or under `--dev`); once
+/// taken, descriptor 3 is closed on exec, and an explicit `--port` it overrides is
+/// named at start-up.
 #[tokio::test]
-async fn a_socket_handed_over_must_be_one_listening_socket() {
-    let (code, stderr) = run_to_exit_with("hello", &[("LISTEN_FDS", "2")], |_| ());
+async fn a_socket_handed_over_must_be_one_listening_socket_for_this_process() {
+    // `LISTEN_PID=$$` then `exec`: the server's own process id, as systemd sets it.
+    let with_own_pid = |env: &str, handed: Option<&std::net::TcpListener>| {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new("sh");
+        command
+            .args(["-c", &format!("LISTEN_PID=$$ {env} exec \"$0\" serve --port 0 --store \"$1\"")])
+            .arg(binary("hello"))
+            .arg(std::env::temp_dir().join(format!("svc-e2e-handed-{}.db", std::process::id())))
+            .env("SVC_LOG", "info")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if let Some(socket) = handed {
+            let fd = socket.as_raw_fd();
+            // SAFETY: dup2 only, between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::dup2(fd, 3) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        command.spawn().unwrap()
+    };
+    let exit = |child: std::process::Child| {
+        let out = child.wait_with_output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stderr) = exit(with_own_pid("LISTEN_FDS=2", None));
     assert_eq!(code, 1, "{stderr}");
     assert_contains(&stderr, &["error: LISTEN_FDS=2: svc serves one socket"]);
     // Descriptor 3 is closed, or whatever the test runner left there: not a socket.
-    let (code, stderr) = run_to_exit_with("hello", &[("LISTEN_FDS", "1")], |_| ());
+    let (code, stderr) = exit(with_own_pid("LISTEN_FDS=1", None));
     assert_eq!(code, 1, "{stderr}");
     assert_contains(&stderr, &["error: LISTEN_FDS=1, but file descriptor 3 is "]);
     // Handed to another process (`LISTEN_PID`): not ours, and the server binds its port.
@@ -179,6 +212,43 @@ async fn a_socket_handed_over_must_be_one_listening_socket() {
     );
     let r = client().get(server.url("/demo/hello/greeting")).send().await.unwrap();
     assert_eq!(r.status(), 200);
+    drop(server);
+    // No `LISTEN_PID` at all, and not `--dev`: ignored, and said, as `sd_listen_fds`
+    // ignores it (only `svc dev` hands a socket over without it).
+    let (server, _) = start_binary("hello", &binary("hello"), &[], &[("LISTEN_FDS", "2")], |_| ());
+    let r = client().get(server.url("/demo/hello/greeting")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    drop(server);
+
+    // A real socket, for this process: taken, closed on exec, and the `--port 0` it
+    // overrides is named.
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = socket.local_addr().unwrap();
+    let mut child = with_own_pid("LISTEN_FDS=1", Some(&socket));
+    drop(socket);
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+    assert_eq!(line.trim(), format!("listening on http://{addr}"));
+    let fdinfo = std::fs::read_to_string(format!("/proc/{}/fdinfo/3", child.id())).unwrap();
+    let flags = fdinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .map(|f| u32::from_str_radix(f.trim(), 8).unwrap())
+        .unwrap();
+    assert_ne!(flags & libc::O_CLOEXEC as u32, 0, "descriptor 3 is closed on exec: {fdinfo}");
+    let r = client()
+        .get(format!("http://{addr}/demo/hello/greeting"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let _ = child.kill();
+    let (_, stderr) = exit(child);
+    assert_contains(
+        &stderr,
+        &["--addr/--port (or SVC_ADDR/SVC_PORT) ignored: listening on the socket handed over (LISTEN_FDS)"],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -42,7 +42,8 @@ impl Env {
         }
     }
 
-    /// The development environment: metadata plus a snapshot of the process environment.
+    /// The development environment: metadata plus a snapshot of the process environment,
+    /// less svc's own variables ([`Env::is_svc_own`]).
     pub fn dev(
         version: impl Into<String>,
         git_sha: impl Into<String>,
@@ -52,8 +53,16 @@ impl Env {
             is_dev: true,
             version: version.into(),
             git_sha: git_sha.into(),
-            vars: vars.into_iter().collect(),
+            vars: vars.into_iter().filter(|(name, _)| !Env::is_svc_own(name)).collect(),
         }
+    }
+
+    /// Whether `name` is a variable of svc's, never shown to nodes: `SVC_…` (the
+    /// server's flags, such as a store URL with its password, the secrets key, and the
+    /// Builder's token for traces under `svc dev`) and systemd's socket hand-over
+    /// (`LISTEN_FDS`, `LISTEN_PID`, `LISTEN_FDNAMES`).
+    pub fn is_svc_own(name: &str) -> bool {
+        name.starts_with("SVC_") || matches!(name, "LISTEN_FDS" | "LISTEN_PID" | "LISTEN_FDNAMES")
     }
 
     /// Looks a variable up. `isDev`, `version` and `gitSha` are always present; other

@@ -121,12 +121,12 @@ enum Command {
 
 #[derive(clap::Args, Clone)]
 pub struct ServeArgs {
-    /// The address to listen on.
-    #[arg(long, env = "SVC_ADDR", default_value = "127.0.0.1")]
-    pub addr: String,
-    /// The port to listen on (0: any free port).
-    #[arg(long, env = "SVC_PORT", default_value_t = 8080)]
-    pub port: u16,
+    /// The address to listen on [default: 127.0.0.1].
+    #[arg(long, env = "SVC_ADDR")]
+    pub addr: Option<String>,
+    /// The port to listen on (0: any free port) [default: 8080].
+    #[arg(long, env = "SVC_PORT")]
+    pub port: Option<u16>,
     /// The workspace store (API keys, secret values): an SQLite file, or a
     /// `postgres://user:password@host/db` URL shared by every instance.
     #[arg(long, env = "SVC_STORE", default_value = DEFAULT_PATH)]
@@ -303,6 +303,10 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// Where a server listens unless told otherwise.
+pub const DEFAULT_ADDR: &str = "127.0.0.1";
+pub const DEFAULT_PORT: u16 = 8080;
+
 /// How long an exiting server waits for its queued log lines to be written.
 const LOG_FLUSH_LIMIT: Duration = Duration::from_secs(2);
 
@@ -316,7 +320,7 @@ pub fn serve(app: &App, args: ServeArgs) -> ExitCode {
 
 fn start_and_serve(app: &App, args: ServeArgs) -> ExitCode {
     // Before any file is opened: a socket handed over is file descriptor 3.
-    let handed = match crate::listen::inherited() {
+    let handed = match crate::listen::inherited(args.dev) {
         Ok(socket) => socket,
         Err(e) => return fail(e),
     };
@@ -453,14 +457,27 @@ fn start_and_serve(app: &App, args: ServeArgs) -> ExitCode {
                 ),
             }
         }
-        let addr = format!("{}:{}", args.addr, args.port);
+        let addr = format!(
+            "{}:{}",
+            args.addr.as_deref().unwrap_or(DEFAULT_ADDR),
+            args.port.unwrap_or(DEFAULT_PORT)
+        );
         let listener = match handed {
             // `--addr` and `--port` are the handed socket's business then.
             Some(socket) => match socket
                 .set_nonblocking(true)
                 .and_then(|()| tokio::net::TcpListener::from_std(socket))
             {
-                Ok(l) => l,
+                Ok(l) => {
+                    if args.addr.is_some() || args.port.is_some() {
+                        let at = l.local_addr().map(|a| a.to_string()).unwrap_or_default();
+                        tracing::warn!(
+                            "--addr/--port (or SVC_ADDR/SVC_PORT) ignored: listening on the socket handed over ({FDS_ENV}), {at}",
+                            FDS_ENV = crate::listen::FDS_ENV
+                        );
+                    }
+                    l
+                }
                 Err(e) => return fail(format!("cannot listen on the socket handed over: {e}")),
             },
             None => match tokio::net::TcpListener::bind(&addr).await {

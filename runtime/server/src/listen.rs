@@ -17,15 +17,28 @@ pub const FIRST_FD: i32 = 3;
 
 /// The listening socket handed to this process, if one was; an error when what was
 /// handed over is not one listening TCP socket.
-pub fn inherited() -> Result<Option<TcpListener>, String> {
+///
+/// As `sd_listen_fds` does, a socket is taken only when `LISTEN_PID` names this process,
+/// and once taken the hand-over variables are unset (a process this one starts is not
+/// told of a socket it does not have) and the descriptor is closed on `exec`. One
+/// exception: `svc dev` cannot know its server's process id before it starts it, so a
+/// `--dev` server (`dev_without_pid`) takes a socket that comes without `LISTEN_PID`.
+/// Any other server ignores it, and says so.
+pub fn inherited(dev_without_pid: bool) -> Result<Option<TcpListener>, String> {
     let Ok(count) = std::env::var(FDS_ENV) else {
         return Ok(None);
     };
-    // Set for another process (a parent that was itself socket-activated): not ours.
-    if let Ok(pid) = std::env::var(PID_ENV)
-        && pid.trim() != std::process::id().to_string()
-    {
-        return Ok(None);
+    match std::env::var(PID_ENV) {
+        // Set for another process (a parent that was itself socket-activated): not ours.
+        Ok(pid) if pid.trim() != std::process::id().to_string() => return Ok(None),
+        Ok(_) => {}
+        Err(_) if dev_without_pid => {}
+        Err(_) => {
+            tracing::warn!(
+                "{FDS_ENV} is set without {PID_ENV}: no socket taken (systemd sets both; only `svc dev` hands a socket over without {PID_ENV})"
+            );
+            return Ok(None);
+        }
     }
     match count.trim() {
         "0" => return Ok(None),
@@ -36,7 +49,26 @@ pub fn inherited() -> Result<Option<TcpListener>, String> {
             ));
         }
     }
-    take_first_fd().map(Some)
+    let listener = take_first_fd()?;
+    forget_hand_over();
+    Ok(Some(listener))
+}
+
+/// Unsets the hand-over variables and marks the descriptor close-on-exec.
+fn forget_hand_over() {
+    // SAFETY: called from `serve` before its async runtime, its signal handlers or any
+    // thread of its own that reads the environment starts; nothing else in this process
+    // reads or writes the environment concurrently.
+    unsafe {
+        std::env::remove_var(FDS_ENV);
+        std::env::remove_var(PID_ENV);
+        std::env::remove_var("LISTEN_FDNAMES");
+    }
+    #[cfg(unix)]
+    // SAFETY: fcntl on descriptor 3, which this process now owns (taken above).
+    unsafe {
+        libc::fcntl(FIRST_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
 }
 
 #[cfg(unix)]

@@ -227,11 +227,27 @@ pub async fn serve(
     app: App,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let limits = app.rt.limits;
+    serve_with_limits(listener, app, &limits, shutdown).await
+}
+
+/// [`serve`] for any service, with the connection limits of `limits` (its request-head
+/// deadline, connection cap and drain): what the Builder serves its page and API with,
+/// so that it holds against slow and idle clients as a generated server does.
+pub async fn serve_with_limits<S>(
+    listener: tokio::net::TcpListener,
+    app: S,
+    limits: &crate::runtime::Limits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
 
     raise_open_files_limit();
-    let limits = &app.rt.limits;
     let drain_timeout = limits.drain_timeout;
     let mut builder = Builder::new(TokioExecutor::new());
     // The request-head deadline is the watchdog's, not a hyper timer per request head.

@@ -232,21 +232,27 @@ async fn env_is_metadata_only_when_deployed_and_the_process_environment_in_dev()
         json_of(client().get(deployed.url("/ws/api/context")).header("x-api-key", &key)).await;
     assert_eq!(
         body["env"],
-        serde_json::json!({"isDev": false, "version": "1.2.3", "gitSha": "abc123", "HOME": null, "SVC_TEST_VAR": null})
+        serde_json::json!({"isDev": false, "version": "1.2.3", "gitSha": "abc123", "HOME": null, "APP_TEST_VAR": null,
+            "SVC_DEV_TRACE_TOKEN": null, "LISTEN_FDS": null})
     );
     let dev_env = Env::dev(
         "1.2.3",
         "abc123",
         [
-            ("SVC_TEST_VAR".to_string(), "from-dev".to_string()),
+            ("APP_TEST_VAR".to_string(), "from-dev".to_string()),
             ("HOME".to_string(), "/home/dev".to_string()),
+            // svc's own: never a node's to read.
+            ("SVC_DEV_TRACE_TOKEN".to_string(), "builder-token".to_string()),
+            ("LISTEN_FDS".to_string(), "1".to_string()),
         ],
     );
     let dev = start(dev_env, secrets(), vec![key_record(&key)]).await;
     let body: serde_json::Value = json_of(client().get(dev.url("/ws/api/context")).header("x-api-key", &key)).await;
     assert_eq!(body["env"]["isDev"], true);
-    assert_eq!(body["env"]["SVC_TEST_VAR"], "from-dev");
+    assert_eq!(body["env"]["APP_TEST_VAR"], "from-dev");
     assert_eq!(body["env"]["HOME"], "/home/dev");
+    assert_eq!(body["env"]["SVC_DEV_TRACE_TOKEN"], serde_json::Value::Null);
+    assert_eq!(body["env"]["LISTEN_FDS"], serde_json::Value::Null);
 }
 
 #[tokio::test]

@@ -958,6 +958,58 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
+    /// Every check is total over text: each valid example of each format, with a
+    /// multi-byte character (2, 3 and 4 bytes) put in at every position and put in place
+    /// of every character, and cut at every character, is checked without a panic (a
+    /// `date-time` with `é` at byte 10 once sliced text inside a character). The
+    /// fuzz target `constraints` (compiler/fuzz) goes on from here with arbitrary bytes.
+    #[test]
+    fn every_check_is_total_over_multi_byte_text() {
+        let examples = [
+            "ada@example.com",
+            "\"a b\"@[127.0.0.1]",
+            "x@[IPv6:::1]",
+            "https://example.com/a?b=%20#c",
+            "123e4567-e89b-12d3-a456-426614174000",
+            "2024-01-01",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00.123+01:00",
+            "192.168.0.1",
+            "2001:db8::1",
+        ];
+        let every = c(r#"{"minLength": 3, "maxLength": 30}"#);
+        let mut checked = 0;
+        for example in examples {
+            let chars: Vec<(usize, char)> = example.char_indices().collect();
+            let mut variants = Vec::new();
+            for wide in ["é", "€", "😀"] {
+                for at in (0..=example.len()).filter(|&i| example.is_char_boundary(i)) {
+                    variants.push(format!("{}{wide}{}", &example[..at], &example[at..]));
+                }
+                for &(at, ch) in &chars {
+                    variants.push(format!("{}{wide}{}", &example[..at], &example[at + ch.len_utf8()..]));
+                }
+            }
+            variants.extend(chars.iter().map(|&(at, _)| example[..at].to_string()));
+            for text in &variants {
+                for &format in Format::ALL {
+                    let _ = format.matches(text);
+                    let _ = check::format(text, format);
+                    let with_format = Constraints {
+                        format: Some(format),
+                        ..every.clone()
+                    };
+                    let _ = with_format.check_string(text);
+                    let _ = literal_breaks(&TypeRef::String, &with_format, &serde_json::json!(text));
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        assert!(!Format::DateTime.matches("2024-01-0éT00:00:00Z"));
+        assert!(!Format::Date.matches("2024-01-0é"));
+    }
+
     #[test]
     fn reads_json_schema_names_and_writes_them_back() {
         let k = c(r#"{"minimum":1,"maxLength":5,"format":"date-time","uniqueItems":true}"#);

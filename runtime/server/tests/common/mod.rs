@@ -173,7 +173,9 @@ pub mod nodes {
                     "version": ctx.env.version,
                     "gitSha": ctx.env.git_sha,
                     "HOME": ctx.env.get("HOME"),
-                    "SVC_TEST_VAR": ctx.env.get("SVC_TEST_VAR"),
+                    "APP_TEST_VAR": ctx.env.get("APP_TEST_VAR"),
+                    "SVC_DEV_TRACE_TOKEN": ctx.env.get("SVC_DEV_TRACE_TOKEN"),
+                    "LISTEN_FDS": ctx.env.get("LISTEN_FDS"),
                 });
                 let r = ctx.request.as_ref().unwrap();
                 let request = serde_json::json!({ "method": r.method, "url": r.url, "headers": r.headers });
