@@ -319,6 +319,9 @@ pub fn install(built: &Path, dest: &Path) -> Result<(), String> {
         std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
     }
     let tmp = dest.with_extension("partial");
+    // Whatever is there is ours to replace, not to write through: a link left at the
+    // temporary name is removed, never followed by the copy.
+    let _ = std::fs::remove_file(&tmp);
     std::fs::copy(built, &tmp).map_err(|e| format!("cannot copy the binary to `{}`: {e}", tmp.display()))?;
     std::fs::rename(&tmp, dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))
 }

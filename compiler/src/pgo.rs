@@ -195,6 +195,8 @@ fn merge(profdata: &Path, raw: &Path, profiles: &Path, project_name: &str) -> Re
     }
     std::fs::create_dir_all(profiles).map_err(|e| format!("cannot create `{}`: {e}", profiles.display()))?;
     let merged = profiles.join(format!("{project_name}.profdata.partial"));
+    // Removed first: llvm-profdata would write through a link left at this name.
+    let _ = std::fs::remove_file(&merged);
     let out = Command::new(profdata)
         .arg("merge")
         .arg("-o")

@@ -685,3 +685,57 @@ fn the_exposure_warning_follows_the_bound_address() {
     assert!(text.contains("Builder: http://127.0.0.1:"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a write must be: JSON (or sent with the script's header), with no field the API
+/// does not know, and a new route whose every part can be written as it is.
+#[tokio::test]
+async fn writes_are_json_with_known_fields_and_routes_that_inject_nothing() {
+    let dir = copy_of("hello", "write-shapes");
+    let studio = Studio::start(&dir);
+    let client = studio.client();
+    let cookie = format!("svc_builder={}", studio.token);
+    let url = format!("{}/api/keys", studio.origin);
+    // A form's post, with the cookie: refused before anything is done.
+    let form = client
+        .post(&url)
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=x&owner=y")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.status(), 415);
+    let bare = client.post(&url).header("cookie", &cookie).send().await.unwrap();
+    assert_eq!(bare.status(), 415);
+    let json = client
+        .post(&url)
+        .header("cookie", &cookie)
+        .header("content-type", "application/json; charset=utf-8")
+        .body(r#"{"name": "x", "owner": "y"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json.status(), 201, "{:?}", json.text().await);
+    // Unknown fields are refused.
+    let (status, _) = studio
+        .post(
+            "/api/keys",
+            serde_json::json!({"name": "x", "owner": "y", "admin": true}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    // A new route: no line break, space or unknown method reaches the file.
+    for (route, methods) in [
+        ("fresh\nsecrets: [X]", vec!["GET"]),
+        ("fresh path", vec!["GET"]),
+        ("fresh", vec!["GET\nsecrets: [X]"]),
+        ("fresh", vec!["get"]),
+        ("fresh", vec!["TRACE"]),
+    ] {
+        let body = serde_json::json!({ "name": "fresh", "route": route, "methods": methods });
+        let (status, answer) = studio.post("/api/flows", body).await;
+        assert_eq!(status, 400, "{route:?} {methods:?}: {answer}");
+        assert!(!dir.join("flows/fresh.yaml").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

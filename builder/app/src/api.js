@@ -1,12 +1,13 @@
 // The Builder's API (`compiler/src/builder/api.rs`). The access token travels in a
-// cookie the server set when the printed URL was opened; nothing else is needed here.
+// cookie the server set when the printed URL was opened. Every write says it is JSON,
+// body or not: the server refuses a write that does not (an HTML form's post).
 
 /** Calls the API; throws an Error with the server's message when it refuses, carrying
  *  the status and the answer (`error.status`, `error.body`). */
 export async function api(method, path, body) {
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: method === "GET" ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: "same-origin",
   });

@@ -142,7 +142,16 @@ async fn admit(Shared(state): SharedState, request: Request, next: Next) -> Resp
         header_token: text(guard::HEADER),
         query_token,
     };
+    // A write is JSON, or comes with the header only a script can set: an HTML form
+    // (which can post across sites with neither `Origin` nor `Sec-Fetch-Site` from an
+    // older browser) sends neither.
+    let writes = !matches!(*request.method(), axum::http::Method::GET | axum::http::Method::HEAD);
+    let not_json = writes && presented.header_token.is_none() && !is_json(text("content-type"));
     match state.guard.check(&presented) {
+        Ok(Admitted::Token) if not_json => error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the Builder's API takes JSON: send `Content-Type: application/json`",
+        ),
         Ok(Admitted::Token) => {
             let mut response = next.run(request).await;
             // Nothing of the Builder belongs in a cache or in another site's frame.
@@ -178,6 +187,13 @@ async fn admit(Shared(state): SharedState, request: Request, next: Next) -> Resp
             error(status, refusal.message())
         }
     }
+}
+
+/// `application/json`, with or without parameters (`; charset=utf-8`).
+fn is_json(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
 fn error(status: StatusCode, message: &str) -> Response {
@@ -242,7 +258,7 @@ async fn code(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Re
 
 /// `flows/<route>.layout.json`, for a route that exists (404 otherwise; 403 for a file
 /// the Builder does not touch: [`files`]).
-fn layout_file(state: &State, route: &str) -> Result<PathBuf, Response> {
+fn layout_file(state: &State, route: &str) -> Result<PathBuf, Refused> {
     flow_file(state, route)?;
     Ok(state.dir.join("flows").join(format!("{route}.layout.json")))
 }
@@ -250,7 +266,7 @@ fn layout_file(state: &State, route: &str) -> Result<PathBuf, Response> {
 async fn layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
     let file = match layout_file(&state, &route) {
         Ok(file) => file,
-        Err(answer) => return answer,
+        Err(refused) => return refused.into_response(),
     };
     let text = match files::read_text(&file, &format!("flows/{route}.layout.json")) {
         Ok(text) => text,
@@ -264,6 +280,7 @@ async fn layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> 
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Positions {
     positions: serde_json::Map<String, Value>,
 }
@@ -271,7 +288,7 @@ struct Positions {
 async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>, body: axum::body::Bytes) -> Response {
     let file = match layout_file(&state, &route) {
         Ok(file) => file,
-        Err(answer) => return answer,
+        Err(refused) => return refused.into_response(),
     };
     if let Err(refused) = files::own_file(&file, &format!("flows/{route}.layout.json")) {
         return forbidden(refused);
@@ -304,19 +321,20 @@ async fn save_layout(Shared(state): SharedState, UrlPath(route): UrlPath<String>
 
 /// `flows/<route>.yaml` (or `.yml`), for a route name that is a plain file name: 404
 /// when there is none, 403 when it is not a file of the project's own ([`files`]).
-fn flow_file(state: &State, route: &str) -> Result<PathBuf, Response> {
+fn flow_file(state: &State, route: &str) -> Result<PathBuf, Refused> {
     let valid = !route.is_empty()
         && route
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
         && !route.starts_with('.');
+    let no_such_flow = || Refused(StatusCode::NOT_FOUND, "no flow of that name".into());
     if !valid {
-        return Err(error(StatusCode::NOT_FOUND, "no flow of that name"));
+        return Err(no_such_flow());
     }
     match files::flow_file(&state.dir, route) {
         Ok(Some(file)) => Ok(file),
-        Ok(None) => Err(error(StatusCode::NOT_FOUND, "no flow of that name")),
-        Err(refused) => Err(forbidden(refused)),
+        Ok(None) => Err(no_such_flow()),
+        Err(refused) => Err(Refused(StatusCode::FORBIDDEN, refused.0)),
     }
 }
 
@@ -344,8 +362,8 @@ async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Respon
     if !valid_name {
         return bad_request("a flow's name is its file name: letters, digits, `-` and `_`, such as `create-order`");
     }
-    if new.methods.is_empty() || new.route.trim().is_empty() {
-        return bad_request("a route needs a path and at least one method");
+    if let Some(problem) = new.problem() {
+        return bad_request(problem);
     }
     let flows = match files::flows_dir(&state.dir) {
         Ok(flows) => flows,
@@ -414,7 +432,7 @@ async fn new_flow(Shared(state): SharedState, body: axum::body::Bytes) -> Respon
 async fn flow_text(Shared(state): SharedState, UrlPath(route): UrlPath<String>) -> Response {
     let file = match flow_file(&state, &route) {
         Ok(file) => file,
-        Err(answer) => return answer,
+        Err(refused) => return refused.into_response(),
     };
     match files::read_text(&file, &format!("flows/{route}")) {
         Ok(Some(text)) => {
@@ -596,7 +614,7 @@ impl<T: FlowRequest> axum::extract::FromRequest<Arc<State>> for FlowBody<T> {
         let body = axum::body::Bytes::from_request(Request::from_parts(parts, body), state)
             .await
             .map_err(IntoResponse::into_response)?;
-        let file = flow_file(state, &route)?;
+        let file = flow_file(state, &route).map_err(IntoResponse::into_response)?;
         let request = serde_json::from_slice::<T>(&body)
             .map_err(|e| bad_request(format!("expected {}: {e}", T::SHAPE)))?;
         Ok(FlowBody {
@@ -674,7 +692,7 @@ async fn list_keys(Shared(state): SharedState) -> Response {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct NewKey {
     name: String,
     owner: String,
@@ -746,6 +764,7 @@ async fn revoke_key(Shared(state): SharedState, UrlPath(id): UrlPath<String>) ->
 }
 
 #[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 struct Rotate {
     grace: Option<String>,
 }
@@ -808,6 +827,7 @@ async fn list_secrets(Shared(state): SharedState) -> Response {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SecretValue {
     value: String,
 }
@@ -901,6 +921,20 @@ async fn add_trace(Shared(state): SharedState, body: axum::body::Bytes) -> Respo
 }
 
 /// Headers a replay does not copy: the connection's own, set again by the client.
+/// The dev server's URL for a traced request's path and query; `None` when the path is
+/// not a path of that server.
+fn replay_url(server: &str, path: Option<&str>, query: Option<&str>) -> Option<reqwest::Url> {
+    let base = reqwest::Url::parse(server).ok()?;
+    let path = path?;
+    if !path.starts_with('/') || path.starts_with("//") || path.contains(['\\', '#']) {
+        return None;
+    }
+    let mut url = base.clone();
+    url.set_path(path);
+    url.set_query(query);
+    (url.origin() == base.origin()).then_some(url)
+}
+
 const NOT_REPLAYED: &[&str] = &[
     "host",
     "content-length",
@@ -930,10 +964,16 @@ async fn replay(Shared(state): SharedState, UrlPath(seq): UrlPath<u64>) -> Respo
         .as_str()
         .and_then(|m| m.parse::<reqwest::Method>().ok())
         .unwrap_or(reqwest::Method::GET);
-    let mut url = format!("{server}{}", raw["path"].as_str().unwrap_or("/"));
-    if let Some(query) = raw["query"].as_str() {
-        url = format!("{url}?{query}");
-    }
+    // Only to the dev server, whatever the trace says: its path must be a path (`/…`,
+    // not `//host/…` nor `@host/…`), and the URL is built by the URL parser and checked
+    // to have the server's origin, so the credentials it carries go back where they came
+    // from and nowhere else.
+    let Some(url) = replay_url(server, raw["path"].as_str(), raw["query"].as_str()) else {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "this request's path is not one the dev server could have received; it is not sent",
+        );
+    };
     let Ok(client) = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(30))
@@ -956,5 +996,21 @@ async fn replay(Shared(state): SharedState, UrlPath(seq): UrlPath<u64>) -> Respo
     match request.send().await {
         Ok(response) => axum::Json(json!({ "status": response.status().as_u16() })).into_response(),
         Err(e) => error(StatusCode::BAD_GATEWAY, &format!("the dev server did not answer: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod replay_tests {
+    #[test]
+    fn a_replay_goes_to_the_dev_server_only() {
+        let server = "http://127.0.0.1:8080";
+        let url = |path: &str, query: Option<&str>| super::replay_url(server, Some(path), query).map(|u| u.to_string());
+        assert_eq!(url("/a/b", Some("x=1")).as_deref(), Some("http://127.0.0.1:8080/a/b?x=1"));
+        for hostile in ["@127.0.0.1:19999/internal", "//evil.example/x", "evil.example/x", "/\\evil", "/a#b", ""] {
+            assert_eq!(url(hostile, None), None, "{hostile}");
+        }
+        // A query cannot move it either.
+        let moved = url("/a", Some("x=1#@evil.example")).unwrap();
+        assert!(moved.starts_with("http://127.0.0.1:8080/a?"), "{moved}");
     }
 }

@@ -216,6 +216,32 @@ pub struct NewRoute {
     pub headers: Vec<NewInput>,
 }
 
+impl NewRoute {
+    /// Why this cannot be written as a flow, if it cannot: each part is checked before
+    /// any of it reaches the file (the comment line above the route is written as is).
+    pub fn problem(&self) -> Option<String> {
+        if self.route.trim().is_empty() || self.methods.is_empty() {
+            return Some("a route needs a path and at least one method".into());
+        }
+        if self.route.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Some("a route is a path such as `orders/{id}`: no spaces, line breaks or control characters".into());
+        }
+        if let Some(bad) = self
+            .methods
+            .iter()
+            .find(|m| svc_frontend::flow::Method::parse(m).is_none_or(|known| known.as_str() != m.as_str()))
+        {
+            let known: Vec<&str> = svc_frontend::flow::Method::ALL.iter().map(|m| m.as_str()).collect();
+            return Some(format!(
+                "`{}` is not a method a flow answers: one of {}",
+                bad.escape_debug(),
+                known.join(", ")
+            ));
+        }
+        None
+    }
+}
+
 /// A query parameter or header of a new route.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -17,7 +17,8 @@ use std::sync::Mutex;
 const MAX_TRACES: usize = 200;
 const MAX_BYTES: usize = 4 * 1024 * 1024;
 
-/// Headers whose values are never shown (as in the server's own logs).
+/// Headers whose values are never shown (as in the server's own logs): these, and any
+/// whose name says it carries a credential ([`names_a_credential`]).
 const CREDENTIAL_HEADERS: &[&str] = &[
     "authorization",
     "proxy-authorization",
@@ -25,6 +26,16 @@ const CREDENTIAL_HEADERS: &[&str] = &[
     "set-cookie",
     "x-api-key",
 ];
+
+/// Whether a header's name says it carries a credential (`X-Auth-Token`,
+/// `X-Session-Id`, `X-Hub-Signature`, `Api-Key`): a session or a key other than the one
+/// the flows read is a credential too.
+fn names_a_credential(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "auth", "token", "secret", "session", "cookie", "password", "api-key", "apikey", "signature", "csrf", "xsrf",
+    ];
+    CREDENTIAL_HEADERS.contains(&name) || WORDS.iter().any(|w| name.contains(w))
+}
 
 pub const REDACTED: &str = "[redacted]";
 
@@ -117,25 +128,80 @@ fn redacted(raw: &Value, places: &KeyPlaces) -> Value {
                 continue;
             };
             let name = name.as_str().unwrap_or_default().to_ascii_lowercase();
-            if CREDENTIAL_HEADERS.contains(&name.as_str())
-                || places.headers.iter().any(|h| h.eq_ignore_ascii_case(&name))
-            {
+            if names_a_credential(&name) || places.headers.iter().any(|h| h.eq_ignore_ascii_case(&name)) {
                 *value = REDACTED.into();
             }
         }
     }
     if let Some(query) = shown.get("query").and_then(Value::as_str) {
+        // Names are compared as the server reads them: percent-decoded (`%6Bey` is `key`).
         let cleaned: Vec<String> = query
             .split('&')
             .map(|pair| match pair.split_once('=') {
-                Some((name, _)) if places.query.iter().any(|q| q == name) => format!("{name}={REDACTED}"),
+                Some((name, _)) if places.query.iter().any(|q| *q == form_decoded(name)) => {
+                    format!("{name}={REDACTED}")
+                }
                 _ => pair.to_string(),
             })
             .collect();
         shown["query"] = cleaned.join("&").into();
     }
-    // Keys wired into a node, echoed in a body or logged: whatever looks like one.
+    // Keys wired into a node, echoed in a body or logged: whatever looks like one, in
+    // whatever encoding the server would decode it from.
+    without_keys_anywhere(&mut shown);
+    // And in names (an object's keys), as written.
     serde_json::from_str(&without_keys(&shown.to_string())).unwrap_or(Value::Null)
+}
+
+/// Every string in `value` with key-shaped runs redacted, as written or once decoded
+/// (percent-encoded, or JSON text with `\u` escapes): `%73vck_…` is a key too.
+fn without_keys_anywhere(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Some(clean) = text_without_keys(text) {
+                *text = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_keys_anywhere),
+        Value::Object(fields) => fields.values_mut().for_each(without_keys_anywhere),
+        _ => {}
+    }
+}
+
+/// `text` without keys, or `None` when it holds none in any form.
+fn text_without_keys(text: &str) -> Option<String> {
+    let plain = without_keys(text);
+    if plain != text {
+        return Some(without_keys_anywhere_decoded(&plain).unwrap_or(plain));
+    }
+    without_keys_anywhere_decoded(text)
+}
+
+/// The decoded forms of `text` that hold a key, redacted; `None` when none does.
+fn without_keys_anywhere_decoded(text: &str) -> Option<String> {
+    if text.contains('%') {
+        let decoded = form_decoded(text);
+        let clean = without_keys(&decoded);
+        if clean != decoded {
+            return Some(clean);
+        }
+    }
+    if text.contains("\\u")
+        && let Ok(mut parsed) = serde_json::from_str::<Value>(text)
+    {
+        let before = parsed.clone();
+        without_keys_anywhere(&mut parsed);
+        if parsed != before {
+            return Some(parsed.to_string());
+        }
+    }
+    None
+}
+
+/// A query or form component as a server decodes it: `+` is a space, `%XX` a byte.
+fn form_decoded(text: &str) -> String {
+    let spaced = text.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
 /// `text` with every API-key-shaped run (`svck_` and what follows of base62) redacted.
@@ -202,6 +268,36 @@ mod tests {
             traces.add(json!({ "big": big }), &KeyPlaces::default());
         }
         assert!(traces.kept().1 <= MAX_BYTES + 2 * big.len() + 100);
+    }
+
+    /// Encoded forms are decoded before matching, as the server decodes them: a query
+    /// name or value, a form body, a JSON body with escapes; and session headers are
+    /// redacted whatever their scheme.
+    #[test]
+    fn credentials_in_any_encoding_never_reach_the_browser() {
+        let key = svc_runtime::apikey::format::generate();
+        let encoded = format!("%73{}", &key[1..]);
+        let escaped = format!("\\u0073{}", &key[1..]);
+        let raw = json!({
+            "query": format!("%6Bey=abc&other={encoded}&k%65y=def&page=2"),
+            "headers": [["X-Auth-Token", "session-1"], ["Authorization", "Basic dTpw"], ["X-Session-Id", "s-2"],
+                        ["Cookie", "sid=3"], ["accept", "*/*"]],
+            "body": { "text": format!("{{\"k\": \"{escaped}\"}}") },
+            "steps": [{ "logs": [format!("form: key={encoded}")] }],
+        });
+        let places = KeyPlaces {
+            headers: vec![],
+            query: vec!["key".into()],
+        };
+        let traces = Traces::default();
+        traces.add(raw, &places);
+        let shown = traces.since(None).remove(0);
+        let text = shown.to_string();
+        for secret in ["abc", "def", "session-1", "dTpw", "s-2", "sid=3", &key[5..], &encoded, &escaped] {
+            assert!(!text.contains(secret), "`{secret}` in {text}");
+        }
+        assert!(shown["query"].as_str().unwrap().ends_with("page=2"), "{text}");
+        assert!(text.contains("*/*"), "{text}");
     }
 
     #[test]

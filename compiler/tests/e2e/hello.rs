@@ -171,7 +171,10 @@ async fn a_socket_handed_over_must_be_one_listening_socket_for_this_process() {
         use std::os::unix::process::CommandExt;
         let mut command = std::process::Command::new("sh");
         command
-            .args(["-c", &format!("LISTEN_PID=$$ {env} exec \"$0\" serve --port 0 --store \"$1\"")])
+            .args([
+                "-c",
+                &format!("LISTEN_PID=$$ {env} exec \"$0\" serve --port 0 --store \"$1\""),
+            ])
             .arg(binary("hello"))
             .arg(std::env::temp_dir().join(format!("svc-e2e-handed-{}.db", std::process::id())))
             .env("SVC_LOG", "info")
@@ -193,7 +196,10 @@ async fn a_socket_handed_over_must_be_one_listening_socket_for_this_process() {
     };
     let exit = |child: std::process::Child| {
         let out = child.wait_with_output().unwrap();
-        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (code, stderr) = exit(with_own_pid("LISTEN_FDS=2", None));
     assert_eq!(code, 1, "{stderr}");
@@ -236,7 +242,11 @@ async fn a_socket_handed_over_must_be_one_listening_socket_for_this_process() {
         .find_map(|l| l.strip_prefix("flags:"))
         .map(|f| u32::from_str_radix(f.trim(), 8).unwrap())
         .unwrap();
-    assert_ne!(flags & libc::O_CLOEXEC as u32, 0, "descriptor 3 is closed on exec: {fdinfo}");
+    assert_ne!(
+        flags & libc::O_CLOEXEC as u32,
+        0,
+        "descriptor 3 is closed on exec: {fdinfo}"
+    );
     let r = client()
         .get(format!("http://{addr}/demo/hello/greeting"))
         .send()

@@ -80,7 +80,8 @@ async fn a_source_with_the_same_constraints_moves_the_check_to_the_edge() {
     assert_eq!(e["error"]["violations"][0]["in"], "query");
     // A multi-byte character where a date-time's `T` is expected: a 400 like any other
     // malformed value (it once panicked, a 500 whose log line repeated the value).
-    let (status, e) = error_of(client().get(server.url("/demo/hello/greeting?when=2024-01-0%C3%A9T00:00:00Z%0AINFO"))).await;
+    let (status, e) =
+        error_of(client().get(server.url("/demo/hello/greeting?when=2024-01-0%C3%A9T00:00:00Z%0AINFO"))).await;
     assert_eq!(status, 400, "{e}");
     assert_eq!(e["error"]["violations"][0]["pointer"], "/when");
     assert_eq!(e["error"]["violations"][0]["constraint"], "format");

@@ -63,12 +63,33 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
 }
 
+/// SQLite writes its journal files (`-wal`, `-shm`, `-journal`) beside the database by
+/// name, following links: one planted there (a cloned project's `.svc/`) would have the
+/// store's pages written into whatever it points to. The database itself may be a link
+/// (SQLite resolves it, and its companions sit beside the target); a companion may not.
+fn refuse_linked_companions(path: &Path) -> Result<()> {
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut companion = resolved.clone().into_os_string();
+        companion.push(suffix);
+        let companion = PathBuf::from(companion);
+        if std::fs::symlink_metadata(&companion).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError(format!(
+                "`{}` is a symbolic link: SQLite would write the store's pages through it; remove it (SQLite makes the file itself)",
+                companion.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path` and applies pending migrations.
     pub fn open(path: &Path) -> Result<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("cannot create `{}`: {e}", dir.display())))?;
         }
+        refuse_linked_companions(path)?;
         let existed = path.exists();
         let conn = Connection::open(path)
             .map_err(|e| StoreError(format!("cannot open the workspace store `{}`: {e}", path.display())))?;
@@ -357,6 +378,21 @@ mod tests {
             revoked_at: None,
         };
         (k, r)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_file_planted_as_a_link_is_refused_and_nothing_is_written_through_it() {
+        let dir = std::env::temp_dir().join(format!("svc-sqlite-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("bashrc");
+        std::fs::write(&victim, "keep me").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("workspace.db-wal")).unwrap();
+        let e = SqliteStore::open(&dir.join("workspace.db")).err().unwrap();
+        assert!(e.0.contains("workspace.db-wal` is a symbolic link"), "{}", e.0);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
