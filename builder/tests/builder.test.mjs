@@ -177,7 +177,7 @@ test("the create-order canvas draws every node and wire, and no two nodes overla
   // Everything in view after Fit, at 1280×800.
   for (const b of boxes) assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= 1280 && b.y + b.h <= 800, `${b.id} is out of view`);
   // With the sidebar out of the way the flow is drawn larger, still whole.
-  const width = async () => (await page.locator('[data-node="price"] .node-body').boundingBox()).width;
+  const width = async () => (await settledBox(page.locator('[data-node="price"] .node-body'))).width;
   const narrow = await width();
   await page.locator("#sidebar-toggle").click();
   assert.ok((await width()) > narrow * 1.1, "the canvas uses the room");
@@ -480,9 +480,29 @@ async function openCreateOrder(t) {
   return { file, original };
 }
 
-/** Drags with the mouse from the centre of `from` to the centre of `to`. */
+/** The box of `locator` once it is drawn and has stopped moving: the canvas is drawn
+ *  anew after every save and Fit moves it, so a box read once may be of an element not
+ *  drawn yet (null) or about to move. Waits on the condition, not on the machine's
+ *  speed; fails naming the element when it never settles. */
+async function settledBox(locator, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  let last = null;
+  for (;;) {
+    const box = await locator.boundingBox({ timeout: 1_000 }).catch(() => null);
+    const same = box && last && ["x", "y", "width", "height"].every((k) => box[k] === last[k]);
+    if (same) return box;
+    if (Date.now() > deadline) {
+      throw new Error(`${locator} was never drawn and still within ${ms} ms (last box: ${JSON.stringify(box)})\n--- svc dev said:\n${devLog}`);
+    }
+    last = box;
+    await page.waitForTimeout(50);
+  }
+}
+
+/** Drags with the mouse from the centre of `from` to the centre of `to`, each once it
+ *  is drawn and still. */
 async function dragBetween(from, to) {
-  const [a, b] = [await from.boundingBox(), await to.boundingBox()];
+  const [a, b] = [await settledBox(from), await settledBox(to)];
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
@@ -772,7 +792,7 @@ test("a palette node dragged onto the canvas is added where it is dropped; Delet
   assert.ok(withNode.includes(block), withNode);
   assert.equal(withNode.replace(block, ""), original, "the node's block added, nothing else");
   const node = page.locator('[data-node="limit-2"] .node-body');
-  const area = await canvas.boundingBox();
+  const area = await settledBox(canvas);
   const [x, y] = [area.x + drop.x, area.y + drop.y];
   // Asked again while the canvas is drawn anew (the refresh after the save).
   let box = null;
