@@ -378,6 +378,23 @@ test("editing in the inspector: one changed line, comments kept, bad origins fla
   await until("the undo again", () => readFileSync(file, "utf8") === original);
   await until("the Builder to read the undone file", async () => (await versionOf("create-order")) === sha256(original));
 
+  // The window takes what `svc check` takes, by the server's own reading: `minute` is
+  // saved (the form once refused it), `60` is flagged with the reader's words.
+  await page.locator('[data-node="limit"] .node-header').click();
+  const windowField = page.locator('#panel [data-setting="window"]');
+  await windowField.fill("minute");
+  await windowField.press("Enter");
+  await until("window: minute saved", () => readFileSync(file, "utf8").includes("    window: minute\n"));
+  const withMinute = readFileSync(file, "utf8");
+  await until("the Builder to read it", async () => (await versionOf("create-order")) === sha256(withMinute));
+  await windowField.fill("60");
+  await windowField.press("Enter");
+  await until("the window flagged", async () => /`60` is not a rate limit window.*not saved/.test(await page.locator("#panel").textContent()));
+  assert.equal(await windowField.getAttribute("aria-invalid"), "true");
+  assert.equal(readFileSync(file, "utf8"), withMinute, "a flagged window is not saved");
+  writeFileSync(file, original);
+  await until("the Builder to read the file again", async () => (await versionOf("create-order")) === sha256(original));
+
   // An allowed origin with a path is flagged as it is typed, and not saved.
   await page.locator('[data-node="origin"] .node-header').click();
   const first = page.locator('#panel [data-origin="0"]');
@@ -693,10 +710,16 @@ test("a setting svc cannot read keeps its node on the canvas, marked where the p
   const { file, original } = await openCreateOrder(t);
   await page.locator('[data-node="auth"] .node-header').click();
   const location = page.locator('#panel [data-setting="location"]');
+  // Typed in the form, a location svc cannot read is flagged with the reader's words
+  // and not saved.
   await location.fill("cookie:session");
   await location.press("Enter");
-  await until("the location saved", () => readFileSync(file, "utf8").includes("    location: cookie:session\n"));
-  // Still drawn, with its edges, marked as not read, its problem on it and in its form.
+  await until("the location flagged", async () => /`cookie:session` is not an API key location.*not saved/.test(await page.locator("#panel").textContent()));
+  assert.equal(readFileSync(file, "utf8"), original, "a location svc cannot read is not saved from the form");
+  // Written by hand in the file: the node stays drawn, with its edges, marked as not
+  // read, its problem on it and in its form.
+  writeFileSync(file, original.replace("    location: header-x-api-key\n", "    location: cookie:session\n"));
+  assert.notEqual(readFileSync(file, "utf8"), original);
   const auth = page.locator('[data-node="auth"]');
   await until("the node marked as not read", async () => /is-unreadable/.test((await auth.getAttribute("class")) ?? ""));
   assert.equal(await auth.locator(".node-problems").count(), 1);
@@ -753,8 +776,8 @@ test("two tabs on one flow: the second tab's save is not overwritten by the firs
   // The first tab still shows the file as it was (its periodic reading held).
   await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true }));
   await page.locator('[data-node="limit"] .node-header').click();
-  const window = page.locator('#panel [data-setting="window"]');
-  await window.waitFor();
+  const windowField = page.locator('#panel [data-setting="window"]');
+  await windowField.waitFor();
 
   await second.locator('[data-node="limit"] .node-header').click();
   const limit = second.locator('#panel [data-setting="limit"]');
@@ -762,8 +785,8 @@ test("two tabs on one flow: the second tab's save is not overwritten by the firs
   await limit.press("Enter");
   await until("the second tab's save", () => readFileSync(file, "utf8").includes("    limit: 70\n"));
 
-  await window.fill("2m");
-  await window.press("Enter");
+  await windowField.fill("2m");
+  await windowField.press("Enter");
   // Refused and made again on top; or, when the dev server's rebuild after the second
   // tab's save made the first tab read the file first, made on top at once.
   const again = page.locator("#status .status-action");

@@ -25,7 +25,6 @@ fn type_string() -> Value {
 /// The schema of one flow file.
 pub fn flow() -> Value {
     let edge = json!({ "type": "string", "description": "The id of the node that runs next." });
-    let node_common = |kind: &str| json!({ "const": kind });
     let fields = json!({
         "type": "object",
         "additionalProperties": {
@@ -123,108 +122,44 @@ pub fn flow() -> Value {
                     { "type": ["string", "number", "boolean", "null"] }
                 ]
             },
-            "node": {
-                "type": "object",
-                "required": ["type"],
-                "properties": {
-                    "type": { "enum": ["check-origin", "rate-limit", "check-api-key", "code", "return-json"] },
-                    "description": { "type": "string" }
-                },
-                "oneOf": [
-                    {
-                        "title": "Check Origin",
-                        "required": ["allowed_origins"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "type": node_common("check-origin"),
-                            "description": { "type": "string" },
-                            "allowed_origins": {
-                                "type": "array",
-                                "minItems": 1,
-                                "items": { "type": "string" },
-                                "description": "Exact origins (`https://app.example.com`) or wildcard subdomains (`https://*.example.com`)."
-                            },
-                            "missing_origin": { "enum": ["allow", "block"], "default": "allow" },
-                            "allowed_headers": { "type": "array", "items": { "type": "string" } },
-                            "expose_headers": { "type": "array", "items": { "type": "string" } },
-                            "allow_credentials": { "type": "boolean", "default": false },
-                            "max_age": { "type": "integer", "minimum": 0 },
-                            "allowed": { "$ref": "#/$defs/edge" },
-                            "blocked": { "$ref": "#/$defs/edge" }
-                        }
-                    },
-                    {
-                        "title": "Rate Limit",
-                        "required": ["limit", "window", "by"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "type": node_common("rate-limit"),
-                            "description": { "type": "string" },
-                            "limit": { "type": "integer", "minimum": 1 },
-                            "window": {
-                                "description": "Seconds, or `30s`, `15m`, `1h`, `1d`, `second`, `minute`, `hour`, `day`.",
-                                "oneOf": [
-                                    { "type": "integer", "minimum": 1 },
-                                    { "type": "string", "pattern": "^([0-9]+[smhd]|second|minute|hour|day)$" }
-                                ]
-                            },
-                            "by": { "enum": ["ip", "user", "api-key"] },
-                            "on_store_error": {
-                                "description": "When the shared rate-limit store (Redis) cannot answer: `local` counts in this instance, `open` lets the request through, `closed` answers 503. Default: the server's --rate-limit-failure.",
-                                "enum": ["local", "open", "closed"]
-                            },
-                            "sequence-ok": { "$ref": "#/$defs/edge" },
-                            "sequence-limited": { "$ref": "#/$defs/edge" }
-                        }
-                    },
-                    {
-                        "title": "Check API Key",
-                        "required": ["location"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "type": node_common("check-api-key"),
-                            "description": { "type": "string" },
-                            "location": {
-                                "type": "string",
-                                "description": "header-x-api-key, authorization-bearer, header:<Name>, or query:<name> (discouraged).",
-                                "pattern": "^(header-x-api-key|authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
-                            },
-                            "valid": { "$ref": "#/$defs/edge" },
-                            "invalid": { "$ref": "#/$defs/edge" }
-                        }
-                    },
-                    {
-                        "title": "Code node",
-                        "required": ["node"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "type": node_common("code"),
-                            "description": { "type": "string" },
-                            "node": {
-                                "type": "string",
-                                "description": "The node key: <namespace>.<node-name>.",
-                                "pattern": "^[a-z][a-z0-9]*(-[a-z0-9]+)*\\.[a-z][a-z0-9]*(-[a-z0-9]+)*$"
-                            },
-                            "inputs": { "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } },
-                            "next": { "$ref": "#/$defs/edge" },
-                            "on_fail": { "$ref": "#/$defs/edge" }
-                        }
-                    },
-                    {
-                        "title": "Return JSON",
-                        "required": ["status"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "type": node_common("return-json"),
-                            "description": { "type": "string" },
-                            "status": { "type": "integer", "minimum": 100, "maximum": 599 },
-                            "body": { "$ref": "#/$defs/template" },
-                            "headers": { "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } }
-                        }
-                    }
-                ]
-            }
+            "node": node_schema()
         }
+    })
+}
+
+/// A node: one branch per built-in node type, from its row of the table.
+fn node_schema() -> Value {
+    use svc_types::builtin_nodes::{NODE_TYPES, OUTPUT_SCHEMA};
+    let parse = |text: &str| serde_json::from_str::<Value>(text).expect("the table's schemas are JSON (tested there)");
+    let branches: Vec<Value> = NODE_TYPES
+        .iter()
+        .map(|row| {
+            let mut properties = serde_json::Map::new();
+            properties.insert("type".into(), json!({ "const": row.type_name }));
+            properties.insert("description".into(), json!({ "type": "string" }));
+            for setting in row.settings {
+                properties.insert(setting.key.into(), parse(setting.schema));
+            }
+            for output in row.outputs {
+                properties.insert(output.pin.into(), parse(OUTPUT_SCHEMA));
+            }
+            let required: Vec<&str> = row.settings.iter().filter(|s| s.required).map(|s| s.key).collect();
+            json!({
+                "title": row.label,
+                "required": required,
+                "additionalProperties": false,
+                "properties": properties,
+            })
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": { "enum": NODE_TYPES.iter().map(|t| t.type_name).collect::<Vec<_>>() },
+            "description": { "type": "string" }
+        },
+        "oneOf": branches
     })
 }
 

@@ -85,6 +85,26 @@ fn a_missing_directory_is_an_error_not_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A literal checked against a `date-time` pin with a multi-byte character where the
+/// `T` goes: a located error (it once panicked, exit 101, and took `svc dev` down).
+#[test]
+fn a_literal_with_a_multi_byte_character_against_a_format_is_an_error_not_a_panic() {
+    let dir = scratch("hello", "multi-byte-literal");
+    edit(
+        &dir.join("src/nodes/greet.rs"),
+        &[("t::string().default(\"world\")", "t::string().format(\"date-time\")")],
+    );
+    edit(
+        &dir.join("flows/greeting.yaml"),
+        &[("name: { from: request.query.name }", "name: \"2024-01-0éT00:00:00Z\"")],
+    );
+    let (code, _, stderr) = svc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_contains(&stderr, &["--> flows/greeting.yaml:", "date-time"]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn a_file_that_is_not_utf8_is_one_located_error_and_nothing_else() {
     // A flow: one error at the first bad byte, not errors about what was lost.

@@ -269,7 +269,7 @@ function settingRow(node, setting, edit) {
   if (setting.unset) input.required = false;
   const note = el("div", { class: "field-note", role: "status" });
   pending(input);
-  input.addEventListener("change", () => {
+  input.addEventListener("change", async () => {
     const text = input.value.trim();
     // An optional setting emptied: the key left out, and the default applies.
     if (text === "" && setting.unset) {
@@ -278,20 +278,24 @@ function settingRow(node, setting, edit) {
       if (setting.value !== "") edit([{ op: "remove", path }], `${what} as the default`);
       return;
     }
-    const value = numeric ? Number(text) : text;
-    const wrong =
-      numeric && (!Number.isInteger(value) || (setting.kind === "count" && value < 1) || (setting.kind === "status" && (value < 100 || value > 599)))
-        ? setting.kind === "count"
-          ? "a whole number, 1 or more"
-          : "an HTTP status, 100 to 599"
-        : setting.kind === "duration" && !/^[0-9]+(s|m|h|d)$/.test(text)
-          ? "a duration such as 30s, 1m, 1h or 1d"
-          : text === ""
-            ? "a value"
-            : null;
-    input.setAttribute("aria-invalid", String(Boolean(wrong)));
-    note.textContent = wrong ? `Expected ${wrong}; not saved.` : "";
-    if (!wrong && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
+    // A number field's text as a number when it is one; anything else is sent as text,
+    // and refused by the server's reading in its own words.
+    const value = numeric && text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+    // Checked as `svc check` reads it (the server reads the setting with the flow
+    // reader); still typing until the answer, so that no reading redraws it away.
+    input.dataset.pending = "1";
+    let answer;
+    try {
+      const query = new URLSearchParams({ type: node.type, key: setting.key, value: JSON.stringify(value) });
+      answer = await api("GET", `/api/check/setting?${query}`);
+    } catch (error) {
+      answer = { ok: false, message: error.message, hint: "" };
+    } finally {
+      delete input.dataset.pending;
+    }
+    input.setAttribute("aria-invalid", String(!answer.ok));
+    note.textContent = answer.ok ? "" : `${answer.message}${answer.hint ? ` (${answer.hint})` : ""}; not saved.`;
+    if (answer.ok && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
   });
   return field(setting.label, input, note);
 }

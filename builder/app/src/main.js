@@ -189,7 +189,7 @@ class Builder {
           el(
             "span",
             { class: "route-badges" },
-            r.protections.map((p) => el("span", { class: `badge badge--${p}` }, protectionName(p))),
+            r.protections.map((p) => el("span", { class: `badge badge--${p}` }, this.badgeOf(p))),
             problems.length ? el("span", { class: "badge badge--problem" }, `${problems.length} problem${problems.length > 1 ? "s" : ""}`) : null,
           ),
         ),
@@ -200,6 +200,11 @@ class Builder {
       this.newRouteForm ?? el("button", { type: "button", class: "new-route", onclick: () => this.openNewRoute() }, "New route"),
       list.length ? el("ul", { class: "route-list" }, list) : el("p", { class: "muted" }, "No flows yet: add one under flows/."),
     );
+  }
+
+  /** A built-in node type's short name, from the server's table of them. */
+  badgeOf(type) {
+    return this.model.nodeTypes?.find((t) => t.type === type)?.badge ?? type;
   }
 
   renderProblems() {
@@ -558,9 +563,6 @@ function inputRows(what, placeholder, types) {
   };
 }
 
-function protectionName(type) {
-  return { "check-origin": "Origin", "rate-limit": "Rate limit", "check-api-key": "API key" }[type] ?? type;
-}
 
 new Builder().start();
 

@@ -232,7 +232,7 @@ pub enum OnStoreError {
 }
 
 impl OnStoreError {
-    pub const ALL: [&'static str; 3] = ["open", "closed", "local"];
+    pub const ALL: &'static [&'static str] = svc_types::builtin_nodes::ON_STORE_ERROR;
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -290,27 +290,35 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
-    pub fn type_name(&self) -> &'static str {
+    /// The row of this node's type in the table of built-in node types, from which its
+    /// name, keys and outputs come. A new kind without a row does not compile.
+    pub fn row(&self) -> &'static svc_types::builtin_nodes::NodeType {
+        use svc_types::builtin_nodes as rows;
         match self {
-            NodeKind::CheckOrigin(_) => "check-origin",
-            NodeKind::RateLimit(_) => "rate-limit",
-            NodeKind::CheckApiKey(_) => "check-api-key",
-            NodeKind::Code(_) => "code",
-            NodeKind::ReturnJson(_) => "return-json",
+            NodeKind::CheckOrigin(_) => &rows::CHECK_ORIGIN,
+            NodeKind::RateLimit(_) => &rows::RATE_LIMIT,
+            NodeKind::CheckApiKey(_) => &rows::CHECK_API_KEY,
+            NodeKind::Code(_) => &rows::CODE,
+            NodeKind::ReturnJson(_) => &rows::RETURN_JSON,
         }
     }
 
-    /// The sequence outputs of this node: (pin name, target if wired).
+    pub fn type_name(&self) -> &'static str {
+        self.row().type_name
+    }
+
+    /// The sequence outputs of this node: (pin name, target if wired), in its row's order.
     pub fn edges(&self) -> Vec<(&'static str, Option<&Edge>)> {
-        match self {
-            NodeKind::CheckOrigin(n) => vec![("allowed", n.allowed.as_ref()), ("blocked", n.blocked.as_ref())],
-            NodeKind::RateLimit(n) => vec![("sequence-ok", n.ok.as_ref()), ("sequence-limited", n.limited.as_ref())],
-            NodeKind::CheckApiKey(n) => {
-                vec![("valid", n.valid.as_ref()), ("invalid", n.invalid.as_ref())]
-            }
-            NodeKind::Code(n) => vec![("next", n.next.as_ref()), ("on_fail", n.on_fail.as_ref())],
+        let targets = match self {
+            NodeKind::CheckOrigin(n) => vec![n.allowed.as_ref(), n.blocked.as_ref()],
+            NodeKind::RateLimit(n) => vec![n.ok.as_ref(), n.limited.as_ref()],
+            NodeKind::CheckApiKey(n) => vec![n.valid.as_ref(), n.invalid.as_ref()],
+            NodeKind::Code(n) => vec![n.next.as_ref(), n.on_fail.as_ref()],
             NodeKind::ReturnJson(_) => vec![],
-        }
+        };
+        let outputs = self.row().outputs;
+        debug_assert_eq!(outputs.len(), targets.len(), "{}", self.type_name());
+        outputs.iter().map(|o| o.pin).zip(targets).collect()
     }
 }
 
@@ -357,7 +365,10 @@ impl Flow {
 
 const TOP_KEYS: &[&str] = &["$schema", "route", "methods", "summary", "request", "start", "nodes"];
 /// Node types, for hints.
-pub const NODE_TYPES: &[&str] = &["check-origin", "rate-limit", "check-api-key", "code", "return-json"];
+/// The built-in node types' names, from their table (`svc_types::builtin_nodes`).
+pub fn node_types() -> impl Iterator<Item = &'static str> {
+    svc_types::builtin_nodes::NODE_TYPES.iter().map(|t| t.type_name)
+}
 
 /// Reads one flow file. Returns `None` when the file cannot be read as a flow at all.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
@@ -668,7 +679,7 @@ fn read_nodes(node: &Node, diags: &mut Diagnostics) -> (Vec<FlowNode>, Vec<Broke
 fn declared_type(node: &Node) -> Option<&'static str> {
     let (_, value) = node.as_map()?.iter().find(|(k, _)| k.as_str() == Some("type"))?;
     let written = value.as_str()?;
-    NODE_TYPES.iter().copied().find(|t| *t == written)
+    node_types().find(|t| *t == written)
 }
 
 fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
@@ -680,42 +691,41 @@ fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
         .map(|s| Spanned::new(s.to_string(), n.span))
 }
 
-const CHECK_ORIGIN_KEYS: &[&str] = &[
-    "type",
-    "description",
-    "allowed_origins",
-    "missing_origin",
-    "allowed_headers",
-    "expose_headers",
-    "allow_credentials",
-    "max_age",
-    "allowed",
-    "blocked",
-];
-const RATE_LIMIT_KEYS: &[&str] = &[
-    "type",
-    "description",
-    "limit",
-    "window",
-    "by",
-    "on_store_error",
-    "sequence-ok",
-    "sequence-limited",
-];
-const CHECK_API_KEY_KEYS: &[&str] = &["type", "description", "location", "valid", "invalid"];
-const CODE_KEYS: &[&str] = &["type", "description", "node", "inputs", "next", "on_fail"];
-const RETURN_JSON_KEYS: &[&str] = &["type", "description", "status", "body", "headers"];
+/// What reading a flow says of `value` as setting `key` of a `type_name` node, the other
+/// settings being a new node's: `(message, hint)`, or `None` when it reads. The Builder's
+/// inspector asks this as the user types, so that its forms accept exactly what
+/// `svc check` accepts (`window: minute` among them).
+pub fn setting_problem(type_name: &str, key: &str, value: &serde_json::Value) -> Option<(String, String)> {
+    let row = svc_types::builtin_nodes::node_type(type_name)?;
+    let mut node = serde_json::Map::new();
+    node.insert("type".into(), row.type_name.into());
+    if row.default_id.is_none() {
+        node.insert("node".into(), "project.node".into());
+    }
+    for setting in row.settings {
+        if let Some(new_value) = setting.new_value.and_then(|v| serde_json::from_str(v).ok()) {
+            node.insert(setting.key.into(), new_value);
+        }
+    }
+    node.insert(key.into(), value.clone());
+    // JSON is YAML: the node as a flow would hold it.
+    let text = serde_json::Value::Object(node).to_string();
+    let mut diags = Diagnostics::new();
+    let root = yaml::parse(crate::FileId(0), &text).ok()?;
+    let id = Spanned::new("node".to_string(), root.span);
+    if read_node(id, &root, &mut diags).is_some() && diags.is_empty() {
+        return None;
+    }
+    diags
+        .iter()
+        .next()
+        .map(|d| (d.message.clone(), d.help.clone()))
+        .or_else(|| Some((format!("`{key}` cannot be read"), String::new())))
+}
 
-/// The keys a node of `type_name` takes.
-fn node_keys(type_name: &str) -> Option<&'static [&'static str]> {
-    Some(match type_name {
-        "check-origin" => CHECK_ORIGIN_KEYS,
-        "rate-limit" => RATE_LIMIT_KEYS,
-        "check-api-key" => CHECK_API_KEY_KEYS,
-        "code" => CODE_KEYS,
-        "return-json" => RETURN_JSON_KEYS,
-        _ => return None,
-    })
+/// The keys a node of `type_name` takes: its row's ([`svc_types::builtin_nodes`]).
+fn node_keys(type_name: &str) -> Option<Vec<&'static str>> {
+    svc_types::builtin_nodes::node_type(type_name).map(|t| t.keys())
 }
 
 /// Reports each key of `node` that is not in `known` but close to a known key the node
@@ -753,7 +763,10 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
     let mut r = MapReader::new(node, what.clone(), diags)?;
     let type_node = r.required(
         "type",
-        &format!("every node has a `type`: one of {}", NODE_TYPES.join(", ")),
+        &format!(
+            "every node has a `type`: one of {}",
+            node_types().collect::<Vec<_>>().join(", ")
+        ),
         diags,
     )?;
     let type_name = yaml::expect_str(type_node, "the node type", diags)?;
@@ -763,27 +776,22 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
         .map(str::to_string);
     // A misspelled key (`windows:`, `allowed_origin:`) is the cause of the "missing key"
     // error that reading would give: report it, with the key meant, and only it.
-    if let Some(known) = node_keys(type_name)
+    let known = node_keys(type_name);
+    if let Some(known) = &known
         && misspelled_keys(node, known, &what, diags)
     {
         return None;
     }
-    let (kind, known): (NodeKind, &[&str]) = match type_name {
-        "check-origin" => (
-            NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
-            CHECK_ORIGIN_KEYS,
-        ),
-        "rate-limit" => (NodeKind::RateLimit(read_rate_limit(&mut r, diags)?), RATE_LIMIT_KEYS),
-        "check-api-key" => (
-            NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
-            CHECK_API_KEY_KEYS,
-        ),
-        "code" => (NodeKind::Code(read_code(&mut r, diags)?), CODE_KEYS),
-        "return-json" => (NodeKind::ReturnJson(read_return_json(&mut r, diags)?), RETURN_JSON_KEYS),
+    let kind = match type_name {
+        "check-origin" => NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
+        "rate-limit" => NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
+        "check-api-key" => NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
+        "code" => NodeKind::Code(read_code(&mut r, diags)?),
+        "return-json" => NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
         other => {
-            let hint = match svc_types::assets::closest(other, NODE_TYPES.iter().copied()) {
+            let hint = match svc_types::assets::closest(other, node_types()) {
                 Some(best) => format!("did you mean `{best}`?"),
-                None => format!("node types are: {}", NODE_TYPES.join(", ")),
+                None => format!("node types are: {}", node_types().collect::<Vec<_>>().join(", ")),
             };
             diags.push(
                 Diagnostic::new(
@@ -797,7 +805,7 @@ fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Optio
             return None;
         }
     };
-    r.finish(known, diags);
+    r.finish(known.as_deref().unwrap_or_default(), diags);
     Some(FlowNode { id, kind, description })
 }
 
@@ -976,7 +984,7 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
             "closed" => OnStoreError::Closed,
             "local" => OnStoreError::Local,
             other => {
-                let hint = match svc_types::assets::closest(other, OnStoreError::ALL) {
+                let hint = match svc_types::assets::closest(other, OnStoreError::ALL.iter().copied()) {
                     Some(best) => format!("did you mean `{best}`?"),
                     None => help.to_string(),
                 };
@@ -1254,6 +1262,65 @@ pub fn read_template(node: &Node, diags: &mut Diagnostics) -> Option<Template> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every row of the table of built-in node types is a type the reader reads: a node
+    /// with a new node's settings and every output of its row wired reads without a
+    /// problem, as the kind whose row it is, with each output where the row says; and
+    /// a key the row does not list is refused. (A kind without a row does not compile:
+    /// `NodeKind::row`.)
+    #[test]
+    fn every_row_is_read_as_its_kind() {
+        for row in svc_types::builtin_nodes::NODE_TYPES {
+            assert_eq!(
+                setting_problem(row.type_name, "description", &"a node".into()),
+                None,
+                "{}",
+                row.type_name
+            );
+            let mut node = serde_json::Map::new();
+            node.insert("type".into(), row.type_name.into());
+            if row.default_id.is_none() {
+                node.insert("node".into(), "project.node".into());
+            }
+            for setting in row.settings {
+                if let Some(v) = setting.new_value {
+                    node.insert(setting.key.into(), serde_json::from_str(v).unwrap());
+                }
+            }
+            for output in row.outputs {
+                node.insert(output.pin.into(), format!("after-{}", output.pin).into());
+            }
+            let text = serde_json::Value::Object(node.clone()).to_string();
+            let root = yaml::parse(FileId(0), &text).unwrap();
+            let mut diags = Diagnostics::new();
+            let read = read_node(Spanned::new("n".into(), root.span), &root, &mut diags).unwrap_or_else(|| {
+                panic!(
+                    "{}: {:?}",
+                    row.type_name,
+                    diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+                )
+            });
+            assert!(diags.is_empty(), "{}", row.type_name);
+            assert_eq!(read.kind.row(), row);
+            let edges: Vec<(&str, Option<String>)> = read
+                .kind
+                .edges()
+                .into_iter()
+                .map(|(pin, to)| (pin, to.map(|e| e.value.clone())))
+                .collect();
+            let expected: Vec<(&str, Option<String>)> = row
+                .outputs
+                .iter()
+                .map(|o| (o.pin, Some(format!("after-{}", o.pin))))
+                .collect();
+            assert_eq!(edges, expected, "{}", row.type_name);
+            assert!(
+                setting_problem(row.type_name, "not-a-key", &1.into()).is_some(),
+                "{}",
+                row.type_name
+            );
+        }
+    }
 
     fn load_text(text: &str) -> (Option<Flow>, Vec<(Code, u32, String)>) {
         let mut d = Diagnostics::new();

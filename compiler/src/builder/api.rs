@@ -14,6 +14,7 @@
 //! | `POST /api/flows/<route>/node`       | adds, renames or deletes a node ([`super::flow_ops`]) |
 //! | `POST /api/flows/<route>/wire`       | draws a wire, or (`check`) says why it cannot be |
 //! | `GET /api/check/origin?value=<o>`    | what `svc check` says of an allowed origin      |
+//! | `GET /api/check/setting?type=&key=&value=` | what reading a flow says of a node's setting (`value` is JSON) |
 //! | `GET /api/keys`                      | API keys, as `svc keys list --format json`      |
 //! | `POST /api/keys`                     | a new key, shown in this answer only            |
 //! | `POST /api/keys/<id>/revoke`         | revokes it                                      |
@@ -108,6 +109,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/flows", post(new_flow))
         .route("/api/flows/{route}", get(flow_text).put(restore_flow))
         .route("/api/check/origin", get(check_origin))
+        .route("/api/check/setting", get(check_setting))
         .route("/api/flows/{route}/edit", post(edit_flow))
         .route("/api/flows/{route}/node", post(node_action))
         .route("/api/flows/{route}/wire", post(wire))
@@ -671,6 +673,27 @@ async fn check_origin(axum::extract::Query(q): axum::extract::Query<OriginQuery>
         Some((message, _, hint)) => {
             axum::Json(json!({ "ok": false, "message": message, "hint": hint })).into_response()
         }
+    }
+}
+
+#[derive(Deserialize)]
+struct SettingQuery {
+    #[serde(rename = "type")]
+    node_type: String,
+    key: String,
+    /// JSON: `60`, `"minute"`.
+    value: String,
+}
+
+/// One setting of a built-in node, read as a flow reads it: the inspector's forms accept
+/// what `svc check` accepts, and nothing else.
+async fn check_setting(axum::extract::Query(q): axum::extract::Query<SettingQuery>) -> Response {
+    let Ok(value) = serde_json::from_str::<Value>(&q.value) else {
+        return bad_request("`value` is a JSON value: 60, \"1m\"");
+    };
+    match svc_frontend::flow::setting_problem(&q.node_type, &q.key, &value) {
+        None => axum::Json(json!({ "ok": true })).into_response(),
+        Some((message, hint)) => axum::Json(json!({ "ok": false, "message": message, "hint": hint })).into_response(),
     }
 }
 

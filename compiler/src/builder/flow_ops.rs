@@ -9,17 +9,12 @@
 use super::edit::{Edit, Step};
 use serde_json::{Value, json};
 
-/// The keys of a node that name the node that runs next.
-pub const EDGE_KEYS: &[&str] = &[
-    "allowed",
-    "blocked",
-    "sequence-ok",
-    "sequence-limited",
-    "valid",
-    "invalid",
-    "next",
-    "on_fail",
-];
+/// The keys of a node that name the node that runs next: every built-in type's outputs.
+pub fn edge_keys() -> impl Iterator<Item = &'static str> {
+    svc_types::builtin_nodes::NODE_TYPES
+        .iter()
+        .flat_map(|t| t.outputs.iter().map(|o| o.pin))
+}
 
 fn path(steps: &[&str]) -> Vec<Step> {
     steps.iter().map(|s| Step::Key(s.to_string())).collect()
@@ -82,8 +77,8 @@ pub fn rename_node(flow: &Value, old: &str, new: &str) -> Result<Vec<Edit>, Stri
     for (id, node) in nodes {
         // Edits after the rename address the node by its new id.
         let here = if id == old { new } else { id.as_str() };
-        for key in EDGE_KEYS {
-            if node.get(*key).and_then(Value::as_str) == Some(old) {
+        for key in edge_keys() {
+            if node.get(key).and_then(Value::as_str) == Some(old) {
                 edits.push(Edit::Set {
                     path: path(&["nodes", here, key]),
                     value: json!(new),
@@ -126,8 +121,8 @@ pub fn delete_node(flow: &Value, id: &str) -> Result<Vec<Edit>, String> {
         path: path(&["nodes", id]),
     }];
     for (other, node) in nodes.iter().filter(|(other, _)| other.as_str() != id) {
-        for key in EDGE_KEYS {
-            if node.get(*key).and_then(Value::as_str) == Some(id) {
+        for key in edge_keys() {
+            if node.get(key).and_then(Value::as_str) == Some(id) {
                 edits.push(Edit::Remove {
                     path: path(&["nodes", other, key]),
                 });
@@ -148,36 +143,32 @@ pub fn delete_node(flow: &Value, id: &str) -> Result<Vec<Edit>, String> {
 /// The built-in node types the palette adds, with the settings a new one starts with
 /// (what the examples use; the inspector changes them).
 pub fn new_node(node_type: &str, node_key: Option<&str>) -> Result<Value, String> {
-    Ok(match (node_type, node_key) {
-        ("check-origin", _) => json!({ "type": "check-origin", "allowed_origins": ["https://app.example.com"] }),
-        ("rate-limit", _) => json!({ "type": "rate-limit", "limit": 60, "window": "1m", "by": "ip" }),
-        ("check-api-key", _) => json!({ "type": "check-api-key", "location": "header-x-api-key" }),
-        ("return-json", _) => json!({ "type": "return-json", "status": 200 }),
-        ("code", Some(key)) => json!({ "type": "code", "node": key }),
-        ("code", None) => return Err("a code node needs the key of the node it runs".into()),
-        (other, _) => return Err(format!("`{other}` is not a node type the Builder adds")),
-    })
+    let Some(row) = svc_types::builtin_nodes::node_type(node_type) else {
+        return Err(format!("`{node_type}` is not a node type the Builder adds"));
+    };
+    let mut node = serde_json::Map::new();
+    node.insert("type".into(), json!(row.type_name));
+    if row.default_id.is_none() {
+        // A code node: the key of the node it runs.
+        let key = node_key.ok_or("a code node needs the key of the node it runs")?;
+        node.insert("node".into(), json!(key));
+    }
+    for setting in row.settings {
+        if let Some(value) = setting.new_value {
+            node.insert(setting.key.into(), serde_json::from_str(value).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(Value::Object(node))
 }
 
 /// An id for a new node of `node_type` (`limit`, `limit-2`, …; a code node's from its
 /// key's last part) that the flow does not use yet.
 pub fn fresh_id(flow: &Value, node_type: &str, node_key: Option<&str>) -> String {
-    let base = match (node_type, node_key) {
-        ("check-origin", _) => "origin".to_string(),
-        ("rate-limit", _) => "limit".to_string(),
-        ("check-api-key", _) => "auth".to_string(),
-        ("return-json", _) => "respond".to_string(),
-        (_, Some(key)) => key.rsplit('.').next().unwrap_or(key).to_string(),
-        _ => "node".to_string(),
-    };
     let taken = |id: &str| flow.get("nodes").and_then(|n| n.get(id)).is_some();
-    if !taken(&base) {
-        return base;
+    match svc_types::builtin_nodes::node_type(node_type) {
+        Some(row) => row.fresh_id(node_key, taken),
+        None => svc_types::builtin_nodes::CODE.fresh_id(node_key, taken),
     }
-    (2..)
-        .map(|n| format!("{base}-{n}"))
-        .find(|id| !taken(id))
-        .expect("a free id")
 }
 
 /// The edits that add a node of `node_type` as `id` at the end of `nodes`.

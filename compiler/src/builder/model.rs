@@ -29,8 +29,34 @@ pub struct Model {
     pub project: ProjectInfo,
     pub routes: Vec<Route>,
     pub palette: Vec<PaletteNode>,
+    /// The built-in node types, as the table has them (`svc_types::builtin_nodes`): the
+    /// page keeps no copy of its own.
+    pub node_types: Vec<NodeTypeInfo>,
     pub assets: Value,
     pub diagnostics: Vec<Value>,
+}
+
+/// A built-in node type, for the page.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeTypeInfo {
+    #[serde(rename = "type")]
+    pub type_name: &'static str,
+    pub label: &'static str,
+    pub badge: &'static str,
+    pub category: &'static str,
+}
+
+fn node_types() -> Vec<NodeTypeInfo> {
+    svc_types::builtin_nodes::NODE_TYPES
+        .iter()
+        .map(|row| NodeTypeInfo {
+            type_name: row.type_name,
+            label: row.label,
+            badge: row.badge,
+            category: row.category,
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -110,68 +136,26 @@ pub struct Setting {
     pub unset: Option<&'static str>,
 }
 
-fn setting(key: &'static str, label: &'static str, kind: &'static str, value: Value) -> Setting {
-    Setting {
-        key,
-        label,
-        kind,
-        value,
-        choices: Vec::new(),
-        unset: None,
-    }
-}
-
-fn choice(key: &'static str, label: &'static str, value: Value, choices: &[&'static str]) -> Setting {
-    Setting {
-        choices: choices.to_vec(),
-        ..setting(key, label, "choice", value)
-    }
-}
-
 /// The settings the inspector edits on a node of `node_type`, each with `value(key)`:
 /// what the flow gives it (`""` where it leaves the key out). For a node that was read,
 /// the values it was read as; for one that could not be, the values as written, so that
-/// the one at fault can be put right in the same form.
+/// the one at fault can be put right in the same form. Which settings, their labels,
+/// kinds and defaults are the type's row's ([`svc_types::builtin_nodes`]).
 fn settings_of(node_type: &str, value: impl Fn(&str) -> Value) -> Vec<Setting> {
-    match node_type {
-        "check-origin" => vec![
-            setting("allowed_origins", "allowed origins", "origins", value("allowed_origins")),
-            Setting {
-                unset: Some("only the CORS-safelisted headers"),
-                ..setting("allowed_headers", "allowed headers", "headers", value("allowed_headers"))
-            },
-            Setting {
-                unset: Some("the browser's default"),
-                ..setting("max_age", "preflight max age (seconds)", "count", value("max_age"))
-            },
-            Setting {
-                unset: Some("allow (not a browser's cross-origin request)"),
-                ..choice(
-                    "missing_origin",
-                    "without an Origin header",
-                    value("missing_origin"),
-                    &["allow", "block"],
-                )
-            },
-        ],
-        "rate-limit" => vec![
-            setting("limit", "limit", "count", value("limit")),
-            setting("window", "window", "duration", value("window")),
-            choice("by", "by", value("by"), &["ip", "api-key", "user"]),
-            Setting {
-                unset: Some("the server's policy (--rate-limit-failure)"),
-                ..choice(
-                    "on_store_error",
-                    "on store error",
-                    value("on_store_error"),
-                    &svc_frontend::flow::OnStoreError::ALL,
-                )
-            },
-        ],
-        "check-api-key" => vec![setting("location", "key location", "text", value("location"))],
-        "return-json" => vec![setting("status", "status", "status", value("status"))],
-        _ => Vec::new(),
-    }
+    let Some(row) = svc_types::builtin_nodes::node_type(node_type) else {
+        return Vec::new();
+    };
+    row.inspector_fields()
+        .into_iter()
+        .map(|(setting, field)| Setting {
+            key: setting.key,
+            label: field.label,
+            kind: field.kind.name(),
+            value: value(setting.key),
+            choices: field.kind.choices().to_vec(),
+            unset: field.unset,
+        })
+        .collect()
 }
 
 #[derive(Serialize, Clone)]
@@ -276,6 +260,7 @@ fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path
         },
         routes,
         palette: palette(checked),
+        node_types: node_types(),
         assets: assets_json(&checked.assets),
         diagnostics,
     }
@@ -407,7 +392,7 @@ fn unreadable_nodes(project: &Project, flow: &Flow, wires_in: &[Wire]) -> (Vec<N
         };
         let node_type = broken.type_name.unwrap_or("unknown");
         let mut outputs = Vec::new();
-        for key in super::flow_ops::EDGE_KEYS {
+        for key in super::flow_ops::edge_keys() {
             if let Some(target) = value(key).as_str().filter(|t| !t.is_empty()) {
                 outputs.push(sequence_pin(key));
                 wires.push(Wire {
@@ -836,53 +821,26 @@ fn pin(id: &str, p: &PinDefinition) -> Pin {
 
 /// Every node a flow can use: the built-in ones, then the project's code nodes by key.
 fn palette(checked: &Checked) -> Vec<PaletteNode> {
-    let built_in = |key: &str, label: &str, category: &str, description: &str, outputs: Vec<Pin>| PaletteNode {
-        key: key.into(),
-        label: label.into(),
-        category: category.into(),
-        description: Some(description.into()),
-        language: "built-in",
-        inputs: vec![sequence_pin("exec")],
-        outputs,
-    };
-    let mut out = vec![
-        built_in(
-            "check-origin",
-            "Check Origin",
-            "protection",
-            "Lets browser requests through only from the origins listed (CORS); answers preflights.",
-            vec![sequence_pin("allowed"), sequence_pin("blocked")],
-        ),
-        built_in(
-            "rate-limit",
-            "Rate Limit",
-            "protection",
-            "Allows `limit` requests per `window` for each IP, user or API key.",
-            vec![sequence_pin("sequence-ok"), sequence_pin("sequence-limited")],
-        ),
-        built_in(
-            "check-api-key",
-            "Check API Key",
-            "protection",
-            "Lets a request through with an active API key of the workspace; gives the key's owner as `user`.",
-            {
-                let mut pins = vec![sequence_pin("valid"), sequence_pin("invalid")];
-                pins.extend(
-                    check::flow::API_KEY_OUTPUTS
-                        .iter()
-                        .map(|o| data_pin(o, &TypeRef::String)),
-                );
-                pins
-            },
-        ),
-        built_in(
-            "return-json",
-            "Return JSON",
-            "response",
-            "Answers the request: a status, headers, and a JSON body of literals and wired values.",
-            Vec::new(),
-        ),
-    ];
+    // The built-in types, from their rows (a code node is offered as each node of the
+    // project's instead).
+    let mut out: Vec<PaletteNode> = svc_types::builtin_nodes::NODE_TYPES
+        .iter()
+        .filter(|row| row.category != "code")
+        .map(|row| PaletteNode {
+            key: row.type_name.into(),
+            label: row.label.into(),
+            category: row.category.into(),
+            description: Some(row.description.into()),
+            language: "built-in",
+            inputs: vec![sequence_pin("exec")],
+            outputs: row
+                .outputs
+                .iter()
+                .map(|o| sequence_pin(o.pin))
+                .chain(row.data_outputs.iter().map(|o| data_pin(o, &TypeRef::String)))
+                .collect(),
+        })
+        .collect();
     for (key, info) in &checked.catalog.nodes {
         let m = &info.manifest;
         out.push(PaletteNode {

@@ -15,7 +15,7 @@ use svc_types::origin::OriginPattern;
 use svc_types::{Assets, TypeRef};
 
 /// The data outputs of a Check API Key node: who the key belongs to, and which key it is.
-pub const API_KEY_OUTPUTS: &[&str] = &["user", "key_name", "key_id"];
+pub const API_KEY_OUTPUTS: &[&str] = svc_types::builtin_nodes::CHECK_API_KEY.data_outputs;
 
 /// Everything a flow is checked against.
 pub struct FlowContext<'a> {

@@ -245,11 +245,11 @@ fn report_unwired(flow: &Flow, i: usize, pin: &'static str, diags: &mut Diagnost
             "wire `next: <node-id>` on `{id}` to the node that runs after it, ending in a `return-json` node"
         )),
         (kind, pin) => {
-            let status = match (kind, pin) {
-                (NodeKind::CheckApiKey(_), "invalid") => " (usually a `return-json` with status 401)",
-                (NodeKind::RateLimit(_), "sequence-limited") => " (usually a `return-json` with status 429)",
-                (NodeKind::CheckOrigin(_), "blocked") => " (usually a `return-json` with status 403)",
-                _ => "",
+            let status = match kind.row().failure_output() {
+                Some((failure, status)) if failure == pin => {
+                    format!(" (usually a `return-json` with status {status})")
+                }
+                _ => String::new(),
             };
             Diagnostic::new(
                 Code::CheckOutputUnwired,

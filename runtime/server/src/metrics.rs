@@ -254,13 +254,19 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
-    /// The `check` label and the two outcomes of a protection (pass, fail).
+    /// The `check` label and the two outcomes of a protection (pass, fail): its row's
+    /// metric name and sequence outputs ([`svc_types::builtin_nodes`]).
     fn check(self) -> Option<(&'static str, &'static str, &'static str)> {
-        match self {
-            NodeKind::CheckOrigin => Some(("check_origin", "allowed", "blocked")),
-            NodeKind::RateLimit => Some(("rate_limit", "sequence-ok", "sequence-limited")),
-            NodeKind::CheckApiKey => Some(("check_api_key", "valid", "invalid")),
-            NodeKind::Code => None,
+        use svc_types::builtin_nodes as rows;
+        let row = match self {
+            NodeKind::CheckOrigin => &rows::CHECK_ORIGIN,
+            NodeKind::RateLimit => &rows::RATE_LIMIT,
+            NodeKind::CheckApiKey => &rows::CHECK_API_KEY,
+            NodeKind::Code => return None,
+        };
+        match row.outputs {
+            [pass, fail] => Some((row.metric_check?, pass.pin, fail.pin)),
+            _ => None,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! This crate has no heavy dependencies on purpose: it is linked into every node crate.
 
 pub mod assets;
+pub mod builtin_nodes;
 pub mod case;
 pub mod constraints;
 pub mod manifest;

@@ -1,0 +1,478 @@
+//! The built-in node types of a flow, one row each: what the reader accepts, what the
+//! flow JSON Schema says, what the Builder's palette and inspector show and write, what
+//! the checker hints, and what the metrics count are all derived from [`NODE_TYPES`].
+//! Adding a built-in node type starts with a row here (ARCHITECTURE.md, "To add a
+//! built-in node type").
+//!
+//! A row is data only (this crate is linked into every node crate): the reader, the
+//! checker and the emitter still give each type its own code, and a test of each of them
+//! fails when a type has no row or a row no code.
+
+/// One built-in node type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeType {
+    /// The flow's `type:` (`rate-limit`).
+    pub type_name: &'static str,
+    /// Its name in the Builder and the schema (`Rate Limit`).
+    pub label: &'static str,
+    /// Its short name on a route's badge in the Builder's list (`Rate limit`).
+    pub badge: &'static str,
+    /// `protection`, `code` or `response`.
+    pub category: &'static str,
+    /// One sentence for the palette.
+    pub description: &'static str,
+    /// The id the Builder gives a new node of this type (`limit`, then `limit-2`, …);
+    /// `None` for a code node, whose id comes from its node key.
+    pub default_id: Option<&'static str>,
+    /// The sequence outputs, in the order they are drawn and counted.
+    pub outputs: &'static [Output],
+    /// The data outputs a built-in node gives the nodes after it (text each), as
+    /// `<id>.<output>`: Check API Key's `user`. A code node's come from its definition.
+    pub data_outputs: &'static [&'static str],
+    /// Its settings (keys of the node's mapping other than `type`, `description` and the
+    /// outputs), in the order the schema lists them.
+    pub settings: &'static [Setting],
+    /// The `check` label of `svc_protection_outcomes_total` (protections only).
+    pub metric_check: Option<&'static str>,
+}
+
+/// A sequence output of a built-in node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    /// Its key in the flow, which is also its metric `outcome`.
+    pub pin: &'static str,
+    /// For the output a failed check takes: the status the node it leads to usually
+    /// answers (a Rate Limit's `sequence-limited` leads to a 429).
+    pub failure_status: Option<u16>,
+}
+
+/// A setting of a built-in node: a key of its mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    pub key: &'static str,
+    /// Whether a node must set it.
+    pub required: bool,
+    /// Its JSON Schema (JSON text: a fragment of `docs/schemas/flow.schema.json`).
+    pub schema: &'static str,
+    /// What a new node from the Builder's palette holds for it (JSON text), if anything.
+    pub new_value: Option<&'static str>,
+    /// How the Builder's inspector edits it, if it does.
+    pub inspector: Option<Field>,
+}
+
+/// A setting as the Builder's inspector shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// Where the form shows it, among the node's fields.
+    pub position: u8,
+    pub label: &'static str,
+    pub kind: FieldKind,
+    /// For an optional setting: what the node does when it is left out.
+    pub unset: Option<&'static str>,
+}
+
+/// What a field of the inspector holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A whole number, 1 or more.
+    Count,
+    /// A rate-limit window (`30s`, `1m`, `minute`).
+    Duration,
+    /// One of these values.
+    Choice(&'static [&'static str]),
+    /// An HTTP status, 100 to 599.
+    Status,
+    /// A list of allowed origins.
+    Origins,
+    /// A list of header names.
+    Headers,
+    /// Text.
+    Text,
+}
+
+impl FieldKind {
+    /// The kind's name as the Builder's page knows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldKind::Count => "count",
+            FieldKind::Duration => "duration",
+            FieldKind::Choice(_) => "choice",
+            FieldKind::Status => "status",
+            FieldKind::Origins => "origins",
+            FieldKind::Headers => "headers",
+            FieldKind::Text => "text",
+        }
+    }
+
+    /// The values a [`FieldKind::Choice`] takes.
+    pub fn choices(self) -> &'static [&'static str] {
+        match self {
+            FieldKind::Choice(values) => values,
+            _ => &[],
+        }
+    }
+}
+
+const fn field(position: u8, label: &'static str, kind: FieldKind, unset: Option<&'static str>) -> Option<Field> {
+    Some(Field {
+        position,
+        label,
+        kind,
+        unset,
+    })
+}
+
+const fn setting(key: &'static str, schema: &'static str) -> Setting {
+    Setting {
+        key,
+        required: false,
+        schema,
+        new_value: None,
+        inspector: None,
+    }
+}
+
+const EDGE: &str = r##"{ "$ref": "#/$defs/edge" }"##;
+
+/// The values `on_store_error` takes, in the order the Builder offers them.
+pub const ON_STORE_ERROR: &[&str] = &["open", "closed", "local"];
+
+pub const CHECK_ORIGIN: NodeType = NodeType {
+    type_name: "check-origin",
+    label: "Check Origin",
+    badge: "Origin",
+    category: "protection",
+    description: "Lets browser requests through only from the origins listed (CORS); answers preflights.",
+    default_id: Some("origin"),
+    outputs: &[
+        Output {
+            pin: "allowed",
+            failure_status: None,
+        },
+        Output {
+            pin: "blocked",
+            failure_status: Some(403),
+        },
+    ],
+    data_outputs: &[],
+    settings: &[
+        Setting {
+            required: true,
+            new_value: Some(r#"["https://app.example.com"]"#),
+            inspector: field(0, "allowed origins", FieldKind::Origins, None),
+            ..setting(
+                "allowed_origins",
+                r#"{
+                    "type": "array",
+                    "minItems": 1,
+                    "items": { "type": "string" },
+                    "description": "Exact origins (`https://app.example.com`) or wildcard subdomains (`https://*.example.com`)."
+                }"#,
+            )
+        },
+        Setting {
+            inspector: field(
+                3,
+                "without an Origin header",
+                FieldKind::Choice(&["allow", "block"]),
+                Some("allow (not a browser's cross-origin request)"),
+            ),
+            ..setting(
+                "missing_origin",
+                r#"{ "enum": ["allow", "block"], "default": "allow" }"#,
+            )
+        },
+        Setting {
+            inspector: field(
+                1,
+                "allowed headers",
+                FieldKind::Headers,
+                Some("only the CORS-safelisted headers"),
+            ),
+            ..setting(
+                "allowed_headers",
+                r#"{ "type": "array", "items": { "type": "string" } }"#,
+            )
+        },
+        setting(
+            "expose_headers",
+            r#"{ "type": "array", "items": { "type": "string" } }"#,
+        ),
+        setting("allow_credentials", r#"{ "type": "boolean", "default": false }"#),
+        Setting {
+            inspector: field(
+                2,
+                "preflight max age (seconds)",
+                FieldKind::Count,
+                Some("the browser's default"),
+            ),
+            ..setting("max_age", r#"{ "type": "integer", "minimum": 0 }"#)
+        },
+    ],
+    metric_check: Some("check_origin"),
+};
+
+pub const RATE_LIMIT: NodeType = NodeType {
+    type_name: "rate-limit",
+    label: "Rate Limit",
+    badge: "Rate limit",
+    category: "protection",
+    description: "Allows `limit` requests per `window` for each IP, user or API key.",
+    default_id: Some("limit"),
+    outputs: &[
+        Output {
+            pin: "sequence-ok",
+            failure_status: None,
+        },
+        Output {
+            pin: "sequence-limited",
+            failure_status: Some(429),
+        },
+    ],
+    data_outputs: &[],
+    settings: &[
+        Setting {
+            required: true,
+            new_value: Some("60"),
+            inspector: field(0, "limit", FieldKind::Count, None),
+            ..setting("limit", r#"{ "type": "integer", "minimum": 1 }"#)
+        },
+        Setting {
+            required: true,
+            new_value: Some(r#""1m""#),
+            inspector: field(1, "window", FieldKind::Duration, None),
+            ..setting(
+                "window",
+                r#"{
+                    "description": "`30s`, `15m`, `1h`, `1d`, `second`, `minute`, `hour` or `day`; up to `366d`.",
+                    "type": "string",
+                    "pattern": "^([0-9]+[smhd]|second|minute|hour|day)$"
+                }"#,
+            )
+        },
+        Setting {
+            required: true,
+            new_value: Some(r#""ip""#),
+            inspector: field(2, "by", FieldKind::Choice(&["ip", "api-key", "user"]), None),
+            ..setting("by", r#"{ "enum": ["ip", "user", "api-key"] }"#)
+        },
+        Setting {
+            inspector: field(
+                3,
+                "on store error",
+                FieldKind::Choice(ON_STORE_ERROR),
+                Some("the server's policy (--rate-limit-failure)"),
+            ),
+            ..setting(
+                "on_store_error",
+                r#"{
+                    "description": "When the shared rate-limit store (Redis) cannot answer: `local` counts in this instance, `open` lets the request through, `closed` answers 503. Default: the server's --rate-limit-failure.",
+                    "enum": ["local", "open", "closed"]
+                }"#,
+            )
+        },
+    ],
+    metric_check: Some("rate_limit"),
+};
+
+pub const CHECK_API_KEY: NodeType = NodeType {
+    type_name: "check-api-key",
+    label: "Check API Key",
+    badge: "API key",
+    category: "protection",
+    description: "Lets a request through with an active API key of the workspace; gives the key's owner as `user`.",
+    default_id: Some("auth"),
+    outputs: &[
+        Output {
+            pin: "valid",
+            failure_status: None,
+        },
+        Output {
+            pin: "invalid",
+            failure_status: Some(401),
+        },
+    ],
+    data_outputs: &["user", "key_name", "key_id"],
+    settings: &[Setting {
+        required: true,
+        new_value: Some(r#""header-x-api-key""#),
+        inspector: field(0, "key location", FieldKind::Text, None),
+        ..setting(
+            "location",
+            r#"{
+                "type": "string",
+                "description": "header-x-api-key, authorization-bearer, header:<Name>, or query:<name> (discouraged).",
+                "pattern": "^(header-x-api-key|authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
+            }"#,
+        )
+    }],
+    metric_check: Some("check_api_key"),
+};
+
+pub const CODE: NodeType = NodeType {
+    type_name: "code",
+    label: "Code node",
+    badge: "Code",
+    category: "code",
+    description: "Runs a code node of the project's (Rust or TypeScript) with its inputs wired or inline.",
+    default_id: None,
+    outputs: &[
+        Output {
+            pin: "next",
+            failure_status: None,
+        },
+        Output {
+            pin: "on_fail",
+            failure_status: None,
+        },
+    ],
+    data_outputs: &[],
+    settings: &[
+        Setting {
+            required: true,
+            ..setting(
+                "node",
+                r#"{
+                    "type": "string",
+                    "description": "The node key: <namespace>.<node-name>.",
+                    "pattern": "^[a-z][a-z0-9]*(-[a-z0-9]+)*\\.[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+                }"#,
+            )
+        },
+        setting(
+            "inputs",
+            r##"{ "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } }"##,
+        ),
+    ],
+    metric_check: None,
+};
+
+pub const RETURN_JSON: NodeType = NodeType {
+    type_name: "return-json",
+    label: "Return JSON",
+    badge: "Response",
+    category: "response",
+    description: "Answers the request: a status, headers, and a JSON body of literals and wired values.",
+    default_id: Some("respond"),
+    outputs: &[],
+    data_outputs: &[],
+    settings: &[
+        Setting {
+            required: true,
+            new_value: Some("200"),
+            inspector: field(0, "status", FieldKind::Status, None),
+            ..setting("status", r#"{ "type": "integer", "minimum": 100, "maximum": 599 }"#)
+        },
+        setting("body", r##"{ "$ref": "#/$defs/template" }"##),
+        setting(
+            "headers",
+            r##"{ "type": "object", "additionalProperties": { "$ref": "#/$defs/binding" } }"##,
+        ),
+    ],
+    metric_check: None,
+};
+
+/// Every built-in node type, in the order the palette and the schema list them.
+pub const NODE_TYPES: &[NodeType] = &[CHECK_ORIGIN, RATE_LIMIT, CHECK_API_KEY, CODE, RETURN_JSON];
+
+/// The row of `type_name`.
+pub fn node_type(type_name: &str) -> Option<&'static NodeType> {
+    NODE_TYPES.iter().find(|t| t.type_name == type_name)
+}
+
+/// The JSON Schema of a sequence output (an edge to another node).
+pub const OUTPUT_SCHEMA: &str = EDGE;
+
+impl NodeType {
+    /// Every key a node of this type takes: `type`, `description`, its settings and its
+    /// outputs, in the schema's order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        let mut keys = vec!["type", "description"];
+        keys.extend(self.settings.iter().map(|s| s.key));
+        keys.extend(self.outputs.iter().map(|o| o.pin));
+        keys
+    }
+
+    /// The setting `key`.
+    pub fn setting(&self, key: &str) -> Option<&'static Setting> {
+        self.settings.iter().find(|s| s.key == key)
+    }
+
+    /// The settings the inspector edits, in the form's order.
+    pub fn inspector_fields(&self) -> Vec<(&'static Setting, Field)> {
+        let mut fields: Vec<(&'static Setting, Field)> = self
+            .settings
+            .iter()
+            .filter_map(|s| s.inspector.map(|f| (s, f)))
+            .collect();
+        fields.sort_by_key(|(_, f)| f.position);
+        fields
+    }
+
+    /// The output a failed check takes, and the status its answer usually has.
+    pub fn failure_output(&self) -> Option<(&'static str, u16)> {
+        self.outputs.iter().find_map(|o| Some((o.pin, o.failure_status?)))
+    }
+
+    /// The id a new node of this type gets in `taken`'s flow: the row's default id (or
+    /// `from_key`'s last part, for a code node), then `-2`, `-3`, … until one is free.
+    pub fn fresh_id(&self, from_key: Option<&str>, taken: impl Fn(&str) -> bool) -> String {
+        let base = match (self.default_id, from_key) {
+            (Some(id), _) => id.to_string(),
+            (None, Some(key)) => key.rsplit('.').next().unwrap_or(key).to_string(),
+            (None, None) => "node".to_string(),
+        };
+        if !taken(&base) {
+            return base;
+        }
+        (2..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|id| !taken(id))
+            .expect("a free id")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row's JSON texts are JSON, every type name and key is written once, and a
+    /// new node holds every required setting except a code node's key (which the
+    /// Builder is given).
+    #[test]
+    fn every_row_is_whole() {
+        let mut names = std::collections::BTreeSet::new();
+        for t in NODE_TYPES {
+            assert!(names.insert(t.type_name), "{} twice", t.type_name);
+            let keys = t.keys();
+            let unique: std::collections::BTreeSet<_> = keys.iter().collect();
+            assert_eq!(unique.len(), keys.len(), "{}: a key twice", t.type_name);
+            for s in t.settings {
+                serde_json::from_str::<serde_json::Value>(s.schema)
+                    .unwrap_or_else(|e| panic!("{}.{}: {e}", t.type_name, s.key));
+                if let Some(v) = s.new_value {
+                    serde_json::from_str::<serde_json::Value>(v).unwrap();
+                }
+                if s.required && t.default_id.is_some() {
+                    assert!(s.new_value.is_some(), "{}.{} new nodes lack it", t.type_name, s.key);
+                }
+            }
+            let positions: Vec<u8> = t.inspector_fields().iter().map(|(_, f)| f.position).collect();
+            assert_eq!(
+                positions,
+                (0..positions.len() as u8).collect::<Vec<_>>(),
+                "{}",
+                t.type_name
+            );
+            assert_eq!(t.metric_check.is_some(), t.category == "protection", "{}", t.type_name);
+        }
+    }
+
+    #[test]
+    fn fresh_ids_count_up_from_the_default() {
+        let taken = |id: &str| ["limit", "limit-2"].contains(&id);
+        assert_eq!(RATE_LIMIT.fresh_id(None, taken), "limit-3");
+        assert_eq!(CHECK_ORIGIN.fresh_id(None, taken), "origin");
+        assert_eq!(CODE.fresh_id(Some("shop.price-order"), taken), "price-order");
+    }
+}
