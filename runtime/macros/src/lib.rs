@@ -1,7 +1,8 @@
 //! Procedural macros of the svc SDK. Use them through `svc_sdk`, which re-exports them.
 //!
-//! Both macros delegate to `svc-frontend`, the same code the compiler uses to read node
-//! definitions and config assets, so the macro and `svc check` cannot disagree.
+//! Both macros delegate to `svc-syntax`, the same code the compiler (through `svc-frontend`,
+//! which re-exports it) uses to read node definitions and config assets, so the macro and
+//! `svc check` cannot disagree.
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;

@@ -12,11 +12,17 @@
 
 pub mod bundle;
 pub mod compile;
+#[cfg(feature = "engine")]
 mod convert;
+#[cfg(feature = "engine")]
 pub mod engine;
+#[cfg(feature = "engine")]
 mod heap;
+#[cfg(feature = "engine")]
 mod raw;
+#[cfg(feature = "engine")]
 mod web;
 
 pub use compile::compile;
+#[cfg(feature = "engine")]
 pub use engine::{DEFAULT_LIMITS, Engine, Limits};
