@@ -516,13 +516,25 @@ async function settledBox(locator, ms = 15_000) {
   }
 }
 
-/** Drags with the mouse from the centre of `from` to the centre of `to`, each once it
- *  is drawn and still. */
+/** Draws a wire with the mouse from the centre of the output pin `from` to the centre
+ *  of the input pin `to`, each once it is drawn and still, and lets go only once the
+ *  page has judged the pin under the pointer (marked `can-wire` or `cannot-wire`), as a
+ *  person waits for the highlight: on a busy machine the verdict, or a redraw of the
+ *  canvas, can come after the pointer arrived. */
 async function dragBetween(from, to) {
   const [a, b] = [await settledBox(from), await settledBox(to)];
+  const [x, y] = [b.x + b.width / 2, b.y + b.height / 2];
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
-  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await page.mouse.move(x, y, { steps: 12 });
+  const judged = async () => /\b(can|cannot)-wire\b/.test(await to.evaluate((e) => e.closest(".pin")?.getAttribute("class") ?? ""));
+  await until(`${to} judged while the wire is dragged over it`, async () => {
+    if (await judged()) return true;
+    // Moved again, as a hand does: the page looks at what is under the pointer.
+    await page.mouse.move(x + 1, y);
+    await page.mouse.move(x, y);
+    return judged();
+  }, 15_000);
   await page.mouse.up();
 }
 
