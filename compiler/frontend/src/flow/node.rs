@@ -1,0 +1,585 @@
+//! One node of a flow read into the model, by its type: the keys each type takes are
+//! its row's in the table of built-in node types (`svc_types::builtin_nodes`), and
+//! [`setting_problem`] reads one setting alone, for the Builder's inspector.
+
+use super::read::node_types;
+use super::*;
+use crate::diagnostic::{Code, Diagnostic, Diagnostics};
+use crate::yaml::{self, MapReader, Node, Value};
+
+fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
+    let n = r.get(key)?;
+    if n.is_null() {
+        return None;
+    }
+    yaml::expect_str(n, &format!("`{key}` names the node that runs next"), diags)
+        .map(|s| Spanned::new(s.to_string(), n.span))
+}
+
+/// What reading a flow says of `value` as setting `key` of a `type_name` node, the other
+/// settings being a new node's: `(message, hint)`, or `None` when it reads. The Builder's
+/// inspector asks this as the user types, so that its forms accept exactly what
+/// `svc check` accepts (`window: minute` among them).
+pub fn setting_problem(type_name: &str, key: &str, value: &serde_json::Value) -> Option<(String, String)> {
+    let row = svc_types::builtin_nodes::node_type(type_name)?;
+    let mut node = serde_json::Map::new();
+    node.insert("type".into(), row.type_name.into());
+    if row.default_id.is_none() {
+        node.insert("node".into(), "project.node".into());
+    }
+    for setting in row.settings {
+        if let Some(new_value) = setting.new_value.and_then(|v| serde_json::from_str(v).ok()) {
+            node.insert(setting.key.into(), new_value);
+        }
+    }
+    node.insert(key.into(), value.clone());
+    // JSON is YAML: the node as a flow would hold it.
+    let text = serde_json::Value::Object(node).to_string();
+    let mut diags = Diagnostics::new();
+    let root = yaml::parse(crate::FileId(0), &text).ok()?;
+    let id = Spanned::new("node".to_string(), root.span);
+    if read_node(id, &root, &mut diags).is_some() && diags.is_empty() {
+        return None;
+    }
+    diags
+        .iter()
+        .next()
+        .map(|d| (d.message.clone(), d.help.clone()))
+        .or_else(|| Some((format!("`{key}` cannot be read"), String::new())))
+}
+
+/// The keys a node of `type_name` takes: its row's ([`svc_types::builtin_nodes`]).
+fn node_keys(type_name: &str) -> Option<Vec<&'static str>> {
+    svc_types::builtin_nodes::node_type(type_name).map(|t| t.keys())
+}
+
+/// Reports each key of `node` that is not in `known` but close to a known key the node
+/// lacks (`windows` for `window`); returns whether there was one. Other unknown keys are
+/// reported by `MapReader::finish` once the node is read.
+fn misspelled_keys(node: &Node, known: &[&str], what: &str, diags: &mut Diagnostics) -> bool {
+    let Value::Map(entries) = &node.value else {
+        return false;
+    };
+    let present: Vec<&str> = entries.iter().filter_map(|(k, _)| k.as_str()).collect();
+    let mut found = false;
+    for (k, _) in entries {
+        let Some(name) = k.as_str() else { continue };
+        if known.contains(&name) {
+            continue;
+        }
+        let Some(best) = svc_types::assets::closest(name, known.iter().copied()) else {
+            continue;
+        };
+        if present.contains(&best) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(Code::UnknownField, k.span, format!("unknown key `{name}` in {what}"))
+                .label("not recognized")
+                .help(format!("did you mean `{best}`?")),
+        );
+        found = true;
+    }
+    found
+}
+
+pub(super) fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostics) -> Option<FlowNode> {
+    let what = format!("node `{}`", id.value);
+    let mut r = MapReader::new(node, what.clone(), diags)?;
+    let type_node = r.required(
+        "type",
+        &format!(
+            "every node has a `type`: one of {}",
+            node_types().collect::<Vec<_>>().join(", ")
+        ),
+        diags,
+    )?;
+    let type_name = yaml::expect_str(type_node, "the node type", diags)?;
+    let description = r
+        .get("description")
+        .and_then(|n| yaml::expect_str(n, "text", diags))
+        .map(str::to_string);
+    // A misspelled key (`windows:`, `allowed_origin:`) is the cause of the "missing key"
+    // error that reading would give: report it, with the key meant, and only it.
+    let known = node_keys(type_name);
+    if let Some(known) = &known
+        && misspelled_keys(node, known, &what, diags)
+    {
+        return None;
+    }
+    let kind = match type_name {
+        "check-origin" => NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
+        "rate-limit" => NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
+        "check-api-key" => NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
+        "code" => NodeKind::Code(read_code(&mut r, diags)?),
+        "return-json" => NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
+        other => {
+            let hint = match svc_types::assets::closest(other, node_types()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!("node types are: {}", node_types().collect::<Vec<_>>().join(", ")),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    type_node.span,
+                    format!("unknown node type `{other}`"),
+                )
+                .label("unknown type")
+                .help(hint),
+            );
+            return None;
+        }
+    };
+    r.finish(known.as_deref().unwrap_or_default(), diags);
+    Some(FlowNode { id, kind, description })
+}
+
+fn read_check_origin(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckOrigin> {
+    let help = "list the web origins allowed to call this route, for example `allowed_origins: [https://app.example.com, \"https://*.example.com\"]`";
+    let origins_node = r.required("allowed_origins", help, diags)?;
+    let origins = yaml::expect_str_list(origins_node, help, diags)?
+        .into_iter()
+        .map(|(s, span)| Spanned::new(s.to_string(), span))
+        .collect::<Vec<_>>();
+    if origins.is_empty() {
+        diags.push(
+            Diagnostic::new(Code::InvalidValue, origins_node.span, "no origin is allowed")
+                .label("empty list")
+                .help(help),
+        );
+    }
+    let missing_origin = match r.get("missing_origin") {
+        None => MissingOrigin::Allow,
+        Some(n) => match yaml::expect_str(n, "`missing_origin` is `allow` or `block`", diags) {
+            Some("allow") => MissingOrigin::Allow,
+            Some("block") => MissingOrigin::Block,
+            Some(other) => {
+                diags.push(Diagnostic::new(Code::InvalidValue, n.span, format!("`{other}` is not a missing-origin policy")).label("unknown policy").help("`missing_origin` is `allow` (the default: requests without an Origin header are not cross-origin browser requests) or `block`"));
+                MissingOrigin::Allow
+            }
+            None => MissingOrigin::Allow,
+        },
+    };
+    let list = |r: &mut MapReader, key: &str, diags: &mut Diagnostics| -> Vec<String> {
+        r.get(key)
+            .and_then(|n| yaml::expect_str_list(n, &format!("`{key}` is a list of header names"), diags))
+            .map(|v| v.into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect())
+            .unwrap_or_default()
+    };
+    let allowed_headers = list(r, "allowed_headers", diags);
+    let expose_headers = r.get("expose_headers").map(|n| {
+        yaml::expect_str_list(n, "`expose_headers` is a list of header names", diags)
+            .map(|v| v.into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect())
+            .unwrap_or_default()
+    });
+    let allow_credentials = r
+        .get("allow_credentials")
+        .and_then(|n| yaml::expect_bool(n, "`allow_credentials` is `true` or `false`", diags))
+        .unwrap_or(false);
+    let max_age = r
+        .get("max_age")
+        .and_then(|n| yaml::expect_u64(n, "`max_age` is a number of seconds", diags));
+    Some(CheckOrigin {
+        allowed_origins: origins,
+        missing_origin,
+        allowed_headers,
+        expose_headers,
+        allow_credentials,
+        max_age,
+        allowed: edge(r, "allowed", diags),
+        blocked: edge(r, "blocked", diags),
+    })
+}
+
+/// The longest Rate Limit window: longer ones would not be refused silently at run time
+/// (the limiter's clock arithmetic saturates, which let everything through), but here.
+pub const MAX_WINDOW_SECS: u64 = 366 * 86_400;
+
+/// `30s`, `1m`, `15m`, `1h`, `1d`, or `second` / `minute` / `hour` / `day`.
+pub fn parse_window(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s {
+        "second" => return Some(1),
+        "minute" => return Some(60),
+        "hour" => return Some(3600),
+        "day" => return Some(86_400),
+        _ => {}
+    }
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    let secs = n.checked_mul(scale)?;
+    (secs > 0).then_some(secs)
+}
+
+fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLimit> {
+    let limit_node = r.required(
+        "limit",
+        "set how many requests are allowed per window: `limit: 100`",
+        diags,
+    );
+    let limit = limit_node
+        .and_then(|n| yaml::expect_u64(n, "`limit` is a number of requests", diags).map(|v| Spanned::new(v, n.span)));
+    if let Some(l) = &limit
+        && (l.value == 0 || l.value > 1_000_000_000)
+    {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                l.span,
+                format!("a limit of {} requests per window is out of range", l.value),
+            )
+            .label("out of range")
+            .help("the limit is between 1 and 1,000,000,000 requests per window"),
+        );
+    }
+    let window_help = "the window is a duration such as `30s`, `1m`, `1h` or `1d` (seconds to days)";
+    let window_node = r.required("window", window_help, diags);
+    let window = window_node.and_then(|n| {
+        let s = match &n.value {
+            Value::String(s) => s.clone(),
+            _ => {
+                diags.push(n.wrong_shape("a duration", window_help));
+                return None;
+            }
+        };
+        match parse_window(&s) {
+            Some(secs) if secs <= MAX_WINDOW_SECS => Some(Spanned::new(secs, n.span)),
+            Some(_) => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        n.span,
+                        format!("`{s}` is longer than a rate limit window can be"),
+                    )
+                    .label("window too long")
+                    .help("the longest window is `366d`: a limit over a longer time cannot be enforced exactly"),
+                );
+                None
+            }
+            None => {
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("`{s}` is not a rate limit window"))
+                        .label("invalid window")
+                        .help(window_help),
+                );
+                None
+            }
+        }
+    });
+    let by_node = r.required(
+        "by",
+        "choose what to count requests by: `by: ip`, `by: user` or `by: api-key`",
+        diags,
+    );
+    let by = by_node.and_then(|n| {
+        let s = yaml::expect_str(n, "`by` is `ip`, `user` or `api-key`", diags)?;
+        let key = match s {
+            "ip" => RateKey::Ip,
+            "user" => RateKey::User,
+            "api-key" => RateKey::ApiKey,
+            other => {
+                let hint = match svc_types::assets::closest(other, ["ip", "user", "api-key"]) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => "`by` is `ip`, `user` or `api-key`".to_string(),
+                };
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("cannot rate limit by `{other}`"))
+                        .label("unknown dimension")
+                        .help(hint),
+                );
+                return None;
+            }
+        };
+        Some(Spanned::new(key, n.span))
+    });
+    let on_store_error = r.get("on_store_error").and_then(|n| {
+        let help =
+            "`on_store_error` is `local` (count in this instance), `open` (let through) or `closed` (answer 503)";
+        let s = yaml::expect_str(n, help, diags)?;
+        let policy = match s {
+            "open" => OnStoreError::Open,
+            "closed" => OnStoreError::Closed,
+            "local" => OnStoreError::Local,
+            other => {
+                let hint = match svc_types::assets::closest(other, OnStoreError::ALL.iter().copied()) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => help.to_string(),
+                };
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("`{other}` is not a failure policy"))
+                        .label("unknown policy")
+                        .help(hint),
+                );
+                return None;
+            }
+        };
+        Some(Spanned::new(policy, n.span))
+    });
+    let ok = edge(r, "sequence-ok", diags);
+    let limited = edge(r, "sequence-limited", diags);
+    Some(RateLimit {
+        limit: limit?,
+        window: window?,
+        by: by?,
+        on_store_error,
+        ok,
+        limited,
+    })
+}
+
+fn read_check_api_key(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckApiKey> {
+    let help = "`location` is `header-x-api-key`, `authorization-bearer`, `header:<Name>` or `query:<name>`";
+    let location = match r.get("location") {
+        // The spec's named example is the default.
+        None => Spanned::new(KeyLocation::HeaderXApiKey, r.span()),
+        Some(n) => {
+            let s = yaml::expect_str(n, help, diags)?;
+            let loc = match s {
+                "header-x-api-key" => KeyLocation::HeaderXApiKey,
+                "authorization-bearer" | "bearer" => KeyLocation::AuthorizationBearer,
+                _ if s.starts_with("header:") && is_header_name(&s[7..]) => {
+                    KeyLocation::Header(s[7..].to_ascii_lowercase())
+                }
+                _ if s.starts_with("query:") && is_query_name(&s[6..]) => KeyLocation::Query(s[6..].to_string()),
+                other => {
+                    diags.push(
+                        Diagnostic::new(
+                            Code::InvalidValue,
+                            n.span,
+                            format!("`{other}` is not an API key location"),
+                        )
+                        .label("unknown location")
+                        .help(help),
+                    );
+                    return None;
+                }
+            };
+            Spanned::new(loc, n.span)
+        }
+    };
+    Some(CheckApiKey {
+        location,
+        valid: edge(r, "valid", diags),
+        invalid: edge(r, "invalid", diags),
+    })
+}
+
+fn is_header_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn is_query_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+}
+
+fn read_code(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CodeCall> {
+    let key_node = r.required(
+        "node",
+        "a code node names the node it runs by key: `node: acme.price-order`",
+        diags,
+    )?;
+    let key = yaml::expect_str(key_node, "the node key", diags)?;
+    let mut inputs = Vec::new();
+    let mut unreadable = Some(Vec::new());
+    if let Some(inputs_node) = r.get("inputs") {
+        match MapReader::new(inputs_node, "`inputs`", diags) {
+            Some(mut ir) => {
+                for (k, v) in ir.rest() {
+                    let Some(pin) = k.as_str() else { continue };
+                    match read_binding(v, diags) {
+                        Some(b) => inputs.push((Spanned::new(pin.to_string(), k.span), b)),
+                        None => unreadable.get_or_insert_with(Vec::new).push(pin.to_string()),
+                    }
+                }
+            }
+            None => unreadable = None,
+        }
+    }
+    Some(CodeCall {
+        node_key: Spanned::new(key.to_string(), key_node.span),
+        inputs,
+        unreadable_inputs: unreadable,
+        next: edge(r, "next", diags),
+        on_fail: edge(r, "on_fail", diags),
+    })
+}
+
+/// `{ from: <reference> }`, `{ value: <literal> }`, or a bare scalar or list literal.
+pub fn read_binding(node: &Node, diags: &mut Diagnostics) -> Option<Binding> {
+    match &node.value {
+        Value::Map(entries) => {
+            let keys: Vec<&str> = entries.iter().filter_map(|(k, _)| k.as_str()).collect();
+            match keys.as_slice() {
+                ["from"] => read_reference(&entries[0].1, diags).map(Binding::Wire),
+                ["value"] => Some(Binding::Literal(entries[0].1.clone())),
+                _ => {
+                    diags.push(node.wrong_shape(
+                        "`{ from: … }` or `{ value: … }`",
+                        "wire a value with `{ from: request.body.order }` or `{ from: node-id.output }`; write an object literal as `{ value: { … } }`",
+                    ));
+                    None
+                }
+            }
+        }
+        _ => Some(Binding::Literal(node.clone())),
+    }
+}
+
+/// `request.<body|query|headers|params>[.<field>…]` or `<node-id>.<output>[.<field>…]`.
+pub fn read_reference(node: &Node, diags: &mut Diagnostics) -> Option<Reference> {
+    let help = "a reference is `request.body.<field>`, `request.query.<name>`, `request.headers.<name>`, `request.params.<name>`, or `<node-id>.<output>`, with `.<field>` to go into structures";
+    let text = yaml::expect_str(node, help, diags)?;
+    let invalid = |msg: String, diags: &mut Diagnostics| {
+        diags.push(
+            Diagnostic::new(Code::InvalidReference, node.span, msg)
+                .label("invalid reference")
+                .help(help),
+        );
+        None
+    };
+    let parts: Vec<&str> = text.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return invalid(format!("`{text}` has an empty segment"), diags);
+    }
+    let (root, rest) = match parts.as_slice() {
+        ["request"] => {
+            return invalid(
+                "`request` alone is not a value; pick a part such as `request.body`".into(),
+                diags,
+            );
+        }
+        ["request", part, rest @ ..] => {
+            let part = match *part {
+                "body" => RequestPart::Body,
+                "query" => RequestPart::Query,
+                "headers" => RequestPart::Headers,
+                "params" => RequestPart::Params,
+                other => return invalid(format!("the request has no part `{other}`"), diags),
+            };
+            if part != RequestPart::Body && rest.is_empty() {
+                return invalid(
+                    format!(
+                        "`request.{}` needs a name: `request.{}.<name>`",
+                        part.as_str(),
+                        part.as_str()
+                    ),
+                    diags,
+                );
+            }
+            (RefRoot::Request(part), rest.to_vec())
+        }
+        [_only] => {
+            return invalid(
+                format!("`{text}` names a node but not one of its outputs: write `{text}.<output>`"),
+                diags,
+            );
+        }
+        [node_id, rest @ ..] => (
+            RefRoot::Node(Spanned::new(node_id.to_string(), node.span)),
+            rest.to_vec(),
+        ),
+        [] => return invalid("the reference is empty".into(), diags),
+    };
+    Some(Reference {
+        text: text.to_string(),
+        span: node.span,
+        root,
+        path: rest.into_iter().map(str::to_string).collect(),
+    })
+}
+
+fn read_return_json(r: &mut MapReader, diags: &mut Diagnostics) -> Option<ReturnJson> {
+    let status_node = r.required(
+        "status",
+        "a Return JSON node sets the HTTP status: `status: 200`",
+        diags,
+    )?;
+    let status = yaml::expect_u64(
+        status_node,
+        "the status is an HTTP status code such as 200, 401 or 429",
+        diags,
+    )?;
+    if !(200..=599).contains(&status) || (300..400).contains(&status) && status != 304 {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                status_node.span,
+                format!("{status} is not a status a JSON response can have"),
+            )
+            .label("invalid status")
+            .help("use a 2xx, 4xx or 5xx status (redirects are not JSON responses)"),
+        );
+        return None;
+    }
+    let body = r.get("body").and_then(|n| read_template(n, diags));
+    let mut headers = Vec::new();
+    if let Some(h) = r.get("headers")
+        && let Some(mut hr) = MapReader::new(h, "`headers`", diags)
+    {
+        for (k, v) in hr.rest() {
+            let Some(name) = k.as_str() else { continue };
+            if !is_header_name(name) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        k.span,
+                        format!("`{name}` is not a valid header name"),
+                    )
+                    .label("invalid header")
+                    .help("header names use letters, digits and `-`"),
+                );
+                continue;
+            }
+            if let Some(b) = read_binding(v, diags) {
+                headers.push((Spanned::new(name.to_ascii_lowercase(), k.span), b));
+            }
+        }
+    }
+    Some(ReturnJson {
+        status: Spanned::new(status as u16, status_node.span),
+        body,
+        headers,
+    })
+}
+
+/// A body template. A mapping that is exactly `{ from: … }` is a wire and exactly
+/// `{ value: … }` a literal; any other mapping is an object whose values are templates.
+pub fn read_template(node: &Node, diags: &mut Diagnostics) -> Option<Template> {
+    match &node.value {
+        Value::Map(entries) => {
+            let keys: Vec<&str> = entries.iter().filter_map(|(k, _)| k.as_str()).collect();
+            match keys.as_slice() {
+                ["from"] => read_reference(&entries[0].1, diags).map(Template::Wire),
+                ["value"] => Some(Template::Literal(entries[0].1.clone())),
+                _ => {
+                    let mut fields = Vec::new();
+                    for (k, v) in entries {
+                        let Some(name) = k.as_str() else {
+                            diags.push(k.wrong_shape("a string key", "JSON object keys are strings"));
+                            continue;
+                        };
+                        if let Some(t) = read_template(v, diags) {
+                            fields.push((Spanned::new(name.to_string(), k.span), t));
+                        }
+                    }
+                    Some(Template::Object(fields, node.span))
+                }
+            }
+        }
+        Value::Seq(items) => Some(Template::Array(
+            items.iter().filter_map(|i| read_template(i, diags)).collect(),
+            node.span,
+        )),
+        _ => Some(Template::Literal(node.clone())),
+    }
+}
