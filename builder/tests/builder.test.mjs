@@ -534,7 +534,9 @@ async function dragBetween(from, to) {
     await page.mouse.move(x + 1, y);
     await page.mouse.move(x, y);
     return judged();
-  }, 15_000);
+    // The verdict is the server's check of the whole project: on a loaded machine, with
+    // svc dev rebuilding after the last save, it has taken over 15 s.
+  }, 60_000);
   await page.mouse.up();
 }
 
