@@ -17,7 +17,12 @@ mod node;
 mod read;
 
 pub use node::{MAX_WINDOW_SECS, parse_window, read_binding, read_reference, read_template, setting_problem};
-pub use read::{load, node_types, param_names};
+pub use read::{load, param_names};
+
+/// The built-in node types' names, from their table (`svc_types::builtin_nodes`).
+pub fn node_types() -> impl Iterator<Item = &'static str> {
+    svc_types::builtin_nodes::NODE_TYPES.iter().map(|t| t.type_name)
+}
 /// A value with the place it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spanned<T> {

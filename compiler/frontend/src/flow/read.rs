@@ -11,10 +11,6 @@ use svc_types::Constraints;
 use svc_types::TypeRef;
 
 const TOP_KEYS: &[&str] = &["$schema", "route", "methods", "summary", "request", "start", "nodes"];
-/// The built-in node types' names, from their table (`svc_types::builtin_nodes`).
-pub fn node_types() -> impl Iterator<Item = &'static str> {
-    svc_types::builtin_nodes::NODE_TYPES.iter().map(|t| t.type_name)
-}
 
 /// Reads one flow file. Returns `None` when the file cannot be read as a flow at all.
 pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<Flow> {
