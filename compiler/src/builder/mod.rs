@@ -11,7 +11,7 @@
 //!   flow and layout files are read and written without following a link out of the
 //!   project (the project is read through [`svc_frontend::vfs::Confined`]).
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
-//!   binary by `compiler/build.rs` and served as written: plain JavaScript modules and
+//!   binary by `compiler/build.rs` and served as written by [`api`] (`api/app.rs`): plain JavaScript modules and
 //!   SVG, nothing to build, nothing fetched from elsewhere.
 
 pub mod api;
@@ -29,9 +29,6 @@ use crate::workspace::Workspace;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-mod app {
-    include!(concat!(env!("OUT_DIR"), "/builder_app.rs"));
-}
 
 /// The Builder's port when none is given.
 pub const DEFAULT_PORT: u16 = 4400;
@@ -85,11 +82,6 @@ impl Running {
     pub fn wait(self) {
         let _ = self.thread.join();
     }
-}
-
-/// The embedded file of the web app at `path` (`index.html`, `src/canvas.js`).
-pub fn app_file(path: &str) -> Option<&'static [u8]> {
-    app::APP.iter().find(|(p, _)| *p == path).map(|(_, bytes)| *bytes)
 }
 
 /// Starts the Builder on its own thread and runtime; returns once it listens.

@@ -6,6 +6,15 @@ use axum::extract::Path as UrlPath;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/builder_app.rs"));
+}
+
+/// The embedded file of the web app at `path` (`index.html`, `src/canvas.js`).
+fn embedded_file(path: &str) -> Option<&'static [u8]> {
+    embedded::APP.iter().find(|(p, _)| *p == path).map(|(_, bytes)| *bytes)
+}
+
 pub(super) async fn index() -> Response {
     serve_file("index.html")
 }
@@ -15,7 +24,7 @@ pub(super) async fn app_file(UrlPath(path): UrlPath<String>) -> Response {
 }
 
 fn serve_file(path: &str) -> Response {
-    let Some(bytes) = crate::builder::app_file(path) else {
+    let Some(bytes) = embedded_file(path) else {
         return error(StatusCode::NOT_FOUND, "no such file in the Builder");
     };
     let content_type = match path.rsplit('.').next() {
