@@ -11,8 +11,8 @@
 //!   flow and layout files are read and written without following a link out of the
 //!   project (the project is read through [`svc_frontend::vfs::Confined`]).
 //! - The web app itself is `builder/app/` at the top of the repository, embedded in the
-//!   binary by `compiler/build.rs` and served as written by [`api`] (`api/app.rs`): plain JavaScript modules and
-//!   SVG, nothing to build, nothing fetched from elsewhere.
+//!   binary by `compiler/build.rs` and served as written by `api/app.rs`: plain
+//!   JavaScript modules and SVG, nothing to build, nothing fetched from elsewhere.
 
 pub mod api;
 pub mod code;
