@@ -2,7 +2,7 @@
 //! its row's in the table of built-in node types (`svc_types::builtin_nodes`), and
 //! [`setting_problem`] reads one setting alone, for the Builder's inspector.
 
-use super::*;
+use super::model::*;
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::yaml::{self, MapReader, Node, Value};
 

@@ -1,8 +1,8 @@
 //! A flow file read into the model: the route, its methods, its request and its list of
 //! nodes (each read by [`super::node`]).
 
+use super::model::*;
 use super::node::read_node;
-use super::*;
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, MapReader, Node, Value};
@@ -327,6 +327,7 @@ fn declared_type(node: &Node) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow::{parse_window, setting_problem};
 
     /// Every row of the table of built-in node types is a type the reader reads: a node
     /// with a new node's settings and every output of its row wired reads without a
