@@ -9,6 +9,9 @@
 //! src/routes/<flow>.rs  one module per flow (from quote, formatted with prettyplease)
 //! ```
 //!
+//! [`emit`] makes the files in memory; [`write`] (`write_crate`) puts them on disk, only
+//! those that changed, and says which are stale (`svc emit --check`).
+//!
 //! Output is deterministic: everything is sorted, names derive from node ids and file
 //! names, and nothing depends on time or the machine, except the paths to the svc
 //! runtime and to the node crate, which are relative whenever the output lives near them.
@@ -16,6 +19,9 @@
 pub mod route;
 pub mod validate;
 pub mod values;
+mod write;
+
+pub use write::{Stale, WriteReport, seed_lockfile, stale, write, write_crate};
 
 use crate::lower::{ProjectIr, RouteIr};
 use askama::Template;
@@ -202,43 +208,6 @@ pub enum Placement {
     ProjectWorkspace,
     /// Anywhere else (`svc emit --out`): its own workspace.
     Standalone,
-}
-
-#[derive(Template)]
-#[template(path = "workspace.Cargo.toml.askama", escape = "none")]
-struct WorkspaceToml<'a> {
-    svc_version: &'a str,
-    members: Vec<&'a str>,
-}
-
-/// The crates a project's `.svc/` workspace may hold.
-const WORKSPACE_MEMBERS: &[&str] = &["server", "dev-server", "runner"];
-
-/// Writes `DIR/.svc/Cargo.toml`, the workspace of the generated crates in `.svc/`, with
-/// every one of them that exists as a member, and seeds its lock file.
-///
-/// Why a workspace there: cargo tells path packages apart by their path relative to the
-/// workspace root when they are inside it, and by their absolute path otherwise. svc's
-/// crates are reached through `.svc/source`, inside this workspace, so every project
-/// builds them as the same packages, and a shared target directory compiles them once.
-fn write_project_workspace(project_dir: &Path) -> std::io::Result<()> {
-    let svc_dir = project_dir.join(".svc");
-    let members: Vec<&str> = WORKSPACE_MEMBERS
-        .iter()
-        .copied()
-        .filter(|m| svc_dir.join(m).join("Cargo.toml").is_file())
-        .collect();
-    let text = WorkspaceToml {
-        svc_version: SVC_VERSION,
-        members,
-    }
-    .render()
-    .map_err(std::io::Error::other)?;
-    let manifest = svc_dir.join("Cargo.toml");
-    if std::fs::read_to_string(&manifest).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(&manifest, text)?;
-    }
-    seed_lockfile(&svc_dir)
 }
 
 pub(crate) struct NodeDep {
@@ -714,141 +683,6 @@ fn routes_mod(ir: &ProjectIr) -> TokenStream {
                 #(#registrations)*
         }
     }
-}
-
-/// A workspace without a `Cargo.lock` starts from svc's own, so that it builds with the
-/// dependency versions svc is tested with (cargo drops what it does not use).
-pub fn seed_lockfile(out_dir: &Path) -> std::io::Result<()> {
-    let lock = out_dir.join("Cargo.lock");
-    let Ok(sources) = crate::sources::root() else {
-        return Ok(());
-    };
-    let ours = sources.join("Cargo.lock");
-    if !lock.exists() && ours.exists() {
-        std::fs::copy(ours, lock)?;
-    }
-    Ok(())
-}
-
-/// A generated file whose copy on disk is not what `svc emit` would write.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Stale {
-    /// The path in the crate.
-    pub path: PathBuf,
-    /// What is on disk (`None`: missing).
-    pub on_disk: Option<Vec<u8>>,
-    /// What `svc emit` would write (`None`: it would remove the file).
-    pub generated: Option<Vec<u8>>,
-}
-
-/// Compares `files` with the crate at `out_dir` without writing anything: every file
-/// `write` would create, change or remove.
-pub fn stale(out_dir: &Path, files: &[File]) -> Vec<Stale> {
-    let mut out = Vec::new();
-    for f in files {
-        let on_disk = std::fs::read(out_dir.join(&f.path)).ok();
-        if on_disk.as_deref() != Some(f.as_bytes()) {
-            out.push(Stale {
-                path: f.path.clone(),
-                on_disk,
-                generated: Some(f.as_bytes().to_vec()),
-            });
-        }
-    }
-    let keep: std::collections::BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-    for path in generated_files(out_dir) {
-        let rel = path.strip_prefix(out_dir).unwrap_or(&path).to_path_buf();
-        if !keep.contains(rel.as_path()) {
-            out.push(Stale {
-                path: rel,
-                on_disk: std::fs::read(&path).ok(),
-                generated: None,
-            });
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-/// What `write` owns in `out_dir` beside `Cargo.toml` and `.gitignore`: the `.rs` files
-/// under `src/`, everything under `scripts/` (the TypeScript nodes' bundle), and a
-/// `build.rs` an earlier svc generated (svc 0.1 laid out hot text with one; cargo would
-/// run a stale one).
-fn generated_files(out_dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let build_script = out_dir.join("build.rs");
-    if std::fs::read(&build_script).is_ok_and(|text| text.starts_with(b"//! @generated by svc")) {
-        found.push(build_script);
-    }
-    let mut stack = vec![(out_dir.join("src"), false), (out_dir.join(SCRIPTS_DIR), true)];
-    while let Some((dir, everything)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push((p, everything));
-            } else if everything || p.extension().is_some_and(|x| x == "rs") {
-                found.push(p);
-            }
-        }
-    }
-    found
-}
-
-/// What writing changed.
-#[derive(Debug, Default)]
-pub struct WriteReport {
-    /// The project's name.
-    pub project: String,
-    /// The binary's name: the project's, or [`dev_bin`]'s for a development server.
-    pub bin: String,
-    pub written: Vec<PathBuf>,
-    pub unchanged: usize,
-    pub removed: Vec<PathBuf>,
-}
-
-/// Writes a generated crate ([`write`]) and what its placement needs beside it: the
-/// project's `.svc/` workspace, or, for a standalone crate, its own seeded lock file.
-pub fn write_crate(
-    project_dir: &Path,
-    out_dir: &Path,
-    placement: Placement,
-    files: &[File],
-) -> std::io::Result<WriteReport> {
-    let report = write(out_dir, files)?;
-    match placement {
-        Placement::ProjectWorkspace => write_project_workspace(project_dir)?,
-        Placement::Standalone => seed_lockfile(out_dir)?,
-    }
-    Ok(report)
-}
-
-/// Writes the files into `out_dir`: only files whose text changed are rewritten (so cargo
-/// rebuilds only what changed), and generated files that are no longer produced are
-/// removed. Nothing outside `Cargo.toml`, `.gitignore`, `src/` and `scripts/` is touched,
-/// but a `build.rs` an earlier svc generated.
-pub fn write(out_dir: &Path, files: &[File]) -> std::io::Result<WriteReport> {
-    let mut report = WriteReport::default();
-    for f in files {
-        let path = out_dir.join(&f.path);
-        if std::fs::read(&path).is_ok_and(|old| old == f.as_bytes()) {
-            report.unchanged += 1;
-            continue;
-        }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(&path, f.as_bytes())?;
-        report.written.push(f.path.clone());
-    }
-    let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|f| out_dir.join(&f.path)).collect();
-    for p in generated_files(out_dir) {
-        if !keep.contains(&p) {
-            std::fs::remove_file(&p)?;
-            report.removed.push(p.strip_prefix(out_dir).unwrap_or(&p).to_path_buf());
-        }
-    }
-    Ok(report)
 }
 
 #[cfg(test)]
