@@ -24,13 +24,14 @@
 //! rustc checks the outcome: a mistake here is a compile error in the generated crate
 //! (the snapshot and end-to-end tests build every example), never a wrong value.
 
-use super::{FlowLowerer, HeldIr, InputIr, Local, PinTarget, RootIr, ValueIr};
+use super::FlowLowerer;
+use crate::lower::ir::{HeldIr, InputIr, Local, PinTarget, RootIr, ValueIr};
 use std::collections::BTreeSet;
 use svc_frontend::flow::NodeKind;
 
 /// What the function being lowered owns at the node being lowered.
 #[derive(Default)]
-pub(super) struct Scope {
+pub(in crate::lower) struct Scope {
     /// Code nodes that ran before this point in this function: it owns their outputs.
     ran: Vec<usize>,
     /// Held copies in scope: the path each one copies, and its name.

@@ -1,570 +1,40 @@
-//! Lowering: a checked project becomes an IR that says, for every route, exactly what
-//! straight-line code to emit. The emitter (`emit/`) only prints it.
-//!
-//! Per route, the flow graph becomes a tree of [`NodeIr`] rooted at the Start node's
-//! target. A node reached by one edge is inlined at that edge; a node reached by several
-//! edges becomes a [`BlockIr`] (an `async fn` taking, as parameters, the values it and its
-//! successors use), called from each edge. Every wire becomes a [`ValueIr`]: where the
-//! value lives (a request input, a node's outputs, a failure, an identity) and the path of
-//! fields into it, with the optionality of each step.
-//!
-//! A wire normally clones what it reads into the node's inputs. Where the node is the
-//! value's last reader, [`moves`] has it moved instead (see that module).
+//! One route's flow lowered: its graph walked from Start into a tree of [`NodeIr`],
+//! blocks for nodes several edges reach, and a [`ValueIr`] for every wire.
 
-use crate::check::Checked;
-use crate::check::graph::{Fact, FlowGraph};
-use std::collections::{BTreeMap, BTreeSet};
-use svc_frontend::flow::{
-    Binding, BodySchema, Flow, KeyLocation, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
-};
-use svc_frontend::node_crate::NodeCode;
-use svc_frontend_ts::native::{NotNative, Source};
-use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
+use super::ir::*;
 
 mod moves;
+use crate::check::Checked;
+use crate::check::graph::{Fact, FlowGraph};
+pub(super) use moves::Scope;
+use std::collections::BTreeSet;
+use svc_frontend::flow::{
+    Binding, BodySchema, Flow, Method, NodeKind, RateKey, RefRoot, Reference, RequestPart, Template,
+};
+use svc_types::{Assets, NodeManifest, PinDefinition, TypeRef};
 
-/// The whole project, ready to emit.
-pub struct ProjectIr {
-    pub name: String,
-    pub version: String,
-    pub workspace_id: String,
-    pub api_id: String,
-    pub node_crate: Option<NodeCrateIr>,
-    pub assets: Assets,
-    /// The structures whose values carry field constraints to check (directly or in a
-    /// nested structure): `src/validate.rs` has a function for each.
-    pub validated: BTreeSet<String>,
-    /// Whether the asset types come from the node crate (`include_assets!`) rather than
-    /// being generated in the server crate.
-    pub assets_from_nodes: bool,
-    pub secrets: Vec<(String, bool)>,
-    /// Sorted by path, then method.
-    pub routes: Vec<RouteIr>,
-    /// Code nodes used by some route, by key.
-    pub nodes: Vec<UsedNode>,
-    /// The project's TypeScript, compiled: present when a route uses a TypeScript node.
-    pub scripts: Option<crate::check::scripts::CompiledScripts>,
-    /// Each TypeScript node's `run` compiled to Rust, by node key, or why it is not;
-    /// empty with [`TypeScriptNodes::Engine`].
-    pub native: BTreeMap<String, Result<proc_macro2::TokenStream, NotNative>>,
-}
-
-/// How the TypeScript nodes of a generated server run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeScriptNodes {
-    /// Compiled to Rust where they can be, the engine for the rest (`svc emit`, `svc build`).
-    Compiled,
-    /// All in the engine, so that a TypeScript change needs no Rust rebuild (`svc dev`,
-    /// `svc run`), or when `SVC_TYPESCRIPT=engine` asks for it.
-    Engine,
-}
-
-impl ProjectIr {
-    /// Compiles the `run` of each TypeScript node a route calls to Rust, where it can be
-    /// (`svc-frontend-ts`'s `native`, every module parsed once).
-    fn compile_typescript(&mut self, project: &crate::project::Project) {
-        let Some(scripts) = project.script_nodes.as_ref().filter(|_| self.scripts.is_some()) else {
-            return;
-        };
-        let sources: Vec<Source> = scripts
-            .modules
-            .iter()
-            .map(|m| Source {
-                name: &m.name,
-                file: m.file,
-                text: &project.sources.get(m.file).text,
-                imports: &m.imports,
-            })
-            .collect();
-        let (keys, nodes): (Vec<String>, Vec<(&str, &NodeManifest)>) = self
-            .nodes
-            .iter()
-            .filter_map(|n| match &n.code {
-                NodeCode::TypeScript { module } => Some((n.key.clone(), (module.as_str(), &n.manifest))),
-                NodeCode::Rust { .. } => None,
-            })
-            .unzip();
-        let translated = svc_frontend_ts::native::translate(&sources, &self.assets, &nodes);
-        self.native = keys.into_iter().zip(translated).collect();
-    }
-}
-
-pub struct NodeCrateIr {
-    pub package: String,
-    pub crate_name: String,
-    pub dir: std::path::PathBuf,
-}
-
-pub struct UsedNode {
-    pub key: String,
-    /// Where its code is: a Rust module path, or a TypeScript module.
-    pub code: svc_frontend::node_crate::NodeCode,
-    pub manifest: NodeManifest,
-}
-
-pub struct RouteIr {
-    /// The Rust module name (from the flow file's name).
-    pub module: String,
-    /// The flow file, relative to the project.
-    pub file: String,
-    pub route: String,
-    pub axum_path: String,
-    pub methods: Vec<Method>,
-    pub summary: Option<String>,
-    pub chain: String,
-    pub request: RequestIr,
-    pub origins: Vec<OriginIr>,
-    pub limiters: Vec<LimiterIr>,
-    pub key_locations: Vec<(String, KeyLocation)>,
-    /// The Check Origin node whose policy answers CORS preflights, if any.
-    pub preflight: Option<String>,
-    pub entry: NodeIr,
-    pub blocks: Vec<BlockIr>,
-}
-
-impl RouteIr {
-    /// Calls `f` on every node of the route: the entry's tree, then each block's.
-    pub fn for_each_node(&self, f: &mut dyn FnMut(&NodeIr)) {
-        walk(&self.entry, f);
-        for b in &self.blocks {
-            walk(&b.body, f);
-        }
-    }
-}
-
-fn walk(n: &NodeIr, f: &mut dyn FnMut(&NodeIr)) {
-    f(n);
-    let mut go = |c: &Cont| {
-        if let Cont::Inline(inner) = c {
-            walk(inner, f);
-        }
-    };
-    match n {
-        NodeIr::CheckOrigin { allowed, blocked, .. } => {
-            go(allowed);
-            go(blocked);
-        }
-        NodeIr::RateLimit { ok, limited, .. } => {
-            go(ok);
-            go(limited);
-        }
-        NodeIr::CheckApiKey { valid, invalid, .. } => {
-            go(valid);
-            go(invalid);
-        }
-        NodeIr::Code { next, on_fail, .. } => {
-            go(next);
-            if let Some((c, _)) = on_fail {
-                go(c);
-            }
-        }
-        NodeIr::Return { .. } => {}
-    }
-}
-
-/// The route's typed request inputs.
-#[derive(Default)]
-pub struct RequestIr {
-    pub body: Option<BodyIr>,
-    pub query: Vec<ParamIr>,
-    pub headers: Vec<ParamIr>,
-    pub params: Vec<String>,
-}
-
-impl RequestIr {
-    pub fn is_empty(&self) -> bool {
-        self.body.is_none() && self.query.is_empty() && self.headers.is_empty() && self.params.is_empty()
-    }
-}
-
-pub enum BodyIr {
-    Typed(TypeRef),
-    /// A body given as fields: a struct is generated for it.
-    Fields(Vec<ParamIr>),
-}
-
-pub struct ParamIr {
-    pub name: String,
-    pub ty: TypeRef,
-    pub required: bool,
-    /// Checked at the edge, with the structure constraints of `ty`.
-    pub constraints: svc_types::Constraints,
-}
-
-/// A pin of a code node whose value is checked against field constraints: an output
-/// after the node runs (its pin's constraints, and those of the structures in its type),
-/// or a wired input before (its pin's, when the wire's source does not guarantee them).
-pub struct CheckedPin {
-    pub pin: String,
-    pub ty: TypeRef,
-    /// `Option<T>` in the node's `Inputs` or `Outputs`.
-    pub optional: bool,
-    pub constraints: svc_types::Constraints,
-}
-
-pub struct OriginIr {
-    pub node: String,
-    pub allowed_origins: Vec<String>,
-    pub missing_origin_allowed: bool,
-    pub allowed_headers: Vec<String>,
-    pub expose_headers: Vec<String>,
-    pub allow_credentials: bool,
-    pub max_age: Option<u64>,
-}
-
-pub struct LimiterIr {
-    pub node: String,
-    pub limit: u64,
-    pub window_seconds: u64,
-    /// The node's own failure policy for a shared store (else the server's).
-    pub on_store_error: Option<svc_frontend::flow::OnStoreError>,
-}
-
-/// A value that flows between nodes, by where it lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Local {
-    /// The parsed request inputs.
-    Request,
-    Output(usize),
-    Failure(usize),
-    Identity(usize),
-}
-
-pub struct BlockIr {
-    pub name: String,
-    pub node_id: String,
-    pub params: Vec<Local>,
-    pub body: NodeIr,
-}
-
-pub enum Cont {
-    Inline(Box<NodeIr>),
-    Call { block: String, args: Vec<Local> },
-}
-
-pub enum LimitKeyIr {
-    Ip,
-    User(usize),
-    KeyId(usize),
-    /// The key as presented, before it is checked (location of a Check API Key node).
-    Presented(String),
-}
-
-pub enum NodeIr {
-    CheckOrigin {
-        id: String,
-        allowed: Cont,
-        blocked: Cont,
-    },
-    RateLimit {
-        id: String,
-        key: LimitKeyIr,
-        ok: Cont,
-        limited: Cont,
-    },
-    CheckApiKey {
-        id: String,
-        index: usize,
-        binds: bool,
-        valid: Cont,
-        invalid: Cont,
-    },
-    Code {
-        id: String,
-        index: usize,
-        key: String,
-        /// Copies taken before this node's inputs move the values they are part of.
-        held: Vec<HeldIr>,
-        /// Whether the request inputs are parsed before this node.
-        parse_request: bool,
-        /// Whether the node may read `ctx.request` (else it is not built for it).
-        with_request: bool,
-        inputs: Vec<(String, InputIr)>,
-        /// The wired inputs checked against their pins' constraints before the node
-        /// runs (`node_input_invalid`).
-        checked_inputs: Vec<CheckedPin>,
-        /// The outputs whose values carry field constraints: checked after the node
-        /// runs, a broken one being a node error.
-        checked_outputs: Vec<CheckedPin>,
-        binds: bool,
-        next: Cont,
-        on_fail: Option<(Cont, bool)>,
-    },
-    Return {
-        id: String,
-        parse_request: bool,
-        status: u16,
-        body: Option<TemplateIr>,
-        headers: Vec<(String, HeaderIr)>,
-    },
-}
-
-/// A copy of a value that a later node reads, taken just before the value it is part of
-/// is moved into a node's inputs: `let held_req_body_currency = req.body.currency.to_owned();`
-pub struct HeldIr {
-    pub name: String,
-    pub value: ValueIr,
-}
-
-/// How one field of a node's `Inputs` is filled.
-pub enum InputIr {
-    Wire {
-        value: ValueIr,
-        pin: PinTarget,
-        /// Moved out of its local rather than cloned: this is its last read.
-        moved: bool,
-    },
-    Literal {
-        json: serde_json::Value,
-        pin: PinTarget,
-    },
-    /// Unwired, with a default.
-    Default {
-        json: serde_json::Value,
-        pin: PinTarget,
-    },
-    /// Unwired and optional.
-    Absent,
-}
-
-/// The pin being filled.
-#[derive(Clone)]
-pub struct PinTarget {
-    pub ty: TypeRef,
-    /// `Option<T>` in `Inputs` (optional, no default).
-    pub option: bool,
-    pub default: Option<serde_json::Value>,
-}
-
-/// Where a value comes from, and the fields walked into it.
-#[derive(Debug, Clone)]
-pub struct ValueIr {
-    pub root: RootIr,
-    pub steps: Vec<StepIr>,
-    /// The type at the end of the path, and whether it may be absent.
-    pub ty: TypeRef,
-    pub optional: bool,
-}
-
-#[derive(Debug, Clone)]
-pub enum RootIr {
-    /// The whole body (typed).
-    Body {
-        ty: TypeRef,
-    },
-    /// The whole body given as fields (a generated struct, typed `object`).
-    BodyStruct,
-    BodyField {
-        name: String,
-        optional: bool,
-    },
-    Query {
-        name: String,
-        optional: bool,
-    },
-    Header {
-        name: String,
-        optional: bool,
-    },
-    Param {
-        name: String,
-    },
-    Output {
-        node: usize,
-        pin: String,
-        optional: bool,
-    },
-    FailureMessage {
-        node: usize,
-    },
-    FailureCode {
-        node: usize,
-    },
-    Identity {
-        node: usize,
-        field: String,
-    },
-    /// A copy taken before a move ([`HeldIr`]), read in place of the original.
-    Held {
-        name: String,
-    },
-}
-
-#[derive(Debug, Clone)]
-pub struct StepIr {
-    /// The Rust field name, or for `json` steps the JSON key.
-    pub field: String,
-    pub optional: bool,
-    pub boxed: bool,
-    /// A step into an untyped (`object` / `any`) value: a JSON lookup.
-    pub json: bool,
-}
-
-pub enum TemplateIr {
-    /// JSON text, computed now.
-    Literal(String),
-    Value(ValueIr),
-    Object(Vec<(String, TemplateIr)>),
-    Array(Vec<TemplateIr>),
-}
-
-pub enum HeaderIr {
-    Literal(String),
-    Value(ValueIr),
-}
-
-/// Lowers a checked project (which must have no errors).
-/// The structures whose values need checking, in definition order: those with a
-/// constrained field, and those with a field of such a structure (to any depth).
-pub fn validated_structures(assets: &Assets) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = BTreeSet::new();
-    loop {
-        let before = out.len();
-        for s in &assets.structures {
-            if out.contains(&s.name) {
-                continue;
-            }
-            let needs = s
-                .fields
-                .iter()
-                .any(|f| !f.constraints.is_empty() || f.type_ref().is_some_and(|t| checks_type(&t, &out)));
-            if needs {
-                out.insert(s.name.clone());
-            }
-        }
-        if out.len() == before {
-            return out;
-        }
-    }
-}
-
-/// Whether a value of `ty` has something to check, given the validated structures.
-pub fn checks_type(ty: &TypeRef, validated: &BTreeSet<String>) -> bool {
-    match ty {
-        TypeRef::Structure(name) => validated.contains(name),
-        TypeRef::Array(inner) => checks_type(inner, validated),
-        _ => false,
-    }
-}
-
-pub fn lower(checked: &Checked, typescript: TypeScriptNodes) -> ProjectIr {
-    let project = checked.project;
-    let config = project
-        .config
-        .as_ref()
-        .expect("a checked project without errors has a config");
-    let mut routes: Vec<RouteIr> = Vec::new();
-    let mut used: BTreeMap<String, UsedNode> = BTreeMap::new();
-    let mut modules: BTreeSet<String> = BTreeSet::new();
-    let boxed = svc_frontend::assets_codegen::recursive_fields(&checked.assets);
-    let validated = validated_structures(&checked.assets);
-    for (flow_index, (flow, graph)) in project.flows.iter().zip(&checked.graphs).enumerate() {
-        let file = project.sources.get(flow.file).display_path.clone();
-        let mut module = module_name(&file);
-        while !modules.insert(module.clone()) {
-            module.push('_');
-        }
-        let lowerer = FlowLowerer {
-            checked,
-            flow_index,
-            flow,
-            graph,
-            assets: &checked.assets,
-            boxed: &boxed,
-            validated: &validated,
-            blocks: Vec::new(),
-            scope: moves::Scope::default(),
-            held_names: BTreeSet::new(),
-        };
-        let route = lowerer.lower(module, file, config);
-        for node in &flow.nodes {
-            if let NodeKind::Code(c) = &node.kind
-                && let Some(info) = checked.catalog.get(&c.node_key.value)
-            {
-                used.entry(c.node_key.value.clone()).or_insert_with(|| UsedNode {
-                    key: c.node_key.value.clone(),
-                    code: info.code.clone(),
-                    manifest: info.manifest.clone(),
-                });
-            }
-        }
-        routes.push(route);
-    }
-    routes.sort_by(|a, b| (&a.route, &a.methods).cmp(&(&b.route, &b.methods)));
-    let node_crate = project.node_crate.as_ref().map(|k| NodeCrateIr {
-        package: k.package_name.clone(),
-        crate_name: k.crate_name.clone(),
-        dir: k.dir.clone(),
-    });
-    let version = project
-        .node_crate
-        .as_ref()
-        .and_then(|k| k.version.clone())
-        .unwrap_or_else(|| "0.1.0".into());
-    let mut ir = ProjectIr {
-        name: config.project_name.clone(),
-        version,
-        workspace_id: config.workspace_id.clone(),
-        api_id: config.api_id.clone(),
-        assets_from_nodes: project.node_crate.as_ref().is_some_and(|k| k.include_assets.is_some()),
-        node_crate,
-        assets: checked.assets.clone(),
-        validated,
-        secrets: config
-            .assets
-            .secrets
-            .iter()
-            .map(|s| (s.name.clone(), s.required))
-            .collect(),
-        routes,
-        scripts: used
-            .values()
-            .any(|n| matches!(n.code, NodeCode::TypeScript { .. }))
-            .then(|| checked.scripts.clone())
-            .flatten(),
-        nodes: used.into_values().collect(),
-        native: BTreeMap::new(),
-    };
-    if typescript == TypeScriptNodes::Compiled {
-        ir.compile_typescript(project);
-    }
-    ir
-}
-
-/// `flows/create-order.yaml` → `create_order`; `flows/admin/keys.yaml` → `admin_keys`.
-fn module_name(file: &str) -> String {
-    let stem = file.strip_prefix("flows/").unwrap_or(file);
-    let stem = stem.rsplit_once('.').map(|(s, _)| s).unwrap_or(stem);
-    let name = svc_types::case::to_snake(stem);
-    if svc_types::case::is_keyword(&name) || name == "mod" {
-        format!("{name}_route")
-    } else {
-        name
-    }
-}
-
-struct FlowLowerer<'a> {
-    checked: &'a Checked<'a>,
+pub(super) struct FlowLowerer<'a> {
+    pub(super) checked: &'a Checked<'a>,
     /// The flow's index in the project (and in `checked.graphs`).
-    flow_index: usize,
-    flow: &'a Flow,
-    graph: &'a FlowGraph,
-    assets: &'a Assets,
-    boxed: &'a BTreeSet<(String, String)>,
+    pub(super) flow_index: usize,
+    pub(super) flow: &'a Flow,
+    pub(super) graph: &'a FlowGraph,
+    pub(super) assets: &'a Assets,
+    pub(super) boxed: &'a BTreeSet<(String, String)>,
     /// The structures with constraints to check ([`validated_structures`]).
-    validated: &'a BTreeSet<String>,
-    blocks: Vec<BlockIr>,
+    pub(super) validated: &'a BTreeSet<String>,
+    pub(super) blocks: Vec<BlockIr>,
     /// What the function being lowered owns (see [`moves`]).
-    scope: moves::Scope,
+    pub(super) scope: moves::Scope,
     /// Names of held copies, unique in the route.
-    held_names: BTreeSet<String>,
+    pub(super) held_names: BTreeSet<String>,
 }
 
 /// The response headers a Check Origin without `expose_headers` lets a browser read:
 /// those the flow's Return JSON nodes set, the rate-limit headers when the flow limits,
 /// and `x-request-id`. Without them a page on an allowed origin could not read what the
 /// flow itself answers (the shop's `x-quote-status` read as null in Chromium).
-fn default_exposed(flow: &Flow) -> Vec<String> {
+pub(super) fn default_exposed(flow: &Flow) -> Vec<String> {
     let mut exposed: BTreeSet<String> = BTreeSet::new();
     exposed.insert("x-request-id".into());
     for node in &flow.nodes {
@@ -582,7 +52,7 @@ fn default_exposed(flow: &Flow) -> Vec<String> {
 }
 
 impl<'a> FlowLowerer<'a> {
-    fn lower(mut self, module: String, file: String, config: &svc_frontend::config::Config) -> RouteIr {
+    pub(super) fn lower(mut self, module: String, file: String, config: &svc_frontend::config::Config) -> RouteIr {
         let flow = self.flow;
         let request = self.request_ir();
         let mut origins = Vec::new();
@@ -637,7 +107,7 @@ impl<'a> FlowLowerer<'a> {
         }
     }
 
-    fn request_ir(&self) -> RequestIr {
+    pub(super) fn request_ir(&self) -> RequestIr {
         let req = &self.flow.request;
         let params = |fields: &[svc_frontend::flow::FieldSchema]| {
             fields
@@ -662,7 +132,7 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// The nodes along the first-choice path from Start: what `routes` prints.
-    fn chain(&self, start: usize) -> String {
+    pub(super) fn chain(&self, start: usize) -> String {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut at = Some(start);
@@ -690,14 +160,14 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// Incoming edges from reachable nodes (and Start).
-    fn in_degree(&self, i: usize) -> usize {
+    pub(super) fn in_degree(&self, i: usize) -> usize {
         self.graph.preds[i]
             .iter()
             .filter(|e| e.from.is_none_or(|p| self.graph.reachable[p]))
             .count()
     }
 
-    fn cont(&mut self, target: usize) -> Cont {
+    pub(super) fn cont(&mut self, target: usize) -> Cont {
         if self.in_degree(target) <= 1 {
             return Cont::Inline(Box::new(self.node(target)));
         }
@@ -729,7 +199,7 @@ impl<'a> FlowLowerer<'a> {
 
     /// The values a block needs: those available at its entry that it or any node after
     /// it uses.
-    fn block_params(&self, target: usize) -> Vec<Local> {
+    pub(super) fn block_params(&self, target: usize) -> Vec<Local> {
         let facts = self.graph.facts(target).cloned().unwrap_or_default();
         let mut needed: BTreeSet<Local> = BTreeSet::new();
         let mut stack = vec![target];
@@ -760,7 +230,7 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// Whether node `target` or a node after it parses the request.
-    fn needs_request_from(&self, target: usize) -> bool {
+    pub(super) fn needs_request_from(&self, target: usize) -> bool {
         let mut stack = vec![target];
         let mut seen = BTreeSet::new();
         while let Some(i) = stack.pop() {
@@ -776,7 +246,7 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// The locals node `i` reads (its wires, and the identity a rate limit keys on).
-    fn locals_used_by(&self, i: usize) -> Vec<Local> {
+    pub(super) fn locals_used_by(&self, i: usize) -> Vec<Local> {
         if let Some(LimitKeyIr::User(n) | LimitKeyIr::KeyId(n)) = self.limit_key(i) {
             return vec![Local::Identity(n)];
         }
@@ -784,7 +254,7 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// The wires node `i` reads.
-    fn wires_of(&self, i: usize) -> Vec<&'a Reference> {
+    pub(super) fn wires_of(&self, i: usize) -> Vec<&'a Reference> {
         let node = &self.flow.nodes[i];
         let mut refs: Vec<&Reference> = Vec::new();
         match &node.kind {
@@ -810,7 +280,7 @@ impl<'a> FlowLowerer<'a> {
         refs
     }
 
-    fn local_of(&self, r: &Reference) -> Option<Local> {
+    pub(super) fn local_of(&self, r: &Reference) -> Option<Local> {
         match &r.root {
             RefRoot::Request(_) => Some(Local::Request),
             RefRoot::Node(id) => {
@@ -836,7 +306,7 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// Whether some node after `i` (or `i` itself) uses `local`.
-    fn used_after(&self, i: usize, local: Local) -> bool {
+    pub(super) fn used_after(&self, i: usize, local: Local) -> bool {
         let mut stack: Vec<usize> = self.graph.succ[i].iter().map(|e| e.to).collect();
         let mut seen = BTreeSet::new();
         while let Some(n) = stack.pop() {
@@ -851,7 +321,7 @@ impl<'a> FlowLowerer<'a> {
         false
     }
 
-    fn target(&self, i: usize, pin: &str) -> usize {
+    pub(super) fn target(&self, i: usize, pin: &str) -> usize {
         self.graph.succ[i]
             .iter()
             .find(|e| e.pin == pin)
@@ -859,7 +329,7 @@ impl<'a> FlowLowerer<'a> {
             .expect("checked: every required edge is wired")
     }
 
-    fn limit_key(&self, i: usize) -> Option<LimitKeyIr> {
+    pub(super) fn limit_key(&self, i: usize) -> Option<LimitKeyIr> {
         let NodeKind::RateLimit(r) = &self.flow.nodes[i].kind else {
             return None;
         };
@@ -898,14 +368,14 @@ impl<'a> FlowLowerer<'a> {
     /// schema refuses, even when nothing reads it. (Where it is parsed already, the
     /// emitter does not parse it again.) An error answer (a protection's 401, 403 or 429)
     /// reads nothing: a client without a key learns nothing of the schema.
-    fn parses_request(&self, i: usize, always: bool) -> bool {
+    pub(super) fn parses_request(&self, i: usize, always: bool) -> bool {
         if self.flow.request.is_empty_schema() {
             return false;
         }
         always || self.locals_used_by(i).contains(&Local::Request)
     }
 
-    fn node(&mut self, i: usize) -> NodeIr {
+    pub(super) fn node(&mut self, i: usize) -> NodeIr {
         let node = &self.flow.nodes[i];
         let id = node.id.value.clone();
         match &node.kind {
@@ -1023,7 +493,12 @@ impl<'a> FlowLowerer<'a> {
         }
     }
 
-    fn inputs(&self, c: &svc_frontend::flow::CodeCall, manifest: &NodeManifest, _i: usize) -> Vec<(String, InputIr)> {
+    pub(super) fn inputs(
+        &self,
+        c: &svc_frontend::flow::CodeCall,
+        manifest: &NodeManifest,
+        _i: usize,
+    ) -> Vec<(String, InputIr)> {
         manifest
             .inputs
             .data()
@@ -1060,7 +535,7 @@ impl<'a> FlowLowerer<'a> {
             .collect()
     }
 
-    fn template(&self, t: &Template) -> TemplateIr {
+    pub(super) fn template(&self, t: &Template) -> TemplateIr {
         if let Some(json) = literal_template(t) {
             return TemplateIr::Literal(json);
         }
@@ -1078,12 +553,12 @@ impl<'a> FlowLowerer<'a> {
     }
 
     /// The IR of a checked reference, as read here: a held copy where one was taken.
-    fn value(&self, r: &Reference) -> ValueIr {
+    pub(super) fn value(&self, r: &Reference) -> ValueIr {
         self.scope.read(self.raw_value(r))
     }
 
     /// The IR of a checked reference, read from where the value lives.
-    fn raw_value(&self, r: &Reference) -> ValueIr {
+    pub(super) fn raw_value(&self, r: &Reference) -> ValueIr {
         let req = &self.flow.request;
         let (root, base_ty, base_optional, rest): (RootIr, TypeRef, bool, &[String]) = match &r.root {
             RefRoot::Request(RequestPart::Body) => match (&req.body, r.path.first()) {
@@ -1221,7 +696,7 @@ impl<'a> FlowLowerer<'a> {
     }
 }
 
-fn pin_target(pin: &PinDefinition, ty: &TypeRef) -> PinTarget {
+pub(super) fn pin_target(pin: &PinDefinition, ty: &TypeRef) -> PinTarget {
     PinTarget {
         ty: ty.clone(),
         option: pin.optional && pin.default.is_none(),
@@ -1229,7 +704,7 @@ fn pin_target(pin: &PinDefinition, ty: &TypeRef) -> PinTarget {
     }
 }
 
-fn collect_template_refs<'a>(t: &'a Template, out: &mut Vec<&'a Reference>) {
+pub(super) fn collect_template_refs<'a>(t: &'a Template, out: &mut Vec<&'a Reference>) {
     match t {
         Template::Literal(_) => {}
         Template::Wire(r) => out.push(r),
@@ -1239,7 +714,7 @@ fn collect_template_refs<'a>(t: &'a Template, out: &mut Vec<&'a Reference>) {
 }
 
 /// The JSON text of a template without wires (keys in the order written), if it has none.
-fn literal_template(t: &Template) -> Option<String> {
+pub(super) fn literal_template(t: &Template) -> Option<String> {
     match t {
         Template::Literal(n) => Some(n.to_json_text()),
         Template::Wire(_) => None,
