@@ -146,19 +146,9 @@ pub fn new_node(node_type: &str, node_key: Option<&str>) -> Result<Value, String
     let Some(row) = svc_types::builtin_nodes::node_type(node_type) else {
         return Err(format!("`{node_type}` is not a node type the Builder adds"));
     };
-    let mut node = serde_json::Map::new();
-    node.insert("type".into(), json!(row.type_name));
-    if row.default_id.is_none() {
-        // A code node: the key of the node it runs.
-        let key = node_key.ok_or("a code node needs the key of the node it runs")?;
-        node.insert("node".into(), json!(key));
-    }
-    for setting in row.settings {
-        if let Some(value) = setting.new_value {
-            node.insert(setting.key.into(), serde_json::from_str(value).map_err(|e| e.to_string())?);
-        }
-    }
-    Ok(Value::Object(node))
+    row.new_node(node_key)
+        .map(Value::Object)
+        .ok_or_else(|| "a code node needs the key of the node it runs".to_string())
 }
 
 /// An id for a new node of `node_type` (`limit`, `limit-2`, …; a code node's from its

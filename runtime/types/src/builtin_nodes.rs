@@ -132,8 +132,6 @@ const fn setting(key: &'static str, schema: &'static str) -> Setting {
     }
 }
 
-const EDGE: &str = r##"{ "$ref": "#/$defs/edge" }"##;
-
 /// The values `on_store_error` takes, in the order the Builder offers them.
 pub const ON_STORE_ERROR: &[&str] = &["open", "closed", "local"];
 
@@ -381,7 +379,7 @@ pub fn node_type(type_name: &str) -> Option<&'static NodeType> {
 }
 
 /// The JSON Schema of a sequence output (an edge to another node).
-pub const OUTPUT_SCHEMA: &str = EDGE;
+pub const OUTPUT_SCHEMA: &str = r##"{ "$ref": "#/$defs/edge" }"##;
 
 impl NodeType {
     /// Every key a node of this type takes: `type`, `description`, its settings and its
@@ -391,6 +389,26 @@ impl NodeType {
         keys.extend(self.settings.iter().map(|s| s.key));
         keys.extend(self.outputs.iter().map(|o| o.pin));
         keys
+    }
+
+    /// A new node of this type as the Builder's palette adds it: its `type`, a code
+    /// node's `node` (`node_key`; `None` for a code node without one), and the settings
+    /// a new node holds, in the schema's order.
+    pub fn new_node(&self, node_key: Option<&str>) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let mut node = serde_json::Map::new();
+        node.insert("type".into(), self.type_name.into());
+        if self.default_id.is_none() {
+            node.insert("node".into(), node_key?.into());
+        }
+        for setting in self.settings {
+            if let Some(value) = setting.new_value {
+                node.insert(
+                    setting.key.into(),
+                    serde_json::from_str(value).expect("the table's values are JSON (tested)"),
+                );
+            }
+        }
+        Some(node)
     }
 
     /// The setting `key`.

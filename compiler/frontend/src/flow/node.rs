@@ -20,17 +20,7 @@ fn edge(r: &mut MapReader, key: &str, diags: &mut Diagnostics) -> Option<Edge> {
 /// inspector asks this as the user types, so that its forms accept exactly what
 /// `svc check` accepts (`window: minute` among them).
 pub fn setting_problem(type_name: &str, key: &str, value: &serde_json::Value) -> Option<(String, String)> {
-    let row = svc_types::builtin_nodes::node_type(type_name)?;
-    let mut node = serde_json::Map::new();
-    node.insert("type".into(), row.type_name.into());
-    if row.default_id.is_none() {
-        node.insert("node".into(), "project.node".into());
-    }
-    for setting in row.settings {
-        if let Some(new_value) = setting.new_value.and_then(|v| serde_json::from_str(v).ok()) {
-            node.insert(setting.key.into(), new_value);
-        }
-    }
+    let mut node = svc_types::builtin_nodes::node_type(type_name)?.new_node(Some("project.node"))?;
     node.insert(key.into(), value.clone());
     // JSON is YAML: the node as a flow would hold it.
     let text = serde_json::Value::Object(node).to_string();

@@ -343,16 +343,7 @@ mod tests {
                 "{}",
                 row.type_name
             );
-            let mut node = serde_json::Map::new();
-            node.insert("type".into(), row.type_name.into());
-            if row.default_id.is_none() {
-                node.insert("node".into(), "project.node".into());
-            }
-            for setting in row.settings {
-                if let Some(v) = setting.new_value {
-                    node.insert(setting.key.into(), serde_json::from_str(v).unwrap());
-                }
-            }
+            let mut node = row.new_node(Some("project.node")).unwrap();
             for output in row.outputs {
                 node.insert(output.pin.into(), format!("after-{}", output.pin).into());
             }
