@@ -555,12 +555,26 @@ test("a wire drawn between pins of incompatible types is refused while dragging,
   );
   assert.equal(readFileSync(file, "utf8"), original, "a refused wire writes nothing");
 
+  // The file changed by someone else while the wire is held over a pin: the canvas is
+  // drawn again, and the wire, its verdict and the drop survive the redraw.
   const count = page.locator('[data-node="price"] [data-pin="line_count"] .pin-mark');
   const reviewAbove = page.locator('[data-node="decide"] [data-pin="review_above"] .pin-mark');
-  await dragBetween(count, reviewAbove);
-  await until("the wire saved", () => readFileSync(file, "utf8") !== original);
+  const verdictOn = async (pin) => /\b(can|cannot)-wire\b/.exec(await pin.evaluate((e) => e.closest(".pin").getAttribute("class")))?.[0];
+  const [a, b] = [await settledBox(count), await settledBox(reviewAbove)];
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await until("the pin judged", async () => (await verdictOn(reviewAbove)) === "can-wire", 60_000);
+  const decideBefore = await page.locator('[data-node="decide"]').elementHandle();
+  const touched = `${original}# changed while a wire is drawn\n`;
+  writeFileSync(file, touched);
+  await until("the canvas drawn again", async () => !(await decideBefore.evaluate((e) => e.isConnected)));
+  assert.equal(await page.locator("path.wire--drawing").count(), 1, "the wire being drawn is kept");
+  assert.equal(await verdictOn(reviewAbove), "can-wire", "the verdict is on the new pin");
+  await page.mouse.up();
+  await until("the wire saved", () => readFileSync(file, "utf8") !== touched);
   const wired = readFileSync(file, "utf8");
-  const added = wired.split("\n").filter((line) => !original.split("\n").includes(line));
+  const added = wired.split("\n").filter((line) => !touched.split("\n").includes(line));
   assert.deepEqual(added, ["      review_above: { from: price.line_count }"]);
   await until("the wire on the canvas", async () => (await page.locator('path.wire[data-to="decide.review_above"]').count()) === 1);
   assert.equal(await page.locator('path.wire[data-to="decide.review_above"]').getAttribute("data-from"), "price.line_count");
@@ -568,7 +582,8 @@ test("a wire drawn between pins of incompatible types is refused while dragging,
   // Removed from the inspector's list of the node's wires: the line goes.
   await page.locator('[data-node="decide"] .node-header').click();
   await page.locator('#panel [data-unwire="price.line_count->decide.review_above"]').click();
-  await until("the wire removed", () => readFileSync(file, "utf8") === original);
+  await until("the wire removed", () => readFileSync(file, "utf8") === touched);
+  writeFileSync(file, original);
 });
 
 test("a structure output opens into its fields: price.quote.total is refused into an enum pin with the mismatch named, and wired into a number pin", async () => {

@@ -136,6 +136,13 @@ export class Canvas {
       nodes.append(this.drawNode(byId.get(id), box, problems.get(id) ?? []));
     }
     this.viewport.replaceChildren(wires, nodes);
+    // A redraw (the project read again, a trace arriving) while a wire is being drawn
+    // keeps the wire and the verdict on the pin under the pointer: the pin is a new
+    // element now.
+    if (this.wiring?.routeName === route.name) {
+      this.viewport.append(this.wiring.path, this.wiring.note);
+      this.markTarget(this.wiring);
+    }
     this.applyView();
   }
 
@@ -323,10 +330,13 @@ export class Canvas {
     const path = svg("path", { class: "wire wire--drawing", d: `M ${start.x} ${start.y}` });
     const note = svg("text", { class: "wire-note", x: start.x + 8, y: start.y - 8 });
     this.viewport.append(path, note);
-    return { kind: "wire", from, start, path, note, verdicts: new Map(), target: null };
+    // The route's name is kept: a wire drawn in one route is never saved in another the
+    // canvas switched to meanwhile.
+    return { kind: "wire", routeName: this.route.name, from, start, path, note, verdicts: new Map(), settled: new Map(), target: null };
   }
 
   moveWire(drag, event) {
+    if (drag.routeName !== this.route?.name) return;
     const at = this.toFlow(event);
     drag.moved ||= Math.abs(at.x - drag.start.x) + Math.abs(at.y - drag.start.y) > 6;
     const bend = Math.max(24, Math.abs(at.x - drag.start.x) / 2);
@@ -335,30 +345,44 @@ export class Canvas {
     const to = pinGroup ? { node: pinGroup.closest("[data-node]").dataset.node, pin: pinGroup.dataset.pin } : null;
     const key = to ? `${to.node}.${to.pin}` : null;
     if (key === drag.target?.key) return;
-    this.viewport.querySelectorAll(".pin.can-wire, .pin.cannot-wire").forEach((p) => p.classList.remove("can-wire", "cannot-wire"));
-    drag.target = to ? { ...to, key, group: pinGroup } : null;
-    drag.note.textContent = "";
-    drag.path.classList.remove("is-refused");
+    drag.target = to ? { ...to, key, at } : null;
+    this.markTarget(drag);
     if (!to) return;
-    if (!drag.verdicts.has(key)) drag.verdicts.set(key, this.handlers.checkWire(this.route, drag.from, to));
-    drag.verdicts.get(key).then((verdict) => {
-      if (drag.target?.key !== key) return;
-      pinGroup.classList.add(verdict.ok ? "can-wire" : "cannot-wire");
-      drag.path.classList.toggle("is-refused", !verdict.ok);
-      drag.note.textContent = verdict.ok ? "" : verdict.message;
-      drag.note.setAttribute("x", at.x + 10);
-      drag.note.setAttribute("y", at.y - 10);
-    });
+    if (!drag.verdicts.has(key)) {
+      const verdict = this.handlers.checkWire(this.route, drag.from, to);
+      drag.verdicts.set(key, verdict);
+      verdict.then((settled) => {
+        drag.settled.set(key, settled);
+        if (drag.target?.key === key) this.markTarget(drag);
+      });
+    }
+  }
+
+  /** Shows the verdict on the input pin a wire is over, once the checker gave it: the
+   *  pin found by its name, as a redraw may have replaced the element the pointer met. */
+  markTarget(drag) {
+    this.viewport.querySelectorAll(".pin.can-wire, .pin.cannot-wire").forEach((p) => p.classList.remove("can-wire", "cannot-wire"));
+    const verdict = drag.target && drag.settled.get(drag.target.key);
+    drag.path.classList.toggle("is-refused", verdict?.ok === false);
+    drag.note.textContent = verdict?.ok === false ? verdict.message : "";
+    if (!verdict) return;
+    const { node, pin, at } = drag.target;
+    const pinGroup = this.viewport.querySelector(`[data-node="${CSS.escape(node)}"] .pin--in[data-pin="${CSS.escape(pin)}"]`);
+    pinGroup?.classList.add(verdict.ok ? "can-wire" : "cannot-wire");
+    drag.note.setAttribute("x", at.x + 10);
+    drag.note.setAttribute("y", at.y - 10);
   }
 
   async endWire(drag) {
     const target = drag.target;
+    this.wiring = null;
     drag.path.remove();
     drag.note.remove();
     this.viewport.querySelectorAll(".pin.can-wire, .pin.cannot-wire").forEach((p) => p.classList.remove("can-wire", "cannot-wire"));
     if (!target) return;
     const verdict = await drag.verdicts.get(target.key);
     const to = { node: target.node, pin: target.pin };
+    if (drag.routeName !== this.route?.name) return;
     if (verdict.ok) this.handlers.onWire(this.route, drag.from, to);
     else this.handlers.onRefused(verdict.message);
   }
@@ -377,6 +401,7 @@ export class Canvas {
         // No text selection, and so no native drag of it that would cancel this one.
         event.preventDefault();
         drag = this.startWire(event, outputPin);
+        this.wiring = drag;
         this.root.setPointerCapture(event.pointerId);
         return;
       }
@@ -409,6 +434,7 @@ export class Canvas {
       // A click on an output pin selects its node; a drag from it draws a wire.
       if (drag?.kind === "wire" && drag.moved) this.endWire(drag);
       if (drag?.kind === "wire" && !drag.moved) {
+        this.wiring = null;
         drag.path.remove();
         drag.note.remove();
         this.select(drag.from.node);
@@ -428,6 +454,7 @@ export class Canvas {
     // being dragged, without drawing or moving anything.
     this.root.addEventListener("pointercancel", () => {
       if (drag?.kind === "wire") {
+        this.wiring = null;
         drag.path.remove();
         drag.note.remove();
       }
