@@ -11,7 +11,8 @@
 #     (fuzzing step);
 #   - Node.js and npm (the TypeScript SDK's tests, and the test comparing its manifests
 #     with the Rust SDK's), and the SDK's pinned dev dependency, TypeScript (npm ci);
-#   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests;
+#   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests, and PyJWT
+#     with `cryptography` for the identity provider of Check JWT's tests;
 #   - Debian's Chromium (the Builder's browser tests, headless; no browser download) and
 #     the tests' pinned npm packages, playwright-core and axe-core (npm ci in builder/).
 set -euo pipefail
@@ -64,10 +65,13 @@ if [ "${FUZZ_SECONDS:-60}" -gt 0 ] && ! command -v cargo-fuzz >/dev/null; then
     cargo install cargo-fuzz --locked
 fi
 
-if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml' >/dev/null 2>&1; then
-    echo "setup: installing the Python validators (pip)"
+# The Python validators, and PyJWT with `cryptography`: the identity provider Check JWT's
+# tests start (compiler/tests/e2e/jwt_provider.py) signs its tokens with a library that
+# is not svc's.
+if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml, jwt, cryptography' >/dev/null 2>&1; then
+    echo "setup: installing the Python validators and PyJWT (pip)"
     pip=(python3 -m pip install --quiet --disable-pip-version-check)
-    packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*')
+    packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*' 'PyJWT[crypto]==2.*')
     # Debian marks its Python as externally managed; these are test tools, not the system's.
     "${pip[@]}" "${packages[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages "${packages[@]}"
 fi

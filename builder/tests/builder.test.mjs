@@ -127,6 +127,7 @@ before(async () => {
   // The Builder's own CSP forbids injected scripts; axe-core is injected by the test.
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   page = await context.newPage();
+  trackReadings(page);
   page.on("dialog", (dialog) => dialog.accept(dialog.type() === "prompt" ? "" : undefined));
   await page.goto(builderUrl);
 });
@@ -322,6 +323,29 @@ test("the generated code beside the flow: a node marks the lines it became, a li
   await page.locator("#code-toggle").click();
 });
 
+/** The readings of the project each tab has under way (see `freezeProject`). */
+const readingsUnderWay = new Map();
+const isProjectPath = (url) => url.pathname === "/api/project";
+
+function trackReadings(p) {
+  const pending = new Set();
+  readingsUnderWay.set(p, pending);
+  p.on("request", (r) => isProjectPath(new URL(r.url())) && r.method() === "GET" && pending.add(r));
+  p.on("requestfinished", (r) => pending.delete(r));
+  p.on("requestfailed", (r) => pending.delete(r));
+}
+
+/** Makes tab `p` go on showing the project as it is now, as a tab that has not read it
+ *  again yet: its readings of `/api/project` are answered with the current answer, once
+ *  those already under way are answered. Returns what lets the readings through again. */
+async function freezeProject(p) {
+  const answer = await p.evaluate(async () => (await fetch("/api/project")).text());
+  const held = (route) => route.fulfill({ status: 200, contentType: "application/json", body: answer });
+  await p.route(isProjectPath, held);
+  await until("the readings under way answered", () => readingsUnderWay.get(p).size === 0);
+  return () => p.unroute(isProjectPath, held);
+}
+
 /** The version of flow `name` the Builder shows. */
 async function versionOf(name) {
   return page.locator(`.route-link[data-route="${name}"]`).getAttribute("data-version");
@@ -410,8 +434,10 @@ test("editing in the inspector: one changed line, comments kept, bad origins fla
   // overwritten, and the edit can be made again on top of the new file.
   await page.locator('[data-node="limit"] .node-header').click();
   await limit.waitFor();
-  // Hold the Builder's periodic reading, so that it still shows the old version.
-  await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true }));
+  // The Builder still shows the old version: every reading of the project (the periodic
+  // one, and the one svc dev's rebuild after the change triggers) is answered as before
+  // until the edit is refused.
+  const thaw = await freezeProject(page);
   const onDisk = original.replace("    window: 1m\n", "    window: 1m\n    # tuned by hand\n");
   writeFileSync(file, onDisk);
   await limit.fill("40");
@@ -420,7 +446,7 @@ test("editing in the inspector: one changed line, comments kept, bad origins fla
   await again.waitFor();
   assert.match(await page.locator("#status").textContent(), /Not saved: the flow file changed/);
   assert.equal(readFileSync(file, "utf8"), onDisk, "the file changed on disk is not overwritten");
-  await page.evaluate(() => Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true }));
+  await thaw();
   await again.click();
   await until("the edit made again", () => readFileSync(file, "utf8").includes("    limit: 40\n"));
   const both = readFileSync(file, "utf8");

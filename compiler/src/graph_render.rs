@@ -48,6 +48,7 @@ fn label(kind: &NodeKind, id: &str) -> (String, Shape) {
             format!("{id}\nCheck API Key\n{}", n.location.value.describe()),
             Shape::Check,
         ),
+        NodeKind::CheckJwt(n) => (format!("{id}\nCheck JWT\n{}", n.issuer.value), Shape::Check),
         NodeKind::Code(n) => (format!("{id}\n{}", n.node_key.value), Shape::Code),
         NodeKind::ReturnJson(n) => (format!("{id}\nReturn JSON {}", n.status.value), Shape::Return),
     }

@@ -230,6 +230,30 @@ fn scheme(location: &KeyLocation) -> Value {
     }
 }
 
+/// A Check JWT node's security scheme: OpenID Connect when the keys come from the
+/// issuer's discovery document, else a bearer JWT (or where the node reads it).
+fn token_scheme(t: &svc_frontend::flow::CheckJwt) -> Value {
+    let described = format!(
+        "A JWT issued by `{}` for {}.",
+        t.issuer.value,
+        t.audiences
+            .iter()
+            .map(|a| format!("`{}`", a.value))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    );
+    match (&t.keys, &t.location.value) {
+        (svc_frontend::flow::JwtKeys::Discovery(url), KeyLocation::AuthorizationBearer) => {
+            json!({ "type": "openIdConnect", "openIdConnectUrl": url, "description": described })
+        }
+        (_, KeyLocation::AuthorizationBearer | KeyLocation::HeaderXApiKey) => {
+            json!({ "type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": described })
+        }
+        (_, KeyLocation::Header(h)) => json!({ "type": "apiKey", "in": "header", "name": h, "description": described }),
+        (_, KeyLocation::Query(q)) => json!({ "type": "apiKey", "in": "query", "name": q, "description": described }),
+    }
+}
+
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -298,6 +322,9 @@ fn reason(status: u16) -> &'static str {
 #[derive(Default)]
 struct Protections {
     api_key: bool,
+    token: bool,
+    /// A Check JWT node sends a token without a required scope its own way (403).
+    token_scope: bool,
     origin: bool,
     rate_limit: bool,
 }
@@ -333,6 +360,8 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     let mut responses = Map::new();
     let mut has_code = false;
     let mut schemes: Vec<String> = Vec::new();
+    // The scopes a scheme's requirement lists (a Check JWT's `required_scopes`).
+    let mut scopes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut protections = Protections::default();
     let refusals: std::collections::BTreeSet<&str> = flow
         .nodes
@@ -382,6 +411,16 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
                     schemes.push(name);
                 }
             }
+            NodeKind::CheckJwt(t) => {
+                protections.token = true;
+                protections.token_scope |= t.forbidden.is_some();
+                let name = format!("jwt_{}", sanitize(&node.id.value));
+                security.insert(name.clone(), token_scheme(t));
+                scopes.insert(name.clone(), t.required_scopes.clone());
+                if !schemes.contains(&name) {
+                    schemes.push(name);
+                }
+            }
             NodeKind::CheckOrigin(_) => protections.origin = true,
             NodeKind::RateLimit(_) => protections.rate_limit = true,
             NodeKind::Code(_) => has_code = true,
@@ -411,6 +450,18 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
         let mut r = error_response("No valid API key: missing, malformed, unknown, revoked or expired.");
         r["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
         add("401", r);
+    }
+    if protections.token {
+        let mut r = error_response(
+            "No valid token: missing, malformed, expired, for another audience, or not signed by the issuer.",
+        );
+        r["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
+        add("401", r);
+    }
+    if protections.token_scope {
+        let mut r = error_response("The token does not grant a scope the route requires.");
+        r["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
+        add("403", r);
     }
     if protections.origin {
         add("403", error_response("The Origin is not allowed."));
@@ -452,7 +503,10 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     }
     op.insert("responses".into(), Value::Object(responses));
     if !schemes.is_empty() {
-        let alternatives: Vec<Value> = schemes.iter().map(|s| json!({ s: [] })).collect();
+        let alternatives: Vec<Value> = schemes
+            .iter()
+            .map(|s| json!({ s: scopes.get(s).cloned().unwrap_or_default() }))
+            .collect();
         op.insert("security".into(), Value::Array(alternatives));
     } else {
         op.insert("security".into(), json!([]));

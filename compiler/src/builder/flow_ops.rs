@@ -11,9 +11,14 @@ use serde_json::{Value, json};
 
 /// The keys of a node that name the node that runs next: every built-in type's outputs.
 pub fn edge_keys() -> impl Iterator<Item = &'static str> {
-    svc_types::builtin_nodes::NODE_TYPES
-        .iter()
-        .flat_map(|t| t.outputs.iter().map(|o| o.pin))
+    let mut keys: Vec<&'static str> = Vec::new();
+    for pin in svc_types::builtin_nodes::NODE_TYPES.iter().flat_map(|t| t.outputs.iter().map(|o| o.pin)) {
+        // Check API Key and Check JWT share `valid` and `invalid`.
+        if !keys.contains(&pin) {
+            keys.push(pin);
+        }
+    }
+    keys.into_iter()
 }
 
 fn path(steps: &[&str]) -> Vec<Step> {

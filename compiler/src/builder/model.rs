@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 use svc_frontend::flow::{
-    Binding, BodySchema, Flow, FlowNode, KeyLocation, MissingOrigin, NodeKind, RefRoot, Reference, RequestPart,
+    Binding, BodySchema, Flow, FlowNode, JwtKeys, KeyLocation, MissingOrigin, NodeKind, RefRoot, Reference, RequestPart,
     Template,
 };
 use svc_frontend::node_crate::NodeCode;
@@ -636,6 +636,39 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
                 .push(("key location".into(), describe_location(&n.location.value)));
             for output in check::flow::API_KEY_OUTPUTS {
                 out.outputs.push(data_pin(output, &TypeRef::String));
+            }
+        }
+        NodeKind::CheckJwt(n) => {
+            out.settings = settings_of(out.node_type, |key| match key {
+                "issuer" => n.issuer.value.clone().into(),
+                "leeway" => n.leeway.into(),
+                _ => n.location.value.describe().into(),
+            });
+            out.config.push(("issuer".into(), n.issuer.value.clone()));
+            out.config.push((
+                "audiences".into(),
+                n.audiences.iter().map(|a| a.value.as_str()).collect::<Vec<_>>().join(", "),
+            ));
+            out.config.push(("token location".into(), describe_location(&n.location.value)));
+            out.config.push((
+                "keys".into(),
+                match &n.keys {
+                    JwtKeys::Discovery(url) => format!("discovery ({url})"),
+                    JwtKeys::JwksUrl(url) => url.value.clone(),
+                    JwtKeys::Inline(_) => "given in the flow".into(),
+                    JwtKeys::Secret(name) => format!("secret {}", name.value),
+                },
+            ));
+            out.config.push((
+                "algorithms".into(),
+                n.algorithms.iter().map(|a| a.value.as_str()).collect::<Vec<_>>().join(", "),
+            ));
+            if !n.required_scopes.is_empty() {
+                out.config.push(("required scopes".into(), n.required_scopes.join(" ")));
+            }
+            out.outputs.push(data_pin("subject", &TypeRef::String));
+            if let Some(claims) = &n.claims {
+                out.outputs.push(data_pin("claims", &TypeRef::Structure(claims.value.clone())));
             }
         }
         NodeKind::Code(call) => {

@@ -6,8 +6,8 @@ use super::catalog::{Catalog, check_asset_ref};
 use super::graph::{Fact, FlowGraph};
 use super::types::{ValueType, Walk, check_constraints, check_literal, fits, mismatch_hint, walk};
 use svc_frontend::flow::{
-    Binding, BodySchema, CodeCall, FieldSchema, Flow, NodeKind, RateKey, RefRoot, Reference, RequestPart, ReturnJson,
-    Template,
+    Binding, BodySchema, CodeCall, FieldSchema, Flow, JwtKeys, NodeKind, RateKey, RefRoot, Reference, RequestPart,
+    ReturnJson, Template,
 };
 use svc_frontend::yaml::Value;
 use svc_frontend::{Code, Diagnostic, Diagnostics, Span};
@@ -149,6 +149,7 @@ impl FlowContext<'_> {
                 }
                 NodeKind::RateLimit(r) => self.check_rate_limit(i, r, diags),
                 NodeKind::CheckApiKey(_) => {}
+                NodeKind::CheckJwt(j) => self.check_jwt(j, diags),
                 NodeKind::Code(c) => self.check_code(i, c, diags),
                 NodeKind::ReturnJson(r) => self.check_return(i, r, diags),
             }
@@ -195,9 +196,45 @@ impl FlowContext<'_> {
         }
     }
 
+    /// Check JWT: the secret it names is declared, and its claims structure exists.
+    fn check_jwt(&self, j: &svc_frontend::flow::CheckJwt, diags: &mut Diagnostics) {
+        if let JwtKeys::Secret(name) = &j.keys
+            && !self.assets.secrets.iter().any(|s| s.name == name.value)
+        {
+            let declared = self.assets.secrets.iter().map(|s| s.name.as_str());
+            let hint = match svc_types::assets::closest(&name.value, declared) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!(
+                    "declare it in the config (`defineSecretRequirement(\"{}\")`) and set it with `svc secrets set {}`",
+                    name.value, name.value
+                ),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    name.span,
+                    format!("no secret `{}` is declared", name.value),
+                )
+                .label("not a declared secret")
+                .help(hint),
+            );
+        }
+        if let Some(claims) = &j.claims {
+            check_asset_ref(
+                &TypeRef::Structure(claims.value.clone()),
+                claims.span,
+                self.assets,
+                diags,
+            );
+        }
+    }
+
     fn check_rate_limit(&self, i: usize, r: &svc_frontend::flow::RateLimit, diags: &mut Diagnostics) {
         let Some(facts) = self.graph.facts(i) else { return };
-        let identified = facts.iter().any(|f| matches!(f, Fact::Identity(_)));
+        let identified = facts
+            .iter()
+            .any(|f| matches!(f, Fact::Identity(n) if matches!(self.flow.nodes[*n].kind, NodeKind::CheckApiKey(_))))
+            || (r.by.value == RateKey::User && facts.iter().any(|f| matches!(f, Fact::Identity(_))));
         let has_key_check = self
             .flow
             .nodes
@@ -206,8 +243,8 @@ impl FlowContext<'_> {
         match r.by.value {
             RateKey::User if !identified => diags.push(
                 Diagnostic::new(Code::RateLimitWithoutIdentity, r.by.span, "rate limiting by `user`, but no user is known here")
-                    .label("no Check API Key has passed on every path to this node")
-                    .help("the user is the owner of a valid API key: put this Rate Limit after a Check API Key's `valid` output, or limit by `ip`"),
+                    .label("no Check API Key or Check JWT has passed on every path to this node")
+                    .help("the user is the owner of a valid API key or the subject of a valid token: put this Rate Limit after a Check API Key's or Check JWT's `valid` output, or limit by `ip`"),
             ),
             RateKey::ApiKey if !identified && !has_key_check => diags.push(
                 Diagnostic::new(Code::RateLimitWithoutIdentity, r.by.span, "rate limiting by `api-key`, but the flow has no Check API Key")
@@ -472,6 +509,9 @@ impl FlowContext<'_> {
                         let what = match fact {
                             Fact::Outputs(_) => format!("`{}` has run", id.value),
                             Fact::Failure(_) => format!("`{}` has failed", id.value),
+                            Fact::Identity(n) if matches!(self.flow.nodes[n].kind, NodeKind::CheckJwt(_)) => {
+                                format!("`{}` has found a valid token", id.value)
+                            }
                             Fact::Identity(_) => format!("`{}` has found a valid key", id.value),
                         };
                         diags.push(
@@ -689,9 +729,32 @@ impl FlowContext<'_> {
                 ),
                 diags,
             ),
+            NodeKind::CheckJwt(_) if first == "subject" => {
+                Some((ValueType::required(TypeRef::String), Fact::Identity(j), &r.path[1..]))
+            }
+            NodeKind::CheckJwt(t) if first == "claims" => match &t.claims {
+                Some(structure) => Some((
+                    ValueType::required(TypeRef::Structure(structure.value.clone())),
+                    Fact::Identity(j),
+                    &r.path[1..],
+                )),
+                None => no_output(
+                    format!("Check JWT node `{}` reads no claims structure", node.id.value),
+                    format!(
+                        "declare the claims you read as a structure in the config and name it on the node: `claims: AccessClaims`; then `{}.claims.<field>` has its type",
+                        node.id.value
+                    ),
+                    diags,
+                ),
+            },
+            NodeKind::CheckJwt(_) => no_output(
+                format!("Check JWT node `{}` has no output `{first}`", node.id.value),
+                "its data outputs are `subject` and `claims` (on its `valid` path)".into(),
+                diags,
+            ),
             other => no_output(
                 format!("{} node `{}` has no data outputs", other.type_name(), node.id.value),
-                "only code nodes and Check API Key produce values".into(),
+                "only code nodes, Check API Key and Check JWT produce values".into(),
                 diags,
             ),
         }

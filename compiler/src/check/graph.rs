@@ -21,7 +21,8 @@ pub enum Fact {
     Outputs(usize),
     /// The code node at this index failed (its `on_fail` edge was taken).
     Failure(usize),
-    /// The Check API Key node at this index found a valid key.
+    /// The Check API Key node at this index found a valid key, or the Check JWT node a
+    /// valid token.
     Identity(usize),
 }
 
@@ -61,7 +62,7 @@ fn produced(flow: &Flow, i: usize, pin: &str) -> Option<Fact> {
     match (&flow.nodes[i].kind, pin) {
         (NodeKind::Code(_), "next") => Some(Fact::Outputs(i)),
         (NodeKind::Code(_), "on_fail") => Some(Fact::Failure(i)),
-        (NodeKind::CheckApiKey(_), "valid") => Some(Fact::Identity(i)),
+        (NodeKind::CheckApiKey(_) | NodeKind::CheckJwt(_), "valid") => Some(Fact::Identity(i)),
         _ => None,
     }
 }
@@ -235,6 +236,7 @@ fn report_unwired(flow: &Flow, i: usize, pin: &'static str, diags: &mut Diagnost
     let id = &node.id.value;
     let d = match (&node.kind, pin) {
         (NodeKind::Code(_), "on_fail") => return, // optional: failures answer 500 by default
+        (NodeKind::CheckJwt(_), "forbidden") => return, // optional: `invalid` takes its tokens
         (NodeKind::Code(c), "next") => Diagnostic::new(
             Code::PathWithoutResponse,
             node.id.span,

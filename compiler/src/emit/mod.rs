@@ -379,9 +379,9 @@ fn route_code_keys(route: &RouteIr) -> BTreeMap<usize, String> {
 fn route_ids(route: &RouteIr) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut visit = |n: &crate::lower::NodeIr| match n {
-        crate::lower::NodeIr::Code { index, id, .. } | crate::lower::NodeIr::CheckApiKey { index, id, .. } => {
-            out.push((*index, id.clone()))
-        }
+        crate::lower::NodeIr::Code { index, id, .. }
+        | crate::lower::NodeIr::CheckApiKey { index, id, .. }
+        | crate::lower::NodeIr::CheckJwt { index, id, .. } => out.push((*index, id.clone())),
         _ => {}
     };
     route.for_each_node(&mut visit);

@@ -8,7 +8,7 @@ use crate::lower::{BodyIr, Cont, HeaderIr, InputIr, LimitKeyIr, Local, NodeIr, P
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
-use svc_frontend::flow::{KeyLocation, OnStoreError};
+use svc_frontend::flow::{JwtKeys, KeyLocation, OnStoreError};
 use svc_frontend::rust_types::{ident, rust_type};
 use svc_types::{Assets, TypeRef};
 
@@ -227,6 +227,7 @@ impl<'a> RouteEmitter<'a> {
                 NodeIr::CheckOrigin { id, .. } => (id, quote!(CheckOrigin)),
                 NodeIr::RateLimit { id, .. } => (id, quote!(RateLimit)),
                 NodeIr::CheckApiKey { id, .. } => (id, quote!(CheckApiKey)),
+                NodeIr::CheckJwt { id, .. } => (id, quote!(CheckJwt)),
                 NodeIr::Code { id, .. } => (id, quote!(Code)),
                 NodeIr::Return { status, .. } => {
                     statuses.insert(*status);
@@ -304,6 +305,41 @@ impl<'a> RouteEmitter<'a> {
                 )
             });
         }
+        for t in &r.tokens {
+            let f = field_ident("jwt", &t.node);
+            let issuer = &t.issuer;
+            let audiences = &t.audiences;
+            let algorithms = &t.algorithms;
+            let leeway = t.leeway;
+            let scopes = &t.required_scopes;
+            let claims = &t.required_claims;
+            let claim_fields = &t.claim_fields;
+            let keys = match &t.keys {
+                JwtKeys::Discovery(url) => quote!(Discovery(#url)),
+                JwtKeys::JwksUrl(url) => {
+                    let url = &url.value;
+                    quote!(JwksUrl(#url))
+                }
+                JwtKeys::Inline(set) => quote!(Inline(#set)),
+                JwtKeys::Secret(name) => {
+                    let name = &name.value;
+                    quote!(Secret(#name))
+                }
+            };
+            fields.push(quote!(#f: ::svc_runtime::jwt::JwtCheck));
+            inits.push(quote! {
+                #f: config.jwt_check(::svc_runtime::jwt::JwtSettings {
+                    issuer: #issuer,
+                    audiences: &[#(#audiences),*],
+                    algorithms: &[#(#algorithms),*],
+                    leeway: #leeway,
+                    required_scopes: &[#(#scopes),*],
+                    required_claims: &[#(#claims),*],
+                    claim_fields: &[#(#claim_fields),*],
+                    keys: ::svc_runtime::jwt::KeySource::#keys,
+                })
+            });
+        }
         let methods: Vec<&str> = r.methods.iter().map(|m| m.as_str()).collect();
         let statuses = statuses.iter().map(|s| unsuffixed(*s));
         quote! {
@@ -326,10 +362,27 @@ impl<'a> RouteEmitter<'a> {
         let items = self.route.key_locations.iter().map(|(id, loc)| {
             let name = format_ident!("KEY_{}", svc_types::case::to_shouty_snake(id));
             let value = location_expr(loc);
-            let doc = format!(" Where Check API Key `{id}` reads the key.");
+            let doc = if self.token_check(id).is_some() {
+                format!(" Where Check JWT `{id}` reads the token.")
+            } else {
+                format!(" Where Check API Key `{id}` reads the key.")
+            };
             quote!(#[doc = #doc] static #name: KeyLocation = #value;)
         });
         quote!(#(#items)*)
+    }
+
+    /// The Check JWT node `node_id`'s settings, if it is one.
+    fn token_check(&self, node_id: &str) -> Option<&crate::lower::TokenCheckIr> {
+        self.route.tokens.iter().find(|t| t.node == node_id)
+    }
+
+    /// The type a Check JWT node's claims are read as.
+    fn claims_type(&self, t: &crate::lower::TokenCheckIr) -> TokenStream {
+        match &t.claims {
+            Some(structure) => rust_type(&TypeRef::Structure(structure.clone()), &values::paths()),
+            None => quote!(::svc_runtime::jwt::NoClaims),
+        }
     }
 
     fn key_location_ident(&self, node_id: &str) -> Ident {
@@ -501,7 +554,13 @@ impl<'a> RouteEmitter<'a> {
             }
             Local::Identity(n) => {
                 let name = self.names.identity(*n);
-                quote!(#name: &::svc_runtime::apikey::Identity)
+                match self.route.tokens.iter().find(|t| t.index == *n) {
+                    Some(t) => {
+                        let claims = self.claims_type(t);
+                        quote!(#name: &::svc_runtime::jwt::Verified<#claims>)
+                    }
+                    None => quote!(#name: &::svc_runtime::apikey::Identity),
+                }
             }
         }
     }
@@ -604,6 +663,10 @@ impl<'a> RouteEmitter<'a> {
                 let counters = field_ident("node", id);
                 let key = match key {
                     LimitKeyIr::Ip => quote!(ex.ip_key()),
+                    LimitKeyIr::User(n) if self.route.tokens.iter().any(|t| t.index == *n) => {
+                        let k = self.names.identity(*n);
+                        quote!(LimitKey::User(&#k.subject))
+                    }
                     LimitKeyIr::User(n) => {
                         let k = self.names.identity(*n);
                         quote!(LimitKey::User(&#k.user))
@@ -660,6 +723,40 @@ impl<'a> RouteEmitter<'a> {
                         }
                         #valid
                     }
+                }
+            }
+            NodeIr::CheckJwt {
+                id,
+                index,
+                binds,
+                valid,
+                invalid,
+                forbidden,
+            } => {
+                let loc = self.key_location_ident(id);
+                let counters = field_ident("node", id);
+                let check = field_ident("jwt", id);
+                let claims = self.claims_type(self.token_check(id).expect("lowered with the route's tokens"));
+                let valid = self.tail(valid, req_bound);
+                let invalid = self.cont(invalid, req_bound);
+                let forbidden = forbidden.as_ref().map(|f| {
+                    let f = self.cont(f, req_bound);
+                    quote!(Err(::svc_runtime::jwt::Refusal::InsufficientScope) => return #f,)
+                });
+                let comment = format!("Check JWT `{id}`");
+                let k = if *binds {
+                    self.names.identity(*index)
+                } else {
+                    format_ident!("_")
+                };
+                quote! {
+                    svc_comment!(#comment);
+                    let #k = match ex.check_jwt::<#claims>(&state.#counters, &state.#check, &#loc).await {
+                        Ok(token) => token,
+                        #forbidden
+                        Err(_) => return #invalid,
+                    };
+                    #valid
                 }
             }
             NodeIr::Code {

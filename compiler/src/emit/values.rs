@@ -79,6 +79,11 @@ pub fn access(v: &ValueIr, names: &dyn Names) -> Access {
             let local = names.failure(*node);
             (quote!(#local.code()), Kind::OptRef)
         }
+        (RootIr::Identity { node, field }, None) if field == "claims" => {
+            // A Check JWT's claims: a structure, read in place.
+            let local = names.identity(*node);
+            (quote!(#local.claims), Kind::Place)
+        }
         (RootIr::Identity { node, field }, None) => {
             // Read an identity's strings as `&str`.
             let local = names.identity(*node);

@@ -100,6 +100,8 @@ pub struct RouteIr {
     pub origins: Vec<OriginIr>,
     pub limiters: Vec<LimiterIr>,
     pub key_locations: Vec<(String, KeyLocation)>,
+    /// The route's Check JWT nodes, each verifier built once at start-up.
+    pub tokens: Vec<TokenCheckIr>,
     /// The Check Origin node whose policy answers CORS preflights, if any.
     pub preflight: Option<String>,
     pub entry: NodeIr,
@@ -135,6 +137,18 @@ fn walk(n: &NodeIr, f: &mut dyn FnMut(&NodeIr)) {
         NodeIr::CheckApiKey { valid, invalid, .. } => {
             go(valid);
             go(invalid);
+        }
+        NodeIr::CheckJwt {
+            valid,
+            invalid,
+            forbidden,
+            ..
+        } => {
+            go(valid);
+            go(invalid);
+            if let Some(f) = forbidden {
+                go(f);
+            }
         }
         NodeIr::Code { next, on_fail, .. } => {
             go(next);
@@ -196,6 +210,23 @@ pub struct OriginIr {
     pub max_age: Option<u64>,
 }
 
+/// A Check JWT node's settings, as the runtime's `JwtSettings` takes them.
+pub struct TokenCheckIr {
+    pub node: String,
+    pub index: usize,
+    pub issuer: String,
+    pub audiences: Vec<String>,
+    pub algorithms: Vec<String>,
+    pub leeway: u64,
+    pub required_scopes: Vec<String>,
+    pub required_claims: Vec<String>,
+    pub keys: svc_frontend::flow::JwtKeys,
+    /// The structure its claims are read as, and that structure's fields (the claims
+    /// kept for it: a structure refuses fields it does not declare).
+    pub claims: Option<String>,
+    pub claim_fields: Vec<String>,
+}
+
 pub struct LimiterIr {
     pub node: String,
     pub limit: u64,
@@ -252,6 +283,15 @@ pub enum NodeIr {
         binds: bool,
         valid: Cont,
         invalid: Cont,
+    },
+    CheckJwt {
+        id: String,
+        index: usize,
+        binds: bool,
+        valid: Cont,
+        invalid: Cont,
+        /// Where a token without a required scope goes, if not to `invalid`.
+        forbidden: Option<Cont>,
     },
     Code {
         id: String,
@@ -364,6 +404,8 @@ pub enum RootIr {
     FailureCode {
         node: usize,
     },
+    /// A field of a Check API Key's identity (`user`) or of a Check JWT's verified token
+    /// (`subject`, `claims`).
     Identity {
         node: usize,
         field: String,

@@ -58,6 +58,7 @@ impl<'a> FlowLowerer<'a> {
         let mut origins = Vec::new();
         let mut limiters = Vec::new();
         let mut key_locations = Vec::new();
+        let mut tokens = Vec::new();
         for &i in &self.graph.topo {
             let node = &flow.nodes[i];
             match &node.kind {
@@ -77,6 +78,27 @@ impl<'a> FlowLowerer<'a> {
                     on_store_error: r.on_store_error.as_ref().map(|p| p.value),
                 }),
                 NodeKind::CheckApiKey(k) => key_locations.push((node.id.value.clone(), k.location.value.clone())),
+                NodeKind::CheckJwt(j) => {
+                    key_locations.push((node.id.value.clone(), j.location.value.clone()));
+                    tokens.push(TokenCheckIr {
+                        node: node.id.value.clone(),
+                        index: i,
+                        issuer: j.issuer.value.clone(),
+                        audiences: j.audiences.iter().map(|a| a.value.clone()).collect(),
+                        algorithms: j.algorithms.iter().map(|a| a.value.clone()).collect(),
+                        leeway: j.leeway,
+                        required_scopes: j.required_scopes.clone(),
+                        required_claims: j.required_claims.clone(),
+                        keys: j.keys.clone(),
+                        claims: j.claims.as_ref().map(|c| c.value.clone()),
+                        claim_fields: j
+                            .claims
+                            .as_ref()
+                            .and_then(|c| self.assets.structure_named(&c.value))
+                            .map(|s| s.fields.iter().map(|f| f.name.clone()).collect())
+                            .unwrap_or_default(),
+                    });
+                }
                 _ => {}
             }
         }
@@ -101,6 +123,7 @@ impl<'a> FlowLowerer<'a> {
             origins,
             limiters,
             key_locations,
+            tokens,
             preflight,
             entry,
             blocks,
@@ -286,7 +309,7 @@ impl<'a> FlowLowerer<'a> {
             RefRoot::Node(id) => {
                 let j = *self.graph.index.get(&id.value)?;
                 Some(match &self.flow.nodes[j].kind {
-                    NodeKind::CheckApiKey(_) => Local::Identity(j),
+                    NodeKind::CheckApiKey(_) | NodeKind::CheckJwt(_) => Local::Identity(j),
                     NodeKind::Code(c) => {
                         let is_output = self
                             .checked
@@ -342,11 +365,15 @@ impl<'a> FlowLowerer<'a> {
             .rev()
             .copied()
             .find(|n| facts.contains(&Fact::Identity(*n)));
+        // `by: api-key` keys on a key, never on a token.
+        let key_identity = self.graph.topo.iter().rev().copied().find(|n| {
+            facts.contains(&Fact::Identity(*n)) && matches!(self.flow.nodes[*n].kind, NodeKind::CheckApiKey(_))
+        });
         Some(match (r.by.value, identity) {
             (RateKey::Ip, _) => LimitKeyIr::Ip,
             (RateKey::User, Some(n)) => LimitKeyIr::User(n),
-            (RateKey::ApiKey, Some(n)) => LimitKeyIr::KeyId(n),
-            (RateKey::ApiKey, None) | (RateKey::User, None) => {
+            (RateKey::ApiKey, Some(_)) if key_identity.is_some() => LimitKeyIr::KeyId(key_identity.expect("matched")),
+            (RateKey::ApiKey, _) | (RateKey::User, None) => {
                 let first_key_check = self
                     .graph
                     .topo
@@ -406,6 +433,19 @@ impl<'a> FlowLowerer<'a> {
                     binds,
                     valid: self.cont(a),
                     invalid: self.cont(b),
+                }
+            }
+            NodeKind::CheckJwt(j) => {
+                let (a, b) = (self.target(i, "valid"), self.target(i, "invalid"));
+                let forbidden = j.forbidden.as_ref().map(|_| self.target(i, "forbidden"));
+                let binds = self.used_after(i, Local::Identity(i));
+                NodeIr::CheckJwt {
+                    id,
+                    index: i,
+                    binds,
+                    valid: self.cont(a),
+                    invalid: self.cont(b),
+                    forbidden: forbidden.map(|f| self.cont(f)),
                 }
             }
             NodeKind::Code(c) => {
@@ -628,6 +668,18 @@ impl<'a> FlowLowerer<'a> {
                             field: r.path[0].clone(),
                         },
                         TypeRef::String,
+                        false,
+                        &r.path[1..],
+                    ),
+                    NodeKind::CheckJwt(t) => (
+                        RootIr::Identity {
+                            node: j,
+                            field: r.path[0].clone(),
+                        },
+                        match (r.path[0].as_str(), &t.claims) {
+                            ("claims", Some(structure)) => TypeRef::Structure(structure.value.clone()),
+                            _ => TypeRef::String,
+                        },
                         false,
                         &r.path[1..],
                     ),

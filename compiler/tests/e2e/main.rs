@@ -10,6 +10,7 @@ mod harness;
 mod hello;
 mod helpdesk;
 mod hooks;
+mod jwt;
 mod native;
 mod pin_constraints;
 mod shop;

@@ -87,6 +87,11 @@ impl<'a> RouteConfig<'a> {
             None => limiter,
         }
     }
+
+    /// The verifier of a Check JWT node; its provider's keys start being fetched now.
+    pub fn jwt_check(&self, settings: crate::jwt::JwtSettings) -> crate::jwt::JwtCheck {
+        crate::jwt::JwtCheck::new(settings, &self.metrics.stores)
+    }
 }
 
 /// What a generated server is.

@@ -9,6 +9,7 @@
 use crate::apikey::{Identity, KeyLocation};
 use crate::cors::OriginPolicy;
 use crate::error::ApiError;
+use crate::jwt::{JwtCheck, Refusal, Verified};
 use crate::metrics::{NodeCounters, RouteMetrics};
 use crate::ratelimit::{Checked, LimitKey, RateLimitStore, RateLimiter};
 use crate::request_id;
@@ -147,6 +148,10 @@ pub struct Exchange<'r> {
     started: Instant,
     response_headers: HeaderMap,
     challenge: Option<HeaderValue>,
+    /// The challenge is RFC 6750's `insufficient_scope`: sent with a 403 too.
+    challenge_on_forbidden: bool,
+    /// The last credential refused was a token (Check JWT), not an API key.
+    refused_token: bool,
     credential_headers: Vec<&'static str>,
     credential_query: Vec<&'static str>,
     steps: Vec<Step>,
@@ -203,6 +208,8 @@ impl<'r> Exchange<'r> {
             // id, a few of the route's own) without growing.
             response_headers: HeaderMap::with_capacity(12),
             challenge: None,
+            challenge_on_forbidden: false,
+            refused_token: false,
             credential_headers: Vec::new(),
             credential_query: Vec::new(),
             steps: Vec::new(),
@@ -232,6 +239,11 @@ impl<'r> Exchange<'r> {
         } else {
             node.failed();
         }
+        self.record_step(node, outcome);
+    }
+
+    /// The step for the trace (the node's counters already counted it).
+    fn record_step(&mut self, node: &NodeCounters, outcome: &'static str) {
         if self.tracing_steps() {
             let detail = self.detailed().then(|| {
                 Box::new(StepDetail {
@@ -333,8 +345,47 @@ impl<'r> Exchange<'r> {
             Err(reason) => {
                 tracing::info!(request_id = %self.request_id, route = self.route, node = node.node(), reason = reason.as_str(), "API key rejected");
                 self.challenge = HeaderValue::from_str(&location.challenge(&self.rt.realm)).ok();
+                self.refused_token = false;
+                self.challenge_on_forbidden = false;
                 self.step(node, false, "invalid");
                 None
+            }
+        }
+    }
+
+    /// Check JWT: the token's subject and claims for `valid`, or why it was refused (a
+    /// later 401, or a 403 for [`Refusal::InsufficientScope`], then carries RFC 6750's
+    /// `WWW-Authenticate: Bearer` challenge). The reason is logged at debug level, never
+    /// the token.
+    pub async fn check_jwt<C: serde::de::DeserializeOwned>(
+        &mut self,
+        node: &NodeCounters,
+        check: &JwtCheck,
+        location: &KeyLocation,
+    ) -> Result<Verified<C>, Refusal> {
+        self.hide_credential(location);
+        let verified = match location.extract(&self.headers, self.uri.query()) {
+            Some(token) => check.verify::<C>(&token, &*self.rt.host).await,
+            None => Err(Refusal::Missing),
+        };
+        match verified {
+            Ok(v) => {
+                self.step(node, true, "valid");
+                Ok(v)
+            }
+            Err(refusal) => {
+                tracing::debug!(request_id = %self.request_id, route = self.route, node = node.node(), reason = refusal.as_str(), "token refused");
+                self.challenge =
+                    HeaderValue::from_str(&refusal.challenge(&self.rt.realm, check.required_scopes())).ok();
+                self.challenge_on_forbidden = refusal == Refusal::InsufficientScope;
+                self.refused_token = true;
+                if refusal == Refusal::InsufficientScope {
+                    node.failed_other();
+                    self.record_step(node, "forbidden");
+                } else {
+                    self.step(node, false, "invalid");
+                }
+                Err(refusal)
             }
         }
     }
@@ -601,7 +652,19 @@ impl<'r> Exchange<'r> {
 
     /// The standard error body for `status` (a Return JSON node without a body).
     pub fn status(self, status: StatusCode) -> Response {
-        let e = ApiError::for_status(status);
+        let mut e = ApiError::for_status(status);
+        // A Check JWT refused the request: its answer speaks of a token, not an API key.
+        if self.challenge.is_some() && self.refused_token {
+            if status == StatusCode::UNAUTHORIZED {
+                e = ApiError::new(status, "unauthorized", "a valid bearer token is required");
+            } else if status == StatusCode::FORBIDDEN && self.challenge_on_forbidden {
+                e = ApiError::new(
+                    status,
+                    "insufficient_scope",
+                    "the token does not grant a scope this route requires",
+                );
+            }
+        }
         self.error(e)
     }
 
@@ -684,7 +747,7 @@ impl<'r> Exchange<'r> {
         {
             headers.insert(TRACE_HEADER, trace);
         }
-        if status == StatusCode::UNAUTHORIZED
+        if (status == StatusCode::UNAUTHORIZED || (status == StatusCode::FORBIDDEN && self.challenge_on_forbidden))
             && let Some(challenge) = &self.challenge
         {
             headers.insert(header::WWW_AUTHENTICATE, challenge.clone());

@@ -35,6 +35,7 @@ pub mod fetch;
 pub mod health;
 pub mod idle;
 pub mod json;
+pub mod jwt;
 pub mod listen;
 pub mod log_lines;
 pub mod metrics;

@@ -13,6 +13,7 @@
 //! | `svc_workspace_store_errors_total` | failed reads of the workspace store |
 //! | `svc_api_keys_reloads_total` | times the key index was reloaded |
 //! | `svc_api_keys_loaded` (gauge) | keys in the index |
+//! | `svc_jwks_fetches_total` | `outcome` (`ok`, `error`): fetches of a provider's signing keys for Check JWT |
 //! | `svc_log_lines_dropped_total` | log lines dropped because stderr was not read ([`crate::log_lines`]) |
 //!
 //! `route` is the flow's route (`orders/{id}`), never the raw path, so the number of
@@ -81,6 +82,7 @@ pub struct StoreMetrics {
     pub key_reloads: Counter,
     pub keys_loaded: Gauge,
     key_lookups: Family<OutcomeLabels, Counter>,
+    jwks_fetches: Family<OutcomeLabels, Counter>,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -105,7 +107,20 @@ impl StoreMetrics {
         self.key_lookups.get_or_create(&OutcomeLabels { outcome }).inc();
     }
 
+    /// A fetch of a provider's signing keys for Check JWT: `ok` or `error`.
+    pub fn jwks_fetch(&self, outcome: &'static str) {
+        self.jwks_fetches.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
     fn register(&self, registry: &mut Registry) {
+        for outcome in ["ok", "error"] {
+            let _ = self.jwks_fetches.get_or_create(&OutcomeLabels { outcome });
+        }
+        registry.register(
+            "svc_jwks_fetches",
+            "Fetches of an identity provider's signing keys (Check JWT), by outcome",
+            self.jwks_fetches.clone(),
+        );
         for outcome in ["found", "absent", "cached", "throttled", "error"] {
             let _ = self.key_lookups.get_or_create(&OutcomeLabels { outcome });
         }
@@ -249,23 +264,27 @@ pub enum NodeKind {
     CheckOrigin,
     RateLimit,
     CheckApiKey,
+    CheckJwt,
     /// A code node: `ok`, `failed`, `panicked`.
     Code,
 }
 
 impl NodeKind {
-    /// The `check` label and the two outcomes of a protection (pass, fail): its row's
-    /// metric name and sequence outputs ([`svc_types::builtin_nodes`]).
-    fn check(self) -> Option<(&'static str, &'static str, &'static str)> {
+    /// The `check` label and the outcomes of a protection (pass, fail, and a second way
+    /// to fail if it has one: Check JWT's `forbidden`): its row's metric name and
+    /// sequence outputs ([`svc_types::builtin_nodes`]).
+    fn check(self) -> Option<(&'static str, &'static str, &'static str, Option<&'static str>)> {
         use svc_types::builtin_nodes as rows;
         let row = match self {
             NodeKind::CheckOrigin => &rows::CHECK_ORIGIN,
             NodeKind::RateLimit => &rows::RATE_LIMIT,
             NodeKind::CheckApiKey => &rows::CHECK_API_KEY,
+            NodeKind::CheckJwt => &rows::CHECK_JWT,
             NodeKind::Code => return None,
         };
         match row.outputs {
-            [pass, fail] => Some((row.metric_check?, pass.pin, fail.pin)),
+            [pass, fail] => Some((row.metric_check?, pass.pin, fail.pin, None)),
+            [pass, fail, other] => Some((row.metric_check?, pass.pin, fail.pin, Some(other.pin))),
             _ => None,
         }
     }
@@ -313,7 +332,7 @@ impl RouteMetrics {
     pub fn node(&self, node: &'static str, kind: NodeKind) -> NodeCounters {
         let route = self.route;
         let (pass, fail, panicked) = match kind.check() {
-            Some((check, pass, fail)) => {
+            Some((check, pass, fail, other)) => {
                 let counter = |outcome| {
                     self.protections
                         .get_or_create(&ProtectionLabels {
@@ -324,7 +343,7 @@ impl RouteMetrics {
                         })
                         .clone()
                 };
-                (counter(pass), counter(fail), None)
+                (counter(pass), counter(fail), other.map(counter))
             }
             None => {
                 let counter = |outcome| self.nodes.get_or_create(&NodeLabels { route, node, outcome }).clone();
@@ -346,6 +365,7 @@ pub struct NodeCounters {
     node: &'static str,
     pass: Counter,
     fail: Counter,
+    /// A code node's `panicked`, or a protection's second way to fail.
     panicked: Option<Counter>,
 }
 
@@ -363,6 +383,15 @@ impl NodeCounters {
     /// The check failed (`blocked`, `sequence-limited`, `invalid`) or the code node failed.
     pub fn failed(&self) {
         self.fail.inc();
+    }
+
+    /// The check failed its second way (Check JWT's `forbidden`: a token without a
+    /// required scope).
+    pub fn failed_other(&self) {
+        match &self.panicked {
+            Some(c) => c.inc(),
+            None => self.fail.inc(),
+        };
     }
 
     /// The code node panicked.

@@ -307,6 +307,123 @@ pub const CHECK_API_KEY: NodeType = NodeType {
     metric_check: Some("check_api_key"),
 };
 
+/// The JOSE algorithms Check JWT verifies with (`alg`), public-key ones first.
+pub const JWT_ALGORITHMS: &[&str] = &[
+    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512",
+];
+
+/// The algorithms a Check JWT node accepts when it names none: the asymmetric ones
+/// identity providers sign with (HMAC needs a secret and is named explicitly).
+pub const JWT_DEFAULT_ALGORITHMS: &[&str] = &["RS256", "PS256", "ES256", "EdDSA"];
+
+pub const CHECK_JWT: NodeType = NodeType {
+    type_name: "check-jwt",
+    label: "Check JWT",
+    badge: "JWT",
+    category: "protection",
+    description: "Lets a request through with a bearer token an identity provider signed (OIDC, JWKS); gives its `subject` and `claims`.",
+    default_id: Some("token"),
+    outputs: &[
+        Output {
+            pin: "valid",
+            failure_status: None,
+        },
+        Output {
+            pin: "invalid",
+            failure_status: Some(401),
+        },
+        Output {
+            pin: "forbidden",
+            failure_status: Some(403),
+        },
+    ],
+    data_outputs: &["subject"],
+    settings: &[
+        Setting {
+            required: true,
+            new_value: Some(r#""https://id.example.com/""#),
+            inspector: field(0, "issuer", FieldKind::Text, None),
+            ..setting(
+                "issuer",
+                r#"{
+                    "type": "string",
+                    "description": "The `iss` tokens carry: the provider's issuer URL (https; http only to a loopback address). Its OpenID Connect discovery document gives the keys unless `jwks_url`, `jwks` or `secret` does."
+                }"#,
+            )
+        },
+        Setting {
+            required: true,
+            new_value: Some(r#"["https://api.example.com"]"#),
+            ..setting(
+                "audiences",
+                r#"{
+                    "type": "array",
+                    "minItems": 1,
+                    "items": { "type": "string" },
+                    "description": "A token's `aud` must name one of these."
+                }"#,
+            )
+        },
+        Setting {
+            inspector: field(1, "token location", FieldKind::Text, Some("Authorization: Bearer")),
+            ..setting(
+                "location",
+                r#"{
+                    "type": "string",
+                    "description": "authorization-bearer (default), header:<Name>, or query:<name> (discouraged).",
+                    "pattern": "^(authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
+                }"#,
+            )
+        },
+        setting(
+            "jwks_url",
+            r#"{ "type": "string", "description": "The provider's JWK set (https), instead of the one its discovery document names." }"#,
+        ),
+        setting(
+            "jwks",
+            r#"{
+                "type": "object",
+                "required": ["keys"],
+                "properties": { "keys": { "type": "array", "items": { "type": "object" } } },
+                "description": "A JWK set given here, for providers without discovery."
+            }"#,
+        ),
+        setting(
+            "secret",
+            r#"{ "type": "string", "description": "The secret (declared in config, set with `svc secrets`) HS256/HS384/HS512 tokens are signed with." }"#,
+        ),
+        setting(
+            "algorithms",
+            r#"{
+                "type": "array",
+                "minItems": 1,
+                "items": { "enum": ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"] },
+                "description": "The `alg`s accepted. Default: RS256, PS256, ES256, EdDSA (HS256 only with `secret`; `none` never)."
+            }"#,
+        ),
+        Setting {
+            inspector: field(2, "clock leeway (seconds)", FieldKind::Count, Some("60")),
+            ..setting(
+                "leeway",
+                r#"{ "type": "integer", "minimum": 0, "maximum": 600, "default": 60 }"#,
+            )
+        },
+        setting(
+            "required_scopes",
+            r#"{ "type": "array", "items": { "type": "string" }, "description": "Each must be in the token's `scope` or `scp`; a token without one takes `forbidden` (else `invalid`)." }"#,
+        ),
+        setting(
+            "required_claims",
+            r#"{ "type": "array", "items": { "type": "string" }, "description": "Claims a token must carry (not null)." }"#,
+        ),
+        setting(
+            "claims",
+            r#"{ "type": "string", "description": "The structure the token's claims are read as: `<id>.claims` has its type." }"#,
+        ),
+    ],
+    metric_check: Some("check_jwt"),
+};
+
 pub const CODE: NodeType = NodeType {
     type_name: "code",
     label: "Code node",
@@ -371,7 +488,7 @@ pub const RETURN_JSON: NodeType = NodeType {
 };
 
 /// Every built-in node type, in the order the palette and the schema list them.
-pub const NODE_TYPES: &[NodeType] = &[CHECK_ORIGIN, RATE_LIMIT, CHECK_API_KEY, CODE, RETURN_JSON];
+pub const NODE_TYPES: &[NodeType] = &[CHECK_ORIGIN, RATE_LIMIT, CHECK_API_KEY, CHECK_JWT, CODE, RETURN_JSON];
 
 /// The row of `type_name`.
 pub fn node_type(type_name: &str) -> Option<&'static NodeType> {

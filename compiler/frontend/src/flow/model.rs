@@ -262,6 +262,39 @@ pub struct CheckApiKey {
     pub invalid: Option<Edge>,
 }
 
+/// Where Check JWT's verification keys come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JwtKeys {
+    /// The issuer's OpenID Connect discovery document (the default): its URL.
+    Discovery(String),
+    /// `jwks_url`: a JWK set the provider publishes.
+    JwksUrl(Spanned<String>),
+    /// `jwks`: a JWK set written in the flow, as JSON text.
+    Inline(String),
+    /// `secret`: the declared secret HMAC tokens are signed with.
+    Secret(Spanned<String>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckJwt {
+    pub location: Spanned<KeyLocation>,
+    pub issuer: Spanned<String>,
+    pub audiences: Vec<Spanned<String>>,
+    pub keys: JwtKeys,
+    /// The JOSE algorithms accepted (the default list when the node names none).
+    pub algorithms: Vec<Spanned<String>>,
+    /// Clock skew allowed on `exp` and `nbf`, in seconds.
+    pub leeway: u64,
+    pub required_scopes: Vec<String>,
+    pub required_claims: Vec<String>,
+    /// The structure `<id>.claims` is read as.
+    pub claims: Option<Spanned<String>>,
+    pub valid: Option<Edge>,
+    pub invalid: Option<Edge>,
+    /// A valid token without a required scope (RFC 6750's 403); `invalid` when not set.
+    pub forbidden: Option<Edge>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct CodeCall {
     pub node_key: Spanned<String>,
@@ -285,6 +318,7 @@ pub enum NodeKind {
     CheckOrigin(CheckOrigin),
     RateLimit(RateLimit),
     CheckApiKey(CheckApiKey),
+    CheckJwt(CheckJwt),
     Code(CodeCall),
     ReturnJson(ReturnJson),
 }
@@ -298,6 +332,7 @@ impl NodeKind {
             NodeKind::CheckOrigin(_) => &rows::CHECK_ORIGIN,
             NodeKind::RateLimit(_) => &rows::RATE_LIMIT,
             NodeKind::CheckApiKey(_) => &rows::CHECK_API_KEY,
+            NodeKind::CheckJwt(_) => &rows::CHECK_JWT,
             NodeKind::Code(_) => &rows::CODE,
             NodeKind::ReturnJson(_) => &rows::RETURN_JSON,
         }
@@ -313,6 +348,7 @@ impl NodeKind {
             NodeKind::CheckOrigin(n) => vec![n.allowed.as_ref(), n.blocked.as_ref()],
             NodeKind::RateLimit(n) => vec![n.ok.as_ref(), n.limited.as_ref()],
             NodeKind::CheckApiKey(n) => vec![n.valid.as_ref(), n.invalid.as_ref()],
+            NodeKind::CheckJwt(n) => vec![n.valid.as_ref(), n.invalid.as_ref(), n.forbidden.as_ref()],
             NodeKind::Code(n) => vec![n.next.as_ref(), n.on_fail.as_ref()],
             NodeKind::ReturnJson(_) => vec![],
         };

@@ -100,6 +100,7 @@ pub(super) fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostic
         "check-origin" => NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
         "rate-limit" => NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
         "check-api-key" => NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
+        "check-jwt" => NodeKind::CheckJwt(read_check_jwt(&mut r, diags)?),
         "code" => NodeKind::Code(read_code(&mut r, diags)?),
         "return-json" => NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
         other => {
@@ -326,38 +327,270 @@ fn read_rate_limit(r: &mut MapReader, diags: &mut Diagnostics) -> Option<RateLim
 
 fn read_check_api_key(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckApiKey> {
     let help = "`location` is `header-x-api-key`, `authorization-bearer`, `header:<Name>` or `query:<name>`";
-    let location = match r.get("location") {
-        // The spec's named example is the default.
-        None => Spanned::new(KeyLocation::HeaderXApiKey, r.span()),
-        Some(n) => {
-            let s = yaml::expect_str(n, help, diags)?;
-            let loc = match s {
-                "header-x-api-key" => KeyLocation::HeaderXApiKey,
-                "authorization-bearer" | "bearer" => KeyLocation::AuthorizationBearer,
-                _ if s.starts_with("header:") && is_header_name(&s[7..]) => {
-                    KeyLocation::Header(s[7..].to_ascii_lowercase())
-                }
-                _ if s.starts_with("query:") && is_query_name(&s[6..]) => KeyLocation::Query(s[6..].to_string()),
-                other => {
-                    diags.push(
-                        Diagnostic::new(
-                            Code::InvalidValue,
-                            n.span,
-                            format!("`{other}` is not an API key location"),
-                        )
-                        .label("unknown location")
-                        .help(help),
-                    );
-                    return None;
-                }
-            };
-            Spanned::new(loc, n.span)
-        }
-    };
+    // The spec's named example is the default.
+    let location = read_location(r, KeyLocation::HeaderXApiKey, true, help, "an API key location", diags)?;
     Some(CheckApiKey {
         location,
         valid: edge(r, "valid", diags),
         invalid: edge(r, "invalid", diags),
+    })
+}
+
+/// A credential's `location`: `default` when the node does not say.
+fn read_location(
+    r: &mut MapReader,
+    default: KeyLocation,
+    x_api_key: bool,
+    help: &str,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Option<Spanned<KeyLocation>> {
+    let Some(n) = r.get("location") else {
+        return Some(Spanned::new(default, r.span()));
+    };
+    let s = yaml::expect_str(n, help, diags)?;
+    let loc = match s {
+        "header-x-api-key" if x_api_key => KeyLocation::HeaderXApiKey,
+        "authorization-bearer" | "bearer" => KeyLocation::AuthorizationBearer,
+        _ if s.starts_with("header:") && is_header_name(&s[7..]) => KeyLocation::Header(s[7..].to_ascii_lowercase()),
+        _ if s.starts_with("query:") && is_query_name(&s[6..]) => KeyLocation::Query(s[6..].to_string()),
+        other => {
+            diags.push(
+                Diagnostic::new(Code::InvalidValue, n.span, format!("`{other}` is not {what}"))
+                    .label("unknown location")
+                    .help(help),
+            );
+            return None;
+        }
+    };
+    Some(Spanned::new(loc, n.span))
+}
+
+/// Whether `url` is one Check JWT may fetch keys from or take as an issuer: `https`, or
+/// `http` to a loopback address (a provider run for development).
+pub fn is_key_url(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    match scheme {
+        "https" => !name.is_empty(),
+        "http" => name == "localhost" || name == "::1" || name.starts_with("127."),
+        _ => false,
+    }
+}
+
+fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt> {
+    use svc_types::builtin_nodes::{JWT_ALGORITHMS, JWT_DEFAULT_ALGORITHMS};
+    let url_help = "an `https` URL; `http` only to a loopback address (a provider run for development)";
+    let location = read_location(
+        r,
+        KeyLocation::AuthorizationBearer,
+        false,
+        "`location` is `authorization-bearer` (the default), `header:<Name>` or `query:<name>`",
+        "a token location",
+        diags,
+    );
+    let issuer = r
+        .required("issuer", "`issuer` is the `iss` your provider puts in its tokens, for example `issuer: https://id.example.com/realms/shop`", diags)
+        .and_then(|n| {
+            let s = yaml::expect_str(n, "the issuer URL", diags)?;
+            if !is_key_url(s) {
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("the issuer `{s}` is not an https URL"))
+                        .label("not https")
+                        .help(format!("the issuer is {url_help}: its keys and discovery document are fetched from it")),
+                );
+                return None;
+            }
+            Some(Spanned::new(s.to_string(), n.span))
+        });
+    let audiences_help =
+        "list the audiences a token may be issued for (its `aud`), for example `audiences: [https://api.example.com]`";
+    let audiences = r.required("audiences", audiences_help, diags).and_then(|n| {
+        let list = yaml::expect_str_list(n, audiences_help, diags)?;
+        if list.is_empty() {
+            diags.push(
+                Diagnostic::new(Code::InvalidValue, n.span, "no audience listed")
+                    .label("empty")
+                    .help(format!(
+                        "{audiences_help}: a token for another API of the same provider must not pass"
+                    )),
+            );
+            return None;
+        }
+        Some(
+            list.into_iter()
+                .map(|(s, span)| Spanned::new(s.to_string(), span))
+                .collect::<Vec<_>>(),
+        )
+    });
+    // Where the keys come from: one of `jwks_url`, `jwks`, `secret`, else discovery.
+    let mut sources = Vec::new();
+    let jwks_url = r.get("jwks_url").and_then(|n| {
+        sources.push(("jwks_url", n.span));
+        let s = yaml::expect_str(n, "the URL of the provider's JWK set", diags)?;
+        if !is_key_url(s) {
+            diags.push(
+                Diagnostic::new(Code::InvalidValue, n.span, format!("`{s}` is not an https URL"))
+                    .label("not https")
+                    .help(format!("`jwks_url` is {url_help}")),
+            );
+            return None;
+        }
+        Some(Spanned::new(s.to_string(), n.span))
+    });
+    let jwks = r.get("jwks").and_then(|n| {
+        sources.push(("jwks", n.span));
+        let json = n.to_json();
+        let keys = json.get("keys").and_then(|k| k.as_array());
+        match keys {
+            Some(keys) if !keys.is_empty() && keys.iter().all(|k| k.get("kty").is_some_and(|t| t.is_string())) => Some(json.to_string()),
+            _ => {
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, "`jwks` is not a JWK set")
+                        .label("not a JWK set")
+                        .help("write the set as the provider publishes it: `jwks: { keys: [{ kty: RSA, kid: ..., n: ..., e: AQAB }] }`"),
+                );
+                None
+            }
+        }
+    });
+    let secret = r.get("secret").and_then(|n| {
+        sources.push(("secret", n.span));
+        yaml::expect_str(n, "the name of a secret declared in config", diags)
+            .map(|s| Spanned::new(s.to_string(), n.span))
+    });
+    if let [(first, _), (second, span), ..] = sources[..] {
+        diags.push(
+            Diagnostic::new(Code::InvalidValue, span, format!("`{first}` and `{second}` given together"))
+                .label("a second source of keys")
+                .help("a Check JWT node verifies with one source of keys: the issuer's discovery (no key setting), `jwks_url`, `jwks`, or `secret` (HMAC)"),
+        );
+        return None;
+    }
+    let is_hmac = |a: &str| a.starts_with("HS");
+    let algorithms = match r.get("algorithms") {
+        None if secret.is_some() => vec![Spanned::new("HS256".to_string(), r.span())],
+        None => JWT_DEFAULT_ALGORITHMS
+            .iter()
+            .map(|a| Spanned::new(a.to_string(), r.span()))
+            .collect(),
+        Some(n) => {
+            let help = format!("the algorithms are {}", JWT_ALGORITHMS.join(", "));
+            let list = yaml::expect_str_list(n, &help, diags)?;
+            let mut algorithms = Vec::new();
+            for (name, span) in list {
+                if name.eq_ignore_ascii_case("none") {
+                    diags.push(
+                        Diagnostic::new(Code::InvalidValue, span, "`none` is never accepted")
+                            .label("an unsigned token")
+                            .help("a token with `alg: none` carries no signature: anyone could write it"),
+                    );
+                    continue;
+                }
+                if !JWT_ALGORITHMS.contains(&name) {
+                    let hint = match svc_types::assets::closest(name, JWT_ALGORITHMS.iter().copied()) {
+                        Some(best) => format!("did you mean `{best}`? {help}"),
+                        None => help.clone(),
+                    };
+                    diags.push(
+                        Diagnostic::new(
+                            Code::InvalidValue,
+                            span,
+                            format!("svc does not know the algorithm `{name}`"),
+                        )
+                        .label("unknown algorithm")
+                        .help(hint),
+                    );
+                    continue;
+                }
+                if is_hmac(name) != secret.is_some() {
+                    let (message, hint) = if secret.is_some() {
+                        (
+                            format!("`{name}` with `secret`"),
+                            "a secret verifies HS256, HS384 or HS512 tokens; keys a provider publishes verify the others",
+                        )
+                    } else {
+                        (
+                            format!("`{name}` needs `secret`"),
+                            "an HMAC algorithm verifies with a shared secret: declare one in config, set it with `svc secrets set`, and name it in `secret:` (a published key is never used as an HMAC secret)",
+                        )
+                    };
+                    diags.push(
+                        Diagnostic::new(Code::InvalidValue, span, message)
+                            .label("cannot verify with these keys")
+                            .help(hint),
+                    );
+                    continue;
+                }
+                algorithms.push(Spanned::new(name.to_string(), span));
+            }
+            if algorithms.is_empty() {
+                return None;
+            }
+            algorithms
+        }
+    };
+    let leeway = match r.get("leeway") {
+        None => 60,
+        Some(n) => {
+            let v = yaml::expect_u64(n, "`leeway` is the clock skew allowed, in seconds", diags)?;
+            if v > 600 {
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("a leeway of {v} seconds is more than 10 minutes"))
+                        .label("out of range")
+                        .help("the leeway covers clocks that differ by seconds, up to 600; a token's lifetime is its issuer's to set"),
+                );
+                return None;
+            }
+            v
+        }
+    };
+    let names = |r: &mut MapReader, key: &str, diags: &mut Diagnostics| -> Option<Vec<String>> {
+        match r.get(key) {
+            None => Some(Vec::new()),
+            Some(n) => Some(
+                yaml::expect_str_list(n, &format!("`{key}` is a list of names"), diags)?
+                    .into_iter()
+                    .map(|(s, _)| s.to_string())
+                    .collect(),
+            ),
+        }
+    };
+    let required_scopes = names(r, "required_scopes", diags)?;
+    let required_claims = names(r, "required_claims", diags)?;
+    let claims = r.get("claims").and_then(|n| {
+        yaml::expect_str(n, "the name of a structure in config", diags).map(|s| Spanned::new(s.to_string(), n.span))
+    });
+    let keys = match (jwks_url, jwks, secret) {
+        (Some(url), _, _) => JwtKeys::JwksUrl(url),
+        (_, Some(set), _) => JwtKeys::Inline(set),
+        (_, _, Some(secret)) => JwtKeys::Secret(secret),
+        _ if !sources.is_empty() => return None,
+        _ => JwtKeys::Discovery(format!(
+            "{}/.well-known/openid-configuration",
+            issuer.as_ref()?.value.trim_end_matches('/')
+        )),
+    };
+    Some(CheckJwt {
+        location: location?,
+        issuer: issuer?,
+        audiences: audiences?,
+        keys,
+        algorithms,
+        leeway,
+        required_scopes,
+        required_claims,
+        claims,
+        valid: edge(r, "valid", diags),
+        invalid: edge(r, "invalid", diags),
+        forbidden: edge(r, "forbidden", diags),
     })
 }
 
