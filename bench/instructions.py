@@ -63,12 +63,16 @@ def start(cmd, out_dir, valgrind_args=(), env=None):
 
 
 def send(host, port, path, key, n, expected):
+    """`key`: an API key (sent as `X-API-Key`), or `Bearer <token>` (as `Authorization`)."""
     conn = http.client.HTTPConnection(host, port, timeout=60)
     headers = {
         "content-type": "application/json",
         "origin": "https://eu.shop.example.com",
-        "x-api-key": key,
     }
+    if key.startswith("Bearer "):
+        headers["authorization"] = key
+    else:
+        headers["x-api-key"] = key
     for _ in range(n):
         conn.request("POST", path, body=loadbench.BODY, headers=headers)
         r = conn.getresponse()
@@ -188,6 +192,36 @@ def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=Non
         proc.wait()
 
 
+def bench_token(kid):
+    """`Bearer <token>` for the benchmark's Check JWT routes, signed by PyJWT with the key
+    of bench/jwt/ named `kid`, valid for an hour."""
+    import time
+
+    import jwt
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "jwt", f"{kid}.pem"), "rb") as f:
+        private = f.read()
+    claims = {"iss": "https://id.bench.example/", "aud": "bench-api", "sub": "bench-user",
+              "exp": int(time.time()) + 3600, "iat": int(time.time()), "scope": "orders"}
+    return "Bearer " + jwt.encode(claims, private, algorithm=kid.upper(), headers={"kid": kid})
+
+
+def compare_jwt(svc, generated, n):
+    """Check JWT against Check API Key: the same route (Check Origin, the check, the
+    two code nodes), one worker thread, instructions per request."""
+    with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
+        cmd = [generated, "serve", "--port", "0", "--store", store]
+        rows = [("Check API Key", "ladder/origin-key", key),
+                ("Check JWT, RS256", "ladder/origin-jwt-rs256", bench_token("rs256")),
+                ("Check JWT, ES256", "ladder/origin-jwt-es256", bench_token("es256"))]
+        counts = [(name, instructions_per_request(cmd, f"/acme/shop/{path}", credential, 201, n, work, env=ONE_WORKER))
+                  for name, path, credential in rows]
+    print(f"\nCheck JWT against Check API Key (instructions per request, callgrind, {n} requests, one worker thread)")
+    base = counts[0][1]
+    for name, count in counts:
+        print(f"{name:28}{count:>14.0f}{count / base:>9.3f}   ({count - base:+.0f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=3000)
@@ -199,6 +233,9 @@ def main():
     ap.add_argument("--generated", metavar="BINARY",
                     help="count this build of the benchmark server instead of the one built from bench/project"
                          " (for example `svc build bench/project --pgo -o BINARY`)")
+    ap.add_argument("--jwt", action="store_true",
+                    help="only compare Check JWT (an RS256 and an ES256 token, inline keys) with Check API Key"
+                         " on the same route (needs PyJWT: pip install 'PyJWT[crypto]')")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if not shutil.which(tool):
@@ -206,6 +243,8 @@ def main():
 
     svc, generated, baseline, independent = loadbench.build(args.generated)
     n = args.requests
+    if args.jwt:
+        return compare_jwt(svc, generated, n)
     with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
         servers = {
             "generated": [generated, "serve", "--port", "0", "--store", store],
