@@ -300,6 +300,23 @@ pub fn test() -> Value {
                     "properties": { "owner": { "type": "string" } }
                 }
             },
+            "tokens": {
+                "description": "Bearer tokens signed for the run with a test key, by fixture name; a case sends one with `token: <name>`. The test server verifies every Check JWT with that key, in place of the route's own keys.",
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["subject"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "subject": { "type": "string", "description": "Its `sub`." },
+                        "scopes": { "type": "array", "items": { "type": "string" }, "description": "Its `scope`." },
+                        "claims": { "type": "object", "description": "More claims (they win over the ones svc sets)." },
+                        "expires_in": { "type": "string", "pattern": "^-?[0-9]+[smhd]$", "default": "1h", "description": "From now to its `exp`; `-5m` for a token that expired five minutes ago." },
+                        "issuer": { "type": "string", "description": "Its `iss`; default the route's Check JWT's issuer." },
+                        "audience": { "type": "string", "description": "Its `aud`; default the route's Check JWT's first audience." }
+                    }
+                }
+            },
             "secrets": {
                 "description": "Values of the project's secrets for this file's server.",
                 "type": "object",
@@ -328,7 +345,8 @@ pub fn test() -> Value {
                                 "body": { "description": "Sent as JSON." },
                                 "origin": { "type": "string" },
                                 "client_ip": { "type": "string", "description": "Sent as X-Forwarded-For from a trusted proxy; each case has its own address otherwise." },
-                                "key": { "type": "string", "description": "A key fixture from `keys`, sent where the route's Check API Key reads keys." }
+                                "key": { "type": "string", "description": "A key fixture from `keys`, sent where the route's Check API Key reads keys." },
+                                "token": { "type": "string", "description": "A token fixture from `tokens`, sent where the route's Check JWT reads tokens." }
                             }
                         },
                         "expect": {

@@ -35,6 +35,14 @@ export default {
         { name: "signature", type: "string", required: true },
       ],
     }),
+    // The claims `GET /queue` reads from an agent's token (flows/queue.yaml).
+    defineStructure({
+      name: "AgentClaims",
+      fields: [
+        { name: "email", type: "string", required: true },
+        { name: "name", type: "string" },
+      ],
+    }),
     defineSecret({ name: "SIGNING_KEY", description: "Signs ticket links", required: true }),
   ]),
 };

@@ -1,4 +1,4 @@
-//! Flow test files (`tests/*.yaml`): API key and secret fixtures, and cases, each a
+//! Flow test files (`tests/*.yaml`): API key, token and secret fixtures, and cases, each a
 //! request (or a repeated one) and what must come back. Read like flows: every problem
 //! is a located diagnostic, all of them at once. What a test names in the project (a
 //! route, a node of its trace) is checked by `svc test` against the checked project.
@@ -12,6 +12,7 @@ use crate::yaml::{self, MapReader, Node, Value, expect_str};
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TestFile {
     pub keys: Vec<KeyFixture>,
+    pub tokens: Vec<TokenFixture>,
     pub secrets: Vec<(Spanned<String>, String)>,
     pub cases: Vec<Case>,
 }
@@ -21,6 +22,24 @@ pub struct TestFile {
 pub struct KeyFixture {
     pub name: Spanned<String>,
     pub owner: String,
+}
+
+/// A bearer token `svc test` signs for the run, with a test key the server is given in
+/// place of the route's Check JWT keys; cases send it by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenFixture {
+    pub name: Spanned<String>,
+    /// Its `sub`.
+    pub subject: String,
+    /// Its `scope` (space-separated), when given.
+    pub scopes: Vec<String>,
+    /// More claims, as written (they win over the ones svc sets).
+    pub claims: serde_json::Map<String, serde_json::Value>,
+    /// Seconds from now to its `exp`; negative for a token already expired.
+    pub expires_in: i64,
+    /// Its `iss` and `aud`, when not the route's Check JWT's issuer and first audience.
+    pub issuer: Option<String>,
+    pub audience: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +70,8 @@ pub struct TestRequest {
     pub client_ip: Option<Spanned<std::net::IpAddr>>,
     /// A key fixture, sent where the flow's Check API Key reads keys.
     pub key: Option<Spanned<String>>,
+    /// A token fixture, sent where the flow's Check JWT reads tokens.
+    pub token: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -72,7 +93,8 @@ pub enum HeaderExpect {
     Equals(String),
 }
 
-const TOP_KEYS: &[&str] = &["$schema", "keys", "secrets", "cases"];
+const TOP_KEYS: &[&str] = &["$schema", "keys", "tokens", "secrets", "cases"];
+const TOKEN_KEYS: &[&str] = &["subject", "scopes", "claims", "expires_in", "issuer", "audience"];
 const CASE_KEYS: &[&str] = &["name", "request", "repeat", "advance", "expect"];
 const REQUEST_KEYS: &[&str] = &[
     "route",
@@ -84,6 +106,7 @@ const REQUEST_KEYS: &[&str] = &[
     "origin",
     "client_ip",
     "key",
+    "token",
 ];
 const EXPECT_KEYS: &[&str] = &["status", "body", "body_contains", "headers", "trace"];
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -95,6 +118,9 @@ pub fn load(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<TestFil
     let mut out = TestFile::default();
     if let Some(keys) = top.get("keys") {
         out.keys = read_keys(keys, diags);
+    }
+    if let Some(tokens) = top.get("tokens") {
+        out.tokens = read_tokens(tokens, diags);
     }
     if let Some(secrets) = top.get("secrets") {
         out.secrets = pairs(secrets, "`secrets`", diags);
@@ -196,6 +222,91 @@ fn read_keys(node: &Node, diags: &mut Diagnostics) -> Vec<KeyFixture> {
     out
 }
 
+fn read_tokens(node: &Node, diags: &mut Diagnostics) -> Vec<TokenFixture> {
+    let Some(mut map) = MapReader::new(node, "`tokens`", diags) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, v) in map.rest() {
+        let Some(name) = k.as_str() else { continue };
+        let Some(mut fixture) = MapReader::new(v, format!("the token fixture `{name}`"), diags) else {
+            continue;
+        };
+        let subject = fixture
+            .required(
+                "subject",
+                "say whose token it is: `{ subject: alice }` (its `sub`)",
+                diags,
+            )
+            .and_then(|o| expect_str(o, "the subject is a name, such as `alice`", diags))
+            .map(str::to_string);
+        let scopes = match fixture.get("scopes") {
+            Some(n) => yaml::expect_str_list(n, "`scopes` is a list, such as `[orders:read]`", diags)
+                .map(|l| l.into_iter().map(|(s, _)| s.to_string()).collect())
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let claims = match fixture.get("claims") {
+            Some(n) => match n.to_json() {
+                serde_json::Value::Object(m) => m,
+                _ => {
+                    diags.push(n.wrong_shape("a mapping of claims", "`claims: { email: alice@example.com }`"));
+                    serde_json::Map::new()
+                }
+            },
+            None => serde_json::Map::new(),
+        };
+        let expires_in = match fixture.get("expires_in") {
+            None => 3600,
+            Some(n) => {
+                let text = n.as_str().unwrap_or_default();
+                let (sign, duration) = match text.strip_prefix('-') {
+                    Some(rest) => (-1, rest),
+                    None => (1, text),
+                };
+                match parse_window(duration) {
+                    Some(seconds) => sign * seconds as i64,
+                    None => {
+                        diags.push(
+                            Diagnostic::new(Code::InvalidValue, n.span, "`expires_in` is not a duration")
+                                .label("here")
+                                .help("a duration such as `1h`, or `-5m` for a token that expired five minutes ago"),
+                        );
+                        3600
+                    }
+                }
+            }
+        };
+        let text = |fixture: &mut MapReader, key: &str, diags: &mut Diagnostics| {
+            fixture
+                .get(key)
+                .and_then(|n| {
+                    expect_str(
+                        n,
+                        &format!("`{key}` is a URL or a name, as the token carries it"),
+                        diags,
+                    )
+                })
+                .map(str::to_string)
+        };
+        let issuer = text(&mut fixture, "issuer", diags);
+        let audience = text(&mut fixture, "audience", diags);
+        fixture.finish(TOKEN_KEYS, diags);
+        if let Some(subject) = subject {
+            out.push(TokenFixture {
+                name: Spanned::new(name.to_string(), k.span),
+                subject,
+                scopes,
+                claims,
+                expires_in,
+                issuer,
+                audience,
+            });
+        }
+    }
+    out
+}
+
 fn read_case(node: &Node, diags: &mut Diagnostics) -> Option<Case> {
     let mut map = MapReader::new(node, "a case", diags)?;
     let name = map
@@ -282,6 +393,7 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
         origin: None,
         client_ip: None,
         key: None,
+        token: None,
     };
     if let Some(m) = map.get("method")
         && let Some(method) = string(m, "a method such as `GET` or `POST`", diags)
@@ -339,6 +451,9 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
     }
     if let Some(k) = map.get("key") {
         request.key = string(k, "the name of a key fixture from `keys:`", diags);
+    }
+    if let Some(t) = map.get("token") {
+        request.token = string(t, "the name of a token fixture from `tokens:`", diags);
     }
     map.finish(REQUEST_KEYS, diags);
     request.route = route?;

@@ -34,6 +34,8 @@ pub struct Requests<'c> {
     url: String,
     method: reqwest::Method,
     key_location: Option<KeyLocation>,
+    /// The route's first Check JWT: where it reads tokens, its issuer, its first audience.
+    token_check: Option<(KeyLocation, String, String)>,
 }
 
 impl<'c> Requests<'c> {
@@ -65,12 +67,21 @@ impl<'c> Requests<'c> {
             NodeKind::CheckApiKey(check) => Some(check.location.value.clone()),
             _ => None,
         });
+        let token_check = flow.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::CheckJwt(check) => Some((
+                check.location.value.clone(),
+                check.issuer.value.clone(),
+                check.audiences.first().map(|a| a.value.clone()).unwrap_or_default(),
+            )),
+            _ => None,
+        });
         Requests {
             case,
             server,
             url,
             method,
             key_location,
+            token_check,
         }
     }
 
@@ -99,6 +110,17 @@ impl<'c> Requests<'c> {
                 KeyLocation::Query(name) => query.push((name.clone(), key)),
             }
         }
+        if let Some(fixture) = &case.request.token
+            && let Some((location, token)) = self.token(&fixture.value)
+        {
+            match location {
+                KeyLocation::Header(name) => request = request.header(name.as_str(), token),
+                KeyLocation::Query(name) => query.push((name.clone(), token)),
+                KeyLocation::AuthorizationBearer | KeyLocation::HeaderXApiKey => {
+                    request = request.header("authorization", format!("Bearer {token}"))
+                }
+            }
+        }
         if !query.is_empty() {
             request = request.query(&query);
         }
@@ -111,6 +133,30 @@ impl<'c> Requests<'c> {
             request = request.header(ADVANCE_CLOCK_HEADER, (case.advance_seconds * 1000).to_string());
         }
         request
+    }
+}
+
+impl Requests<'_> {
+    /// Token fixture `name` signed now, and where the route reads it: issued by the route's
+    /// Check JWT's issuer for its first audience unless the fixture says otherwise.
+    fn token(&self, name: &str) -> Option<(&KeyLocation, String)> {
+        let (location, issuer, audience) = self.token_check.as_ref()?;
+        let signer = self.server.token_signer.as_ref()?;
+        let fixture = self.server.tokens.iter().find(|t| t.name.value == name)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let mut claims = serde_json::Map::new();
+        claims.insert("iss".into(), fixture.issuer.clone().unwrap_or_else(|| issuer.clone()).into());
+        claims.insert("aud".into(), fixture.audience.clone().unwrap_or_else(|| audience.clone()).into());
+        claims.insert("sub".into(), fixture.subject.clone().into());
+        claims.insert("iat".into(), now.into());
+        claims.insert("exp".into(), (now + fixture.expires_in).into());
+        if !fixture.scopes.is_empty() {
+            claims.insert("scope".into(), fixture.scopes.join(" ").into());
+        }
+        claims.extend(fixture.claims.clone());
+        Some((location, signer.sign(&Value::Object(claims))))
     }
 }
 

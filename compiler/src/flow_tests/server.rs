@@ -19,6 +19,11 @@ pub struct Server {
     dir: PathBuf,
     /// Key fixture name → the key itself.
     pub keys: BTreeMap<String, String>,
+    /// What token fixtures are signed with, when the file has any: the server verifies
+    /// every Check JWT with its public key instead of the route's own keys.
+    pub token_signer: Option<svc_runtime::jwt::TestSigner>,
+    /// The file's token fixtures.
+    pub tokens: Vec<svc_frontend::testfile::TokenFixture>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
@@ -60,11 +65,15 @@ impl Server {
                 .map_err(|e| format!("cannot store the secret `{}`: {e}", name.value))?;
         }
         drop(store);
+        let token_signer = (!tests.tokens.is_empty()).then(svc_runtime::jwt::TestSigner::new);
         let mut command = Command::new(binary);
         command.args(["serve", "--port", "0"]);
         match mode {
             Mode::Test => {
                 command.arg("--test-mode");
+                if let Some(signer) = &token_signer {
+                    command.env("SVC_TEST_JWKS", signer.jwks());
+                }
             }
             Mode::Training { profile_file } => {
                 command.env("LLVM_PROFILE_FILE", profile_file);
@@ -97,6 +106,8 @@ impl Server {
             base: String::new(),
             dir,
             keys,
+            token_signer,
+            tokens: tests.tokens.clone(),
             stderr,
         };
         match base {

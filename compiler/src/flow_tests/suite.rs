@@ -185,6 +185,33 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                 .help("declare it at the top of the file: `keys: { alice: { owner: alice } }`"),
             );
         }
+        if let Some(token) = &request.token {
+            if !tests.tokens.iter().any(|t| t.name.value == token.value) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::UnknownKeyFixture,
+                        token.span,
+                        format!("no token fixture is named `{}`", token.value),
+                    )
+                    .label("unknown token")
+                    .help("declare it at the top of the file: `tokens: { alice: { subject: alice } }`"),
+                );
+            } else if !flow
+                .nodes
+                .iter()
+                .any(|n| matches!(n.kind, svc_frontend::flow::NodeKind::CheckJwt(_)))
+            {
+                diags.push(
+                    Diagnostic::new(
+                        Code::TestRequestMismatch,
+                        token.span,
+                        format!("the route `{}` has no Check JWT node", flow.route.value),
+                    )
+                    .label("a token nothing reads")
+                    .help("a token fixture is sent where the route's Check JWT reads tokens; send a key with `key:` to a Check API Key"),
+                );
+            }
+        }
         for (node_id, outcome) in &case.expect.trace {
             let Some(node) = flow.node(&node_id.value) else {
                 diags.push(

@@ -54,6 +54,9 @@ pub struct RouteConfig<'a> {
     pub shared_limiter: Option<Arc<RedisLimiter>>,
     /// What Rate Limit nodes do when the shared limiter fails, unless a node says.
     pub failure_policy: FailurePolicy,
+    /// `serve --test-mode` under `svc test`: the JWK set of the test key every Check JWT
+    /// verifies with instead of its own (`SVC_TEST_JWKS`).
+    pub test_jwks: Option<&'static str>,
 }
 
 impl<'a> RouteConfig<'a> {
@@ -64,6 +67,7 @@ impl<'a> RouteConfig<'a> {
             metrics,
             shared_limiter: None,
             failure_policy: FailurePolicy::default(),
+            test_jwks: None,
         }
     }
 
@@ -90,7 +94,10 @@ impl<'a> RouteConfig<'a> {
 
     /// The verifier of a Check JWT node; its provider's keys start being fetched now.
     pub fn jwt_check(&self, settings: crate::jwt::JwtSettings) -> crate::jwt::JwtCheck {
-        crate::jwt::JwtCheck::new(settings, &self.metrics.stores)
+        match self.test_jwks {
+            Some(test_jwks) => crate::jwt::JwtCheck::for_tests(settings, test_jwks),
+            None => crate::jwt::JwtCheck::new(settings, &self.metrics.stores),
+        }
     }
 }
 
@@ -445,6 +452,12 @@ fn start_and_serve(app: &App, args: ServeArgs) -> ExitCode {
         metrics: &rt.metrics,
         shared_limiter: shared_limiter.clone(),
         failure_policy: args.rate_limit_failure,
+        // Read only in test mode, which no deployed server runs in.
+        test_jwks: args
+            .test_mode
+            .then(|| std::env::var("SVC_TEST_JWKS").ok())
+            .flatten()
+            .map(|jwks| &*Box::leak(jwks.into_boxed_str())),
     });
     let service = crate::server::app(rt.clone(), routes);
     drop(_entered);

@@ -127,6 +127,26 @@ pub struct Ticket {
     pub signature: ::std::string::String,
 }
 ::svc_sdk::__object_serde!(Ticket, ::svc_sdk::__private::serde);
+/// The `AgentClaims` structure.
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::cmp::PartialEq,
+    ::svc_sdk::__private::serde::Serialize,
+    ::svc_sdk::__private::serde::Deserialize
+)]
+#[serde(crate = "::svc_sdk::__private::serde", remote = "Self", deny_unknown_fields)]
+pub struct AgentClaims {
+    #[serde(rename = "email")]
+    pub email: ::std::string::String,
+    #[serde(
+        rename = "name",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub name: ::core::option::Option<::std::string::String>,
+}
+::svc_sdk::__object_serde!(AgentClaims, ::svc_sdk::__private::serde);
 /// The names of the project's secrets, for `ctx.secret(secrets::NAME)`.
 pub mod secrets {
     /// Signs ticket links
@@ -135,7 +155,7 @@ pub mod secrets {
 /// Every asset of the project, as `collect_assets` would return them.
 pub fn definitions() -> ::svc_sdk::Assets {
     ::svc_sdk::__private::serde_json::from_str(
-            "{\"enums\":[{\"name\":\"Priority\",\"description\":\"How soon someone should look\",\"values\":[\"low\",\"normal\",{\"key\":\"urgent\",\"value\":\"urgent\",\"label\":\"Urgent: page the on-call\"}]}],\"structures\":[{\"name\":\"TicketRequest\",\"fields\":[{\"name\":\"subject\",\"type\":\"string\",\"required\":true},{\"name\":\"body\",\"type\":\"string\",\"required\":true},{\"name\":\"reporterEmail\",\"type\":\"string\",\"required\":true},{\"name\":\"tags\",\"type\":\"string:array\"},{\"name\":\"priority\",\"type\":\"enum-value:Priority\"}]},{\"name\":\"Ticket\",\"fields\":[{\"name\":\"id\",\"type\":\"string\",\"required\":true},{\"name\":\"subject\",\"type\":\"string\",\"required\":true},{\"name\":\"priority\",\"type\":\"enum-value:Priority\",\"required\":true},{\"name\":\"tags\",\"type\":\"string:array\",\"required\":true},{\"name\":\"reporterDomain\",\"type\":\"string\",\"required\":true},{\"name\":\"link\",\"type\":\"string\",\"required\":true},{\"name\":\"signature\",\"type\":\"string\",\"required\":true}]}],\"secrets\":[{\"name\":\"SIGNING_KEY\",\"description\":\"Signs ticket links\",\"required\":true}]}",
+            "{\"enums\":[{\"name\":\"Priority\",\"description\":\"How soon someone should look\",\"values\":[\"low\",\"normal\",{\"key\":\"urgent\",\"value\":\"urgent\",\"label\":\"Urgent: page the on-call\"}]}],\"structures\":[{\"name\":\"TicketRequest\",\"fields\":[{\"name\":\"subject\",\"type\":\"string\",\"required\":true},{\"name\":\"body\",\"type\":\"string\",\"required\":true},{\"name\":\"reporterEmail\",\"type\":\"string\",\"required\":true},{\"name\":\"tags\",\"type\":\"string:array\"},{\"name\":\"priority\",\"type\":\"enum-value:Priority\"}]},{\"name\":\"Ticket\",\"fields\":[{\"name\":\"id\",\"type\":\"string\",\"required\":true},{\"name\":\"subject\",\"type\":\"string\",\"required\":true},{\"name\":\"priority\",\"type\":\"enum-value:Priority\",\"required\":true},{\"name\":\"tags\",\"type\":\"string:array\",\"required\":true},{\"name\":\"reporterDomain\",\"type\":\"string\",\"required\":true},{\"name\":\"link\",\"type\":\"string\",\"required\":true},{\"name\":\"signature\",\"type\":\"string\",\"required\":true}]},{\"name\":\"AgentClaims\",\"fields\":[{\"name\":\"email\",\"type\":\"string\",\"required\":true},{\"name\":\"name\",\"type\":\"string\"}]}],\"secrets\":[{\"name\":\"SIGNING_KEY\",\"description\":\"Signs ticket links\",\"required\":true}]}",
         )
         .expect("assets embedded by svc are valid")
 }

@@ -11,8 +11,10 @@
 
 mod keys;
 mod ring_provider;
+mod test_signer;
 
 pub use keys::{KeySet, Published, RemoteKeys, is_allowed_url};
+pub use test_signer::TestSigner;
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
@@ -213,6 +215,19 @@ impl JwtCheck {
             claim_fields: settings.claim_fields,
             keys,
         }
+    }
+
+    /// The verifier `svc test` runs: the node's checks, with the test key's set `jwks`
+    /// (ES256, which `svc test` signs with) in place of the node's keys and algorithms.
+    pub fn for_tests(settings: JwtSettings, jwks: &'static str) -> JwtCheck {
+        JwtCheck::new(
+            JwtSettings {
+                algorithms: &["ES256"],
+                keys: KeySource::Inline(jwks),
+                ..settings
+            },
+            &crate::metrics::StoreMetrics::default(),
+        )
     }
 
     /// The scopes a token must have (for the challenge of a refusal).

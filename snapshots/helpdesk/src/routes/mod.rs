@@ -4,9 +4,16 @@ use ::svc_runtime::app::{RouteConfig, RouteInfo};
 use ::svc_runtime::call::{Call, RouteHandler};
 use ::svc_runtime::secrets::Requirement;
 use ::svc_runtime::Runtime;
+pub mod queue;
 pub mod create_ticket;
 /// Every route: for `<binary> routes`.
 pub static ROUTES: &[RouteInfo] = &[
+    RouteInfo {
+        methods: "GET",
+        path: "/acme/helpdesk/queue",
+        chain: "check-jwt token → rate-limit limit (30/60s by user) → return-json queue (200)",
+        file: "flows/queue.yaml",
+    },
     RouteInfo {
         methods: "POST",
         path: "/acme/helpdesk/tickets",
@@ -28,10 +35,21 @@ pub static SECRETS: &[Requirement] = &[
 pub fn router(
     config: &RouteConfig,
 ) -> ::svc_runtime::__private::axum::Router<Arc<Runtime>> {
+    let state_queue: &'static queue::State = Box::leak(
+        Box::new(queue::State::new(config)),
+    );
     let state_create_ticket: &'static create_ticket::State = Box::leak(
         Box::new(create_ticket::State::new(config)),
     );
     ::svc_runtime::__private::axum::Router::new()
+        .route(
+            queue::PATH,
+            ::svc_runtime::__private::axum::routing::MethodRouter::new()
+                .get(RouteHandler(move |call: Call| queue::handle(state_queue, call)))
+                .fallback(|request: ::svc_runtime::__private::axum::extract::Request| async move {
+                    ::svc_runtime::server::method_not_allowed(&request, "GET, HEAD")
+                }),
+        )
         .route(
             create_ticket::PATH,
             ::svc_runtime::__private::axum::routing::MethodRouter::new()
