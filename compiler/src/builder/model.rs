@@ -358,12 +358,7 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
         protections: flow
             .nodes
             .iter()
-            .filter(|n| {
-                matches!(
-                    n.kind,
-                    NodeKind::CheckOrigin(_) | NodeKind::RateLimit(_) | NodeKind::CheckApiKey(_)
-                )
-            })
+            .filter(|n| n.kind.row().category == "protection")
             .map(|n| n.kind.type_name())
             .collect(),
         start: flow.start.value.clone(),
