@@ -205,7 +205,7 @@ impl FlowContext<'_> {
             let hint = match svc_types::assets::closest(&name.value, declared) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => format!(
-                    "declare it in the config (`defineSecretRequirement(\"{}\")`) and set it with `svc secrets set {}`",
+                    "declare it in the config (`secrets: [{{ name: {} }}]` in svc.config.yaml, `defineSecret` in svc.config.ts) and set it with `svc secrets set {}`",
                     name.value, name.value
                 ),
             };

@@ -880,10 +880,15 @@ impl<'a> RouteEmitter<'a> {
                                 let static_enum = matches!(&v.ty, TypeRef::Enum(e) if self.assets.enum_named(e).is_some_and(|def| def.values.iter().all(|x| header_safe(x.value()))));
                                 let a = access(v, &self.names);
                                 let is_option = a.is_option();
+                                // `&*key.user` or `fail.message()`: a `&str`, taken whole
+                                // (`&*key.user.to_string()` would read `.to_string()` first).
+                                let borrowed_text = a.kind == values::Kind::Ref;
                                 let expr = a.expr;
                                 let value = |x: TokenStream| {
                                     if static_enum {
                                         quote!(headers.push((#name_tokens, ::svc_runtime::__private::http::HeaderValue::from_static(#x.value())));)
+                                    } else if borrowed_text && !is_option {
+                                        quote!(if let Some(v) = ::svc_runtime::exchange::header_text(#name, String::from(#x)) { headers.push((#name_tokens, v)); })
                                     } else {
                                         quote!(if let Some(v) = ::svc_runtime::exchange::header_text(#name, #x.to_string()) { headers.push((#name_tokens, v)); })
                                     }

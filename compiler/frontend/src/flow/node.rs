@@ -475,13 +475,16 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
         return None;
     }
     let is_hmac = |a: &str| a.starts_with("HS");
+    // Read on past a problem, so that every problem of the node is reported at once.
     let algorithms = match r.get("algorithms") {
-        None if secret.is_some() => vec![Spanned::new("HS256".to_string(), r.span())],
-        None => JWT_DEFAULT_ALGORITHMS
-            .iter()
-            .map(|a| Spanned::new(a.to_string(), r.span()))
-            .collect(),
-        Some(n) => {
+        None if secret.is_some() => Some(vec![Spanned::new("HS256".to_string(), r.span())]),
+        None => Some(
+            JWT_DEFAULT_ALGORITHMS
+                .iter()
+                .map(|a| Spanned::new(a.to_string(), r.span()))
+                .collect(),
+        ),
+        Some(n) => (|| {
             let help = format!("the algorithms are {}", JWT_ALGORITHMS.join(", "));
             let list = yaml::expect_str_list(n, &help, diags)?;
             let mut algorithms = Vec::new();
@@ -531,15 +534,12 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
                 }
                 algorithms.push(Spanned::new(name.to_string(), span));
             }
-            if algorithms.is_empty() {
-                return None;
-            }
-            algorithms
-        }
+            (!algorithms.is_empty()).then_some(algorithms)
+        })(),
     };
     let leeway = match r.get("leeway") {
-        None => 60,
-        Some(n) => {
+        None => Some(60),
+        Some(n) => (|| {
             let v = yaml::expect_u64(n, "`leeway` is the clock skew allowed, in seconds", diags)?;
             if v > 600 {
                 diags.push(
@@ -549,8 +549,8 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
                 );
                 return None;
             }
-            v
-        }
+            Some(v)
+        })(),
     };
     let names = |r: &mut MapReader, key: &str, diags: &mut Diagnostics| -> Option<Vec<String>> {
         match r.get(key) {
@@ -583,8 +583,8 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
         issuer: issuer?,
         audiences: audiences?,
         keys,
-        algorithms,
-        leeway,
+        algorithms: algorithms?,
+        leeway: leeway?,
         required_scopes,
         required_claims,
         claims,
