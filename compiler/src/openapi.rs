@@ -212,6 +212,7 @@ fn scheme_name(location: &KeyLocation) -> String {
         KeyLocation::AuthorizationBearer => "bearer".into(),
         KeyLocation::Header(h) => format!("apiKeyHeader_{}", sanitize(h)),
         KeyLocation::Query(q) => format!("apiKeyQuery_{}", sanitize(q)),
+        KeyLocation::Cookie(c) => format!("apiKeyCookie_{}", sanitize(c)),
     }
 }
 
@@ -227,6 +228,7 @@ fn scheme(location: &KeyLocation) -> Value {
             "type": "apiKey", "in": "query", "name": q,
             "description": format!("{described} Discouraged: URLs end up in logs.")
         }),
+        KeyLocation::Cookie(c) => json!({ "type": "apiKey", "in": "cookie", "name": c, "description": described }),
     }
 }
 
@@ -251,6 +253,7 @@ fn token_scheme(t: &svc_frontend::flow::CheckJwt) -> Value {
         }
         (_, KeyLocation::Header(h)) => json!({ "type": "apiKey", "in": "header", "name": h, "description": described }),
         (_, KeyLocation::Query(q)) => json!({ "type": "apiKey", "in": "query", "name": q, "description": described }),
+        (_, KeyLocation::Cookie(c)) => json!({ "type": "apiKey", "in": "cookie", "name": c, "description": described }),
     }
 }
 

@@ -776,6 +776,7 @@ fn describe_location(location: &KeyLocation) -> String {
         KeyLocation::AuthorizationBearer => "Authorization: Bearer".into(),
         KeyLocation::Header(h) => format!("{h} header"),
         KeyLocation::Query(q) => format!("query parameter `{q}`"),
+        KeyLocation::Cookie(c) => format!("cookie `{c}`"),
     }
 }
 
@@ -891,12 +892,16 @@ pub fn key_places(dir: &Path) -> super::traces::KeyPlaces {
     let project = Project::load_confined(dir, &mut diags);
     let mut places = super::traces::KeyPlaces::default();
     for node in project.flows.iter().flat_map(|f| &f.nodes) {
-        if let NodeKind::CheckApiKey(check) = &node.kind {
-            match &check.location.value {
-                KeyLocation::Header(h) => places.headers.push(h.to_ascii_lowercase()),
-                KeyLocation::Query(q) => places.query.push(q.clone()),
-                KeyLocation::HeaderXApiKey | KeyLocation::AuthorizationBearer => {}
-            }
+        let location = match &node.kind {
+            NodeKind::CheckApiKey(check) => &check.location.value,
+            NodeKind::CheckJwt(check) => &check.location.value,
+            _ => continue,
+        };
+        match location {
+            KeyLocation::Header(h) => places.headers.push(h.to_ascii_lowercase()),
+            KeyLocation::Query(q) => places.query.push(q.clone()),
+            // Traces never show `X-API-Key`, `Authorization` or `Cookie`.
+            KeyLocation::HeaderXApiKey | KeyLocation::AuthorizationBearer | KeyLocation::Cookie(_) => {}
         }
     }
     places

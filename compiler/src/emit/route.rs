@@ -1021,6 +1021,7 @@ fn location_expr(loc: &KeyLocation) -> TokenStream {
             quote!(KeyLocation::Header(#h))
         }
         KeyLocation::Query(q) => quote!(KeyLocation::Query(#q)),
+        KeyLocation::Cookie(c) => quote!(KeyLocation::Cookie(#c)),
     }
 }
 

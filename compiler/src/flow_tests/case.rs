@@ -108,6 +108,7 @@ impl<'c> Requests<'c> {
                 KeyLocation::AuthorizationBearer => request = request.header("authorization", format!("Bearer {key}")),
                 KeyLocation::Header(name) => request = request.header(name.as_str(), key),
                 KeyLocation::Query(name) => query.push((name.clone(), key)),
+                KeyLocation::Cookie(name) => request = request.header("cookie", format!("{name}={key}")),
             }
         }
         if let Some(fixture) = &case.request.token
@@ -116,6 +117,7 @@ impl<'c> Requests<'c> {
             match location {
                 KeyLocation::Header(name) => request = request.header(name.as_str(), token),
                 KeyLocation::Query(name) => query.push((name.clone(), token)),
+                KeyLocation::Cookie(name) => request = request.header("cookie", format!("{name}={token}")),
                 KeyLocation::AuthorizationBearer | KeyLocation::HeaderXApiKey => {
                     request = request.header("authorization", format!("Bearer {token}"))
                 }

@@ -370,8 +370,8 @@ pub const CHECK_JWT: NodeType = NodeType {
                 "location",
                 r#"{
                     "type": "string",
-                    "description": "authorization-bearer (default), header:<Name>, or query:<name> (discouraged).",
-                    "pattern": "^(authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
+                    "description": "authorization-bearer (default), header:<Name>, cookie:<name>, or query:<name> (discouraged).",
+                    "pattern": "^(authorization-bearer|bearer|header:[!#$%&'*+.^_`|~0-9A-Za-z-]+|cookie:[!#$%&'*+.^_`|~0-9A-Za-z-]+|query:.+)$"
                 }"#,
             )
         },

@@ -164,6 +164,8 @@ pub enum KeyLocation {
     Header(String),
     /// `query:<name>`: a query parameter (discouraged: URLs end up in logs).
     Query(String),
+    /// `cookie:<name>`: a cookie (Check JWT only).
+    Cookie(String),
 }
 
 impl KeyLocation {
@@ -173,6 +175,7 @@ impl KeyLocation {
             KeyLocation::AuthorizationBearer => "authorization-bearer".into(),
             KeyLocation::Header(h) => format!("header:{h}"),
             KeyLocation::Query(q) => format!("query:{q}"),
+            KeyLocation::Cookie(c) => format!("cookie:{c}"),
         }
     }
 }

@@ -27,6 +27,8 @@ pub enum KeyLocation {
     Header(&'static str),
     /// A query parameter (discouraged: URLs end up in logs).
     Query(&'static str),
+    /// A cookie (Check JWT only: a token a browser app keeps in a cookie).
+    Cookie(&'static str),
 }
 
 impl KeyLocation {
@@ -66,6 +68,24 @@ impl KeyLocation {
                 }
                 found
             }
+            KeyLocation::Cookie(name) => {
+                // `Cookie: a=1; token=…`, possibly over several headers; the same name
+                // twice is ambiguous, so refused.
+                let mut found = None;
+                for value in headers.get_all(http::header::COOKIE) {
+                    for pair in value.as_bytes().split(|&b| b == b';') {
+                        let pair = pair.trim_ascii();
+                        let Some(eq) = pair.iter().position(|&b| b == b'=') else { continue };
+                        if &pair[..eq] == name.as_bytes() {
+                            if found.is_some() {
+                                return None;
+                            }
+                            found = Some(Cow::Borrowed(pair[eq + 1..].trim_ascii()));
+                        }
+                    }
+                }
+                found
+            }
         }
     }
 
@@ -76,6 +96,7 @@ impl KeyLocation {
             KeyLocation::HeaderXApiKey => format!("ApiKey realm=\"{realm}\", header=\"X-API-Key\""),
             KeyLocation::Header(name) => format!("ApiKey realm=\"{realm}\", header=\"{name}\""),
             KeyLocation::Query(name) => format!("ApiKey realm=\"{realm}\", query=\"{name}\""),
+            KeyLocation::Cookie(name) => format!("ApiKey realm=\"{realm}\", cookie=\"{name}\""),
         }
     }
 
@@ -86,6 +107,8 @@ impl KeyLocation {
             KeyLocation::AuthorizationBearer => Some("authorization"),
             KeyLocation::Header(name) => Some(name),
             KeyLocation::Query(_) => None,
+            // Always hidden from nodes, whatever its cookies.
+            KeyLocation::Cookie(_) => Some("cookie"),
         }
     }
 }
@@ -524,6 +547,17 @@ mod tests {
         assert!(index.verify(Some(&expiring), 30).is_ok());
         // Two indexes remember under different MAC keys.
         assert_ne!(index.mac(good.as_bytes()), KeyIndex::default().mac(good.as_bytes()));
+    }
+
+    #[test]
+    fn a_cookie_is_read_by_its_name_and_refused_when_given_twice() {
+        let mut h = HeaderMap::new();
+        h.append("cookie", "theme=dark; session= t1 ".parse().unwrap());
+        let session = KeyLocation::Cookie("session");
+        assert_eq!(session.extract(&h, None).as_deref(), Some(b"t1".as_slice()));
+        assert_eq!(KeyLocation::Cookie("sess").extract(&h, None), None);
+        h.append("cookie", "session=t2".parse().unwrap());
+        assert_eq!(session.extract(&h, None), None);
     }
 
     #[test]
