@@ -887,6 +887,50 @@ test("a palette node dragged onto the canvas is added where it is dropped; Delet
   await page.locator('a[data-view="flows"]').click();
 });
 
+test("a Check JWT from the palette: its issuer, audiences and scopes edited in the form, each one changed line; `none` refused in svc check's words", async (t) => {
+  const { file, original } = await openCreateOrder(t);
+  await page.locator('a[data-view="palette"]').click();
+  await page.locator(".palette-search").fill("jwt");
+  const item = page.locator('.palette-item[data-key="check-jwt"]');
+  await item.waitFor();
+  await item.dragTo(page.locator("#canvas svg.canvas"), { targetPosition: { x: 420, y: 560 } });
+  await until("the node added", () => readFileSync(file, "utf8").includes("\n  token:\n"));
+  const block = "  token:\n    type: check-jwt\n    issuer: https://id.example.com/\n    audiences: [https://api.example.com]\n";
+  assert.equal(readFileSync(file, "utf8").replace(block, ""), original, "the node's block added, nothing else");
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('[data-node="token"] .node-header').click();
+  const panel = page.locator("#panel");
+  const issuer = panel.locator('[data-setting="issuer"]');
+  await issuer.waitFor();
+  await issuer.fill("https://id.shop.example/realms/shop");
+  await issuer.press("Enter");
+  await until("the issuer saved", () => readFileSync(file, "utf8").includes("    issuer: https://id.shop.example/realms/shop\n"));
+  // A list: comma-separated, saved as the flow's list.
+  // Each edit once the Builder shows the file the last one wrote.
+  const shown = () => until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(readFileSync(file, "utf8")));
+  await shown();
+  const audiences = panel.locator('[data-setting="audiences"]');
+  await audiences.fill("shop-api, shop-admin");
+  await audiences.press("Enter");
+  await until("the audiences saved", () => /audiences: \[shop-api, shop-admin\]\n/.test(readFileSync(file, "utf8")));
+  await shown();
+  const scopes = panel.locator('[data-setting="required_scopes"]');
+  await scopes.fill("orders:write");
+  await scopes.press("Enter");
+  await until("the scopes saved", () => readFileSync(file, "utf8").includes("    required_scopes: [orders:write]\n"));
+  // `none` is refused with the reader's message, and nothing is written.
+  const before = readFileSync(file, "utf8");
+  await shown();
+  const algorithms = panel.locator('[data-setting="algorithms"]');
+  await algorithms.fill("RS256, none");
+  await algorithms.press("Enter");
+  await until("the refusal shown", async () => /`none` is never accepted/.test(await panel.textContent()));
+  assert.equal(await algorithms.getAttribute("aria-invalid"), "true");
+  assert.equal(readFileSync(file, "utf8"), before, "a refused setting writes nothing");
+  await screenshot("check-jwt");
+  await accessible("a Check JWT node in the inspector");
+});
+
 test("a new route from the sidebar: a flow file written as the examples are, that checks and is served", async () => {
   await page.locator('[data-view="flows"]').click();
   await page.locator(".new-route").click();

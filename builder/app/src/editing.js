@@ -258,6 +258,7 @@ function settingRow(node, setting, edit) {
   }
   if (setting.kind === "origins") return originsRow(node, setting, edit);
   if (setting.kind === "headers") return headersRow(node, setting, edit);
+  if (setting.kind === "names") return namesRow(node, setting, edit);
   const numeric = setting.kind === "count" || setting.kind === "status";
   const input = el("input", {
     "data-setting": setting.key,
@@ -416,6 +417,41 @@ function headersRow(node, setting, edit) {
     const what = `${node.id} ${setting.label}`;
     if (!names.length) edit([{ op: "remove", path }], `${what} as the default`);
     else edit([{ op: "set", path, value: names }], `${what} = ${names.join(", ")}`);
+  });
+  return field(setting.label, input, note);
+}
+
+/** A list of names or URLs (audiences, scopes, algorithms), comma-separated in one
+ *  field, read as `svc check` reads the setting before it is saved. Emptied, an
+ *  optional setting is left out. */
+function namesRow(node, setting, edit) {
+  const path = nodePath(node, setting.key);
+  const what = `${node.id} ${setting.label}`;
+  const input = el("input", { type: "text", "data-setting": setting.key, value: setting.value.join(", "), placeholder: setting.unset ?? "" });
+  const note = el("div", { class: "field-note", role: "status" });
+  pending(input);
+  input.addEventListener("change", async () => {
+    const names = input.value.split(",").map((n) => n.trim()).filter(Boolean);
+    if (JSON.stringify(names) === JSON.stringify(setting.value)) return;
+    if (!names.length && setting.unset) {
+      input.setAttribute("aria-invalid", "false");
+      note.textContent = "";
+      edit([{ op: "remove", path }], `${what} as the default`);
+      return;
+    }
+    input.dataset.pending = "1";
+    let answer;
+    try {
+      const query = new URLSearchParams({ type: node.type, key: setting.key, value: JSON.stringify(names) });
+      answer = await api("GET", `/api/check/setting?${query}`);
+    } catch (error) {
+      answer = { ok: false, message: error.message, hint: "" };
+    } finally {
+      delete input.dataset.pending;
+    }
+    input.setAttribute("aria-invalid", String(!answer.ok));
+    note.textContent = answer.ok ? "" : `${answer.message}${answer.hint ? ` (${answer.hint})` : ""}; not saved.`;
+    if (answer.ok) edit([{ op: "set", path, value: names }], `${what} = ${names.join(", ")}`);
   });
   return field(setting.label, input, note);
 }

@@ -637,6 +637,9 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
             out.settings = settings_of(out.node_type, |key| match key {
                 "issuer" => n.issuer.value.clone().into(),
                 "leeway" => n.leeway.into(),
+                "audiences" => n.audiences.iter().map(|a| a.value.clone()).collect(),
+                "algorithms" => n.algorithms.iter().map(|a| a.value.clone()).collect(),
+                "required_scopes" => n.required_scopes.clone().into(),
                 _ => n.location.value.describe().into(),
             });
             out.config.push(("issuer".into(), n.issuer.value.clone()));

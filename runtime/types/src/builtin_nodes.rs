@@ -86,6 +86,8 @@ pub enum FieldKind {
     Origins,
     /// A list of header names.
     Headers,
+    /// A list of names or URLs (audiences, scopes, algorithms), comma-separated.
+    Names,
     /// Text.
     Text,
 }
@@ -100,6 +102,7 @@ impl FieldKind {
             FieldKind::Status => "status",
             FieldKind::Origins => "origins",
             FieldKind::Headers => "headers",
+            FieldKind::Names => "names",
             FieldKind::Text => "text",
         }
     }
@@ -354,6 +357,7 @@ pub const CHECK_JWT: NodeType = NodeType {
         Setting {
             required: true,
             new_value: Some(r#"["https://api.example.com"]"#),
+            inspector: field(1, "audiences", FieldKind::Names, None),
             ..setting(
                 "audiences",
                 r#"{
@@ -365,7 +369,7 @@ pub const CHECK_JWT: NodeType = NodeType {
             )
         },
         Setting {
-            inspector: field(1, "token location", FieldKind::Text, Some("Authorization: Bearer")),
+            inspector: field(2, "token location", FieldKind::Text, Some("Authorization: Bearer")),
             ..setting(
                 "location",
                 r#"{
@@ -392,7 +396,9 @@ pub const CHECK_JWT: NodeType = NodeType {
             "secret",
             r#"{ "type": "string", "description": "The secret (declared in config, set with `svc secrets`) HS256/HS384/HS512 tokens are signed with." }"#,
         ),
-        setting(
+        Setting {
+            inspector: field(5, "algorithms", FieldKind::Names, Some("RS256, PS256, ES256, EdDSA")),
+            ..setting(
             "algorithms",
             r#"{
                 "type": "array",
@@ -400,18 +406,22 @@ pub const CHECK_JWT: NodeType = NodeType {
                 "items": { "enum": ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"] },
                 "description": "The `alg`s accepted. Default: RS256, PS256, ES256, EdDSA (HS256 only with `secret`; `none` never)."
             }"#,
-        ),
+        )
+        },
         Setting {
-            inspector: field(2, "clock leeway (seconds)", FieldKind::Count, Some("60")),
+            inspector: field(3, "clock leeway (seconds)", FieldKind::Count, Some("60")),
             ..setting(
                 "leeway",
                 r#"{ "type": "integer", "minimum": 0, "maximum": 600, "default": 60 }"#,
             )
         },
-        setting(
-            "required_scopes",
-            r#"{ "type": "array", "items": { "type": "string" }, "description": "Each must be in the token's `scope` or `scp`; a token without one takes `forbidden` (else `invalid`)." }"#,
-        ),
+        Setting {
+            inspector: field(4, "required scopes", FieldKind::Names, Some("none")),
+            ..setting(
+                "required_scopes",
+                r#"{ "type": "array", "items": { "type": "string" }, "description": "Each must be in the token's `scope` or `scp`; a token without one takes `forbidden` (else `invalid`)." }"#,
+            )
+        },
         setting(
             "required_claims",
             r#"{ "type": "array", "items": { "type": "string" }, "description": "Claims a token must carry (not null)." }"#,
