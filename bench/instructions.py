@@ -63,17 +63,21 @@ def start(cmd, out_dir, valgrind_args=(), env=None):
 
 
 def send(host, port, path, key, n, expected):
-    """`key`: an API key (sent as `X-API-Key`), or `Bearer <token>` (as `Authorization`)."""
+    """`key`: an API key (sent as `X-API-Key`), or `Bearer <token>` (as `Authorization`),
+    or an iterator of them, one taken per request."""
     conn = http.client.HTTPConnection(host, port, timeout=60)
     headers = {
         "content-type": "application/json",
         "origin": "https://eu.shop.example.com",
     }
-    if key.startswith("Bearer "):
-        headers["authorization"] = key
-    else:
-        headers["x-api-key"] = key
     for _ in range(n):
+        credential = key if isinstance(key, str) else next(key)
+        headers.pop("authorization", None)
+        headers.pop("x-api-key", None)
+        if credential.startswith("Bearer "):
+            headers["authorization"] = credential
+        else:
+            headers["x-api-key"] = credential
         conn.request("POST", path, body=loadbench.BODY, headers=headers)
         r = conn.getresponse()
         r.read()
@@ -192,7 +196,7 @@ def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=Non
         proc.wait()
 
 
-def bench_token(kid):
+def bench_token(kid, subject="bench-user"):
     """`Bearer <token>` for the benchmark's Check JWT routes, signed by PyJWT with the key
     of bench/jwt/ named `kid`, valid for an hour."""
     import time
@@ -201,7 +205,7 @@ def bench_token(kid):
 
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "jwt", f"{kid}.pem"), "rb") as f:
         private = f.read()
-    claims = {"iss": "https://id.bench.example/", "aud": "bench-api", "sub": "bench-user",
+    claims = {"iss": "https://id.bench.example/", "aud": "bench-api", "sub": subject,
               "exp": int(time.time()) + 3600, "iat": int(time.time()), "scope": "orders"}
     return "Bearer " + jwt.encode(claims, private, algorithm=kid.upper(), headers={"kid": kid})
 
@@ -211,15 +215,21 @@ def compare_jwt(svc, generated, n):
     two code nodes), one worker thread, instructions per request."""
     with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
         cmd = [generated, "serve", "--port", "0", "--store", store]
+        # A token sent again is remembered as verified (runtime/server/src/jwt/verified.rs);
+        # a new token each request is verified each time.
+        fresh = lambda kid: iter([bench_token(kid, f"user-{i}") for i in range(n + 200)])
         rows = [("Check API Key", "ladder/origin-key", key),
-                ("Check JWT, RS256", "ladder/origin-jwt-rs256", bench_token("rs256")),
-                ("Check JWT, ES256", "ladder/origin-jwt-es256", bench_token("es256"))]
+                ("Check JWT, RS256, same token", "ladder/origin-jwt-rs256", bench_token("rs256")),
+                ("Check JWT, ES256, same token", "ladder/origin-jwt-es256", bench_token("es256")),
+                ("Check JWT, RS256, new tokens", "ladder/origin-jwt-rs256", fresh("rs256")),
+                ("Check JWT, ES256, new tokens", "ladder/origin-jwt-es256", fresh("es256"))]
         counts = [(name, instructions_per_request(cmd, f"/acme/shop/{path}", credential, 201, n, work, env=ONE_WORKER))
                   for name, path, credential in rows]
     print(f"\nCheck JWT against Check API Key (instructions per request, callgrind, {n} requests, one worker thread)")
+    print(f"{'':36}{'instructions':>14}{'ratio':>9}")
     base = counts[0][1]
     for name, count in counts:
-        print(f"{name:28}{count:>14.0f}{count / base:>9.3f}   ({count - base:+.0f})")
+        print(f"{name:36}{count:>14.0f}{count / base:>9.3f}   ({count - base:+.0f})")
 
 
 def main():

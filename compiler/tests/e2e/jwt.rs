@@ -329,6 +329,14 @@ async fn tokens_of_a_real_provider_pass_and_every_known_attack_is_refused() {
     let answer = get(&server, "/demo/hello/me", &huge).await;
     assert!(matches!(answer.status().as_u16(), 401 | 431), "{}", answer.status());
     assert_eq!(me(&server, &carol).await.0, 200);
+    // A token verified before is remembered until it expires, never past it: one expiring
+    // in 2 s (past `exp` by less than the 60 s leeway) passes, then is refused.
+    let short = provider
+        .mint(json!({ "claims": with(claims(&provider, "nina"), json!({ "exp": now() - 58 })) }))
+        .await;
+    assert_eq!(me(&server, &short).await.0, 200);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    refused(&server, &short, "a remembered token past its expiry").await;
 
     // A flood of made-up `kid`s fetches the set at most once per 5 s.
     let before = provider.stats().await["certs"].as_u64().unwrap();
@@ -355,6 +363,8 @@ async fn tokens_of_a_real_provider_pass_and_every_known_attack_is_refused() {
         .mint(json!({ "key": "rsa", "claims": claims(&provider, "kim") }))
         .await;
     refused(&server, &old, "a rotated-out key").await;
+    // A token verified (and remembered) before, signed with the key no longer published.
+    refused(&server, &carol, "a token remembered from before the rotation").await;
 
     // The provider down: the keys fetched before keep working.
     provider.post("/down", json!({})).await;
@@ -417,22 +427,13 @@ async fn with_the_provider_down_at_start_tokens_are_refused_until_it_answers() {
     for _ in 0..3 {
         refused(&server, &token, "no keys yet").await;
     }
-    let metrics = client()
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        metrics.contains(r#"svc_jwks_fetches_total{outcome="error"}"#),
-        "{metrics}"
-    );
-    assert!(
-        !metrics.contains(r#"svc_jwks_fetches_total{outcome="error"} 0"#),
-        "{metrics}"
-    );
+    // Each failed fetch counted.
+    until("a failed fetch counted", Duration::from_secs(20), || async {
+        let metrics = client().get(server.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        metrics.contains(r#"svc_jwks_fetches_total{outcome="error"}"#)
+            && !metrics.contains(r#"svc_jwks_fetches_total{outcome="error"} 0"#)
+    })
+    .await;
     provider.post("/up", json!({})).await;
     until(
         "the keys fetched once the provider answers",

@@ -12,6 +12,7 @@
 mod keys;
 mod ring_provider;
 mod test_signer;
+mod verified;
 
 pub use keys::{KeySet, Published, RemoteKeys, is_allowed_url};
 pub use test_signer::TestSigner;
@@ -71,6 +72,9 @@ pub struct JwtCheck {
     required_claims: &'static [&'static str],
     claim_fields: &'static [&'static str],
     keys: Keys,
+    leeway: u64,
+    /// Tokens this node verified, remembered until they expire ([`verified`]).
+    verified: verified::VerifiedTokens,
 }
 
 enum Keys {
@@ -214,6 +218,8 @@ impl JwtCheck {
             required_claims: settings.required_claims,
             claim_fields: settings.claim_fields,
             keys,
+            leeway: settings.leeway,
+            verified: Default::default(),
         }
     }
 
@@ -239,6 +245,22 @@ impl JwtCheck {
     /// when the node declares no claims structure).
     pub async fn verify<C: DeserializeOwned>(&self, token: &[u8], host: &dyn Host) -> Result<Verified<C>, Refusal> {
         let token = well_formed(token).ok_or(Refusal::Malformed)?;
+        // A token this node verified before, with the keys it still holds.
+        let held = match &self.keys {
+            Keys::Remote(remote) => remote.current(),
+            Keys::Inline(_) | Keys::Secret(_) => None,
+        };
+        let key_set = match (&self.keys, &held) {
+            (Keys::Inline(set), _) => Some(set as *const KeySet as usize),
+            (Keys::Remote(_), Some(set)) => Some(Arc::as_ptr(set) as usize),
+            _ => None,
+        };
+        let mac = key_set.map(|_| self.verified.mac(token.as_bytes()));
+        if let (Some(key_set), Some(mac)) = (key_set, mac)
+            && let Some(known) = self.verified.get(mac, jsonwebtoken::get_current_timestamp(), self.leeway, key_set)
+        {
+            return read_claims(known.subject, known.claims);
+        }
         let header = jsonwebtoken::decode_header(token).map_err(|_| Refusal::Malformed)?;
         let (alg, validation) = self
             .validations
@@ -246,18 +268,18 @@ impl JwtCheck {
             .find(|(alg, _)| *alg == header.alg)
             .ok_or(Refusal::Algorithm)?;
         let kid = header.kid.as_deref();
-        let claims = match &self.keys {
-            Keys::Inline(set) => verify_with(set, token, kid, *alg, validation)?,
+        let (claims, verified_with) = match &self.keys {
+            Keys::Inline(set) => (verify_with(set, token, kid, *alg, validation)?, Some(set as *const KeySet as usize)),
             Keys::Secret(name) => {
                 let secret = host.secret(name).ok_or(Refusal::NoKeys)?;
                 let set = KeySet::secret(secret.expose().as_bytes());
                 if set.is_empty() {
                     return Err(Refusal::NoKeys);
                 }
-                verify_with(&set, token, kid, *alg, validation)?
+                // Not remembered: the secret may be set anew.
+                (verify_with(&set, token, kid, *alg, validation)?, None)
             }
             Keys::Remote(remote) => {
-                let held = remote.current();
                 let knows = |set: &KeySet| set.candidates(kid, *alg).next().is_some();
                 let set = match held {
                     Some(set) if knows(&set) => set,
@@ -268,18 +290,34 @@ impl JwtCheck {
                         _ => return Err(Refusal::NoKeys),
                     },
                 };
-                verify_with(&set, token, kid, *alg, validation)?
+                (verify_with(&set, token, kid, *alg, validation)?, Some(Arc::as_ptr(&set) as usize))
             }
         };
-        self.finish(claims)
+        let expires = claims.get("exp").and_then(serde_json::Value::as_u64);
+        let not_before = claims.get("nbf").and_then(serde_json::Value::as_u64);
+        let (subject, declared) = self.finish(claims)?;
+        if let (Some(key_set), Some(expires)) = (verified_with, expires) {
+            let mac = mac.unwrap_or_else(|| self.verified.mac(token.as_bytes()));
+            self.verified.remember(
+                mac,
+                verified::Remembered {
+                    subject: subject.clone(),
+                    claims: declared.clone(),
+                    expires,
+                    not_before,
+                    key_set,
+                },
+            );
+        }
+        read_claims(subject, declared)
     }
 
     /// The checks after the signature and the registered claims: `sub`, scopes, required
-    /// claims, and the claims structure.
-    fn finish<C: DeserializeOwned>(
+    /// claims; the subject, and the claims the node's structure reads.
+    fn finish(
         &self,
         claims: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<Verified<C>, Refusal> {
+    ) -> Result<(String, serde_json::Map<String, serde_json::Value>), Refusal> {
         let Some(serde_json::Value::String(subject)) = claims.get("sub") else {
             return Err(Refusal::MissingClaim);
         };
@@ -297,14 +335,22 @@ impl JwtCheck {
         {
             return Err(Refusal::MissingClaim);
         }
-        let declared: serde_json::Map<String, serde_json::Value> = self
+        let declared = self
             .claim_fields
             .iter()
             .filter_map(|name| claims.get(*name).map(|v| (name.to_string(), v.clone())))
             .collect();
-        let claims = C::deserialize(&serde_json::Value::Object(declared)).map_err(|_| Refusal::ClaimsDoNotFit)?;
-        Ok(Verified { subject, claims })
+        Ok((subject, declared))
     }
+}
+
+/// The claims read as the node's structure `C`.
+fn read_claims<C: DeserializeOwned>(
+    subject: String,
+    declared: serde_json::Map<String, serde_json::Value>,
+) -> Result<Verified<C>, Refusal> {
+    let claims = C::deserialize(&serde_json::Value::Object(declared)).map_err(|_| Refusal::ClaimsDoNotFit)?;
+    Ok(Verified { subject, claims })
 }
 
 /// The token as text, if it is three non-empty base64url parts (no padding, no other
