@@ -321,7 +321,8 @@ pub enum NodeKind {
     CheckOrigin(CheckOrigin),
     RateLimit(RateLimit),
     CheckApiKey(CheckApiKey),
-    CheckJwt(CheckJwt),
+    /// Boxed: its settings are many times the size of the other kinds'.
+    CheckJwt(Box<CheckJwt>),
     Code(CodeCall),
     ReturnJson(ReturnJson),
 }

@@ -100,7 +100,7 @@ pub(super) fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostic
         "check-origin" => NodeKind::CheckOrigin(read_check_origin(&mut r, diags)?),
         "rate-limit" => NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
         "check-api-key" => NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
-        "check-jwt" => NodeKind::CheckJwt(read_check_jwt(&mut r, diags)?),
+        "check-jwt" => NodeKind::CheckJwt(Box::new(read_check_jwt(&mut r, diags)?)),
         "code" => NodeKind::Code(read_code(&mut r, diags)?),
         "return-json" => NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
         other => {
