@@ -429,7 +429,14 @@ async fn with_the_provider_down_at_start_tokens_are_refused_until_it_answers() {
     }
     // Each failed fetch counted.
     until("a failed fetch counted", Duration::from_secs(20), || async {
-        let metrics = client().get(server.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        let metrics = client()
+            .get(server.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         metrics.contains(r#"svc_jwks_fetches_total{outcome="error"}"#)
             && !metrics.contains(r#"svc_jwks_fetches_total{outcome="error"} 0"#)
     })

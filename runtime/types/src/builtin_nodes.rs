@@ -399,14 +399,14 @@ pub const CHECK_JWT: NodeType = NodeType {
         Setting {
             inspector: field(5, "algorithms", FieldKind::Names, Some("RS256, PS256, ES256, EdDSA")),
             ..setting(
-            "algorithms",
-            r#"{
+                "algorithms",
+                r#"{
                 "type": "array",
                 "minItems": 1,
                 "items": { "enum": ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"] },
                 "description": "The `alg`s accepted. Default: RS256, PS256, ES256, EdDSA (HS256 only with `secret`; `none` never)."
             }"#,
-        )
+            )
         },
         Setting {
             inspector: field(3, "clock leeway (seconds)", FieldKind::Count, Some("60")),

@@ -354,7 +354,9 @@ fn read_location(
         "authorization-bearer" | "bearer" => KeyLocation::AuthorizationBearer,
         _ if s.starts_with("header:") && is_header_name(&s[7..]) => KeyLocation::Header(s[7..].to_ascii_lowercase()),
         _ if s.starts_with("query:") && is_query_name(&s[6..]) => KeyLocation::Query(s[6..].to_string()),
-        _ if !x_api_key && s.starts_with("cookie:") && is_header_name(&s[7..]) => KeyLocation::Cookie(s[7..].to_string()),
+        _ if !x_api_key && s.starts_with("cookie:") && is_header_name(&s[7..]) => {
+            KeyLocation::Cookie(s[7..].to_string())
+        }
         other => {
             diags.push(
                 Diagnostic::new(Code::InvalidValue, n.span, format!("`{other}` is not {what}"))

@@ -75,7 +75,9 @@ impl KeyLocation {
                 for value in headers.get_all(http::header::COOKIE) {
                     for pair in value.as_bytes().split(|&b| b == b';') {
                         let pair = pair.trim_ascii();
-                        let Some(eq) = pair.iter().position(|&b| b == b'=') else { continue };
+                        let Some(eq) = pair.iter().position(|&b| b == b'=') else {
+                            continue;
+                        };
                         if &pair[..eq] == name.as_bytes() {
                             if found.is_some() {
                                 return None;

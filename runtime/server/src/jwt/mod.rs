@@ -257,7 +257,9 @@ impl JwtCheck {
         };
         let mac = key_set.map(|_| self.verified.mac(token.as_bytes()));
         if let (Some(key_set), Some(mac)) = (key_set, mac)
-            && let Some(known) = self.verified.get(mac, jsonwebtoken::get_current_timestamp(), self.leeway, key_set)
+            && let Some(known) = self
+                .verified
+                .get(mac, jsonwebtoken::get_current_timestamp(), self.leeway, key_set)
         {
             return read_claims(known.subject, known.claims);
         }
@@ -269,7 +271,10 @@ impl JwtCheck {
             .ok_or(Refusal::Algorithm)?;
         let kid = header.kid.as_deref();
         let (claims, verified_with) = match &self.keys {
-            Keys::Inline(set) => (verify_with(set, token, kid, *alg, validation)?, Some(set as *const KeySet as usize)),
+            Keys::Inline(set) => (
+                verify_with(set, token, kid, *alg, validation)?,
+                Some(set as *const KeySet as usize),
+            ),
             Keys::Secret(name) => {
                 let secret = host.secret(name).ok_or(Refusal::NoKeys)?;
                 let set = KeySet::secret(secret.expose().as_bytes());
@@ -290,7 +295,10 @@ impl JwtCheck {
                         _ => return Err(Refusal::NoKeys),
                     },
                 };
-                (verify_with(&set, token, kid, *alg, validation)?, Some(Arc::as_ptr(&set) as usize))
+                (
+                    verify_with(&set, token, kid, *alg, validation)?,
+                    Some(Arc::as_ptr(&set) as usize),
+                )
             }
         };
         let expires = claims.get("exp").and_then(serde_json::Value::as_u64);
