@@ -96,8 +96,9 @@ fn with(mut claims: Value, changes: Value) -> Value {
     claims
 }
 
-/// `examples/hello` with `GET /demo/hello/me` behind Check JWT (the provider's discovery)
-/// and `GET /demo/hello/shared` behind an HMAC secret.
+/// `examples/hello` with `GET /demo/hello/me` behind Check JWT (the provider's discovery),
+/// `GET /demo/hello/shared` behind an HMAC secret, and `GET /demo/hello/pem` behind the
+/// provider's RSA and EC keys given in PEM.
 fn project(provider: &Provider, label: &str) -> PathBuf {
     let dir = example_copy("hello", label);
     edit(
@@ -112,6 +113,26 @@ fn project(provider: &Provider, label: &str) -> PathBuf {
         dir.join("flows/me.yaml"),
         format!(
             "route: me\nmethods: [GET]\nstart: token\nnodes:\n  token:\n    type: check-jwt\n    issuer: {issuer}\n    audiences: [hello-api]\n    required_scopes: [profile]\n    claims: Profile\n    valid: limit\n    invalid: denied\n    forbidden: no-scope\n  limit:\n    type: rate-limit\n    limit: 3\n    window: 1m\n    by: user\n    sequence-ok: ok\n    sequence-limited: too-many\n  ok:\n    type: return-json\n    status: 200\n    body:\n      subject: {{ from: token.subject }}\n      email: {{ from: token.claims.email }}\n  denied: {{ type: return-json, status: 401 }}\n  no-scope: {{ type: return-json, status: 403 }}\n  too-many: {{ type: return-json, status: 429 }}\n"
+        ),
+    )
+    .unwrap();
+    let pem = |kid: &str| {
+        let url = format!("{}/pem/{kid}", provider.base);
+        std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                &url,
+            ])
+            .output()
+            .map(|o| String::from_utf8(o.stdout).unwrap())
+            .unwrap()
+    };
+    let keys = format!("{}{}", pem("rsa"), pem("ec")).replace('\n', "\n      ");
+    std::fs::write(
+        dir.join("flows/pem.yaml"),
+        format!(
+            "route: pem\nmethods: [GET]\nstart: token\nnodes:\n  token:\n    type: check-jwt\n    issuer: {issuer}\n    audiences: [hello-api]\n    algorithms: [RS256, ES256]\n    public_key: |\n      {keys}\n    valid: ok\n    invalid: denied\n  ok:\n    type: return-json\n    status: 200\n    body:\n      subject: {{ from: token.subject }}\n  denied: {{ type: return-json, status: 401 }}\n"
         ),
     )
     .unwrap();
@@ -389,6 +410,19 @@ async fn tokens_of_a_real_provider_pass_and_every_known_attack_is_refused() {
     let token = provider.mint(shared(claims(&provider, "mona"), "another secret")).await;
     assert_eq!(get(&server, "/demo/hello/shared", &token).await.status(), 401);
     assert_eq!(get(&server, "/demo/hello/shared", &valid).await.status(), 401);
+
+    // Keys given in PEM: tokens of both keys pass, whatever `kid` they name; a key not
+    // given does not.
+    for (key, alg) in [("rsa", "RS256"), ("ec", "ES256")] {
+        let token = provider
+            .mint(json!({ "key": key, "alg": alg, "claims": claims(&provider, "pem") }))
+            .await;
+        assert_eq!(get(&server, "/demo/hello/pem", &token).await.status(), 200, "{alg}");
+    }
+    let token = provider
+        .mint(json!({ "key": "attacker", "alg": "ES256", "claims": claims(&provider, "pem") }))
+        .await;
+    assert_eq!(get(&server, "/demo/hello/pem", &token).await.status(), 401);
 
     // Metrics count each way; no token anywhere in them.
     let metrics = c

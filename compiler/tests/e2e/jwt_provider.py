@@ -14,6 +14,7 @@ svc's) with the keys it publishes, or with keys and headers an attacker would us
                    no longer published (their private keys still sign, as a leaked or
                    rotated-out key would)                 -> the new kid
     POST /down, POST /up                                  the JWK set answers 503, or again
+    GET  /pem/<kid>          the public key of <kid> in PEM (SubjectPublicKeyInfo)
     GET  /stats              {"certs": <JWK set fetches>, "other_paths": [<any other GET>]}
 """
 
@@ -121,6 +122,12 @@ def serve():
                         self.answer(503, {"error": "down"})
                     else:
                         self.answer(200, provider.jwks())
+                elif self.path.startswith("/pem/"):
+                    private, _ = provider.keys[self.path[5:]]
+                    pem = private.public_key().public_bytes(
+                        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+                    )
+                    self.answer(200, pem.decode(), "text/plain")
                 elif self.path == "/stats":
                     self.answer(200, {"certs": provider.certs_fetches, "other_paths": provider.other_paths})
                 else:

@@ -393,6 +393,10 @@ pub const CHECK_JWT: NodeType = NodeType {
             }"#,
         ),
         setting(
+            "public_key",
+            r#"{ "type": "string", "description": "Public keys in PEM (`-----BEGIN PUBLIC KEY-----` blocks: RSA, EC P-256/P-384, Ed25519), for providers without a JWK set." }"#,
+        ),
+        setting(
             "secret",
             r#"{ "type": "string", "description": "The secret (declared in config, set with `svc secrets`) HS256/HS384/HS512 tokens are signed with." }"#,
         ),

@@ -8,6 +8,7 @@
 
 mod model;
 mod node;
+mod pem;
 mod read;
 
 pub use model::*;

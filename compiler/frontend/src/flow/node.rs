@@ -469,11 +469,27 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
         yaml::expect_str(n, "the name of a secret declared in config", diags)
             .map(|s| Spanned::new(s.to_string(), n.span))
     });
+    let pem_help = "the provider's public keys in PEM, each a `-----BEGIN PUBLIC KEY-----` block (write them as a YAML block: `public_key: |`)";
+    let public_key = r.get("public_key").and_then(|n| {
+        sources.push(("public_key", n.span));
+        let text = yaml::expect_str(n, pem_help, diags)?;
+        match super::pem::public_keys(text) {
+            Ok(keys) => Some(serde_json::json!({ "keys": keys }).to_string()),
+            Err(why) => {
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("`public_key` is {why}"))
+                        .label("not a public key svc verifies with")
+                        .help(pem_help),
+                );
+                None
+            }
+        }
+    });
     if let [(first, _), (second, span), ..] = sources[..] {
         diags.push(
             Diagnostic::new(Code::InvalidValue, span, format!("`{first}` and `{second}` given together"))
                 .label("a second source of keys")
-                .help("a Check JWT node verifies with one source of keys: the issuer's discovery (no key setting), `jwks_url`, `jwks`, or `secret` (HMAC)"),
+                .help("a Check JWT node verifies with one source of keys: the issuer's discovery (no key setting), `jwks_url`, `jwks`, `public_key`, or `secret` (HMAC)"),
         );
         return None;
     }
@@ -571,7 +587,7 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
     let claims = r.get("claims").and_then(|n| {
         yaml::expect_str(n, "the name of a structure in config", diags).map(|s| Spanned::new(s.to_string(), n.span))
     });
-    let keys = match (jwks_url, jwks, secret) {
+    let keys = match (jwks_url, jwks.or(public_key), secret) {
         (Some(url), _, _) => JwtKeys::JwksUrl(url),
         (_, Some(set), _) => JwtKeys::Inline(set),
         (_, _, Some(secret)) => JwtKeys::Secret(secret),

@@ -113,11 +113,12 @@ impl KeySet {
 
     /// The keys a token signed with `alg` (naming `kid`, if it does) may have been signed
     /// with: of the algorithm's family, and of its algorithm when the key names one. With
-    /// a `kid`, only the key of that name.
+    /// a `kid`, the key of that name, and keys that have none (a PEM key; as Envoy's
+    /// `jwt_authn` tries them).
     pub fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> impl Iterator<Item = &DecodingKey> {
         self.keys
             .iter()
-            .filter(move |k| kid.is_none_or(|kid| k.kid.as_deref() == Some(kid)))
+            .filter(move |k| kid.is_none_or(|kid| k.kid.as_deref().is_none_or(|own| own == kid)))
             .filter(move |k| k.alg.is_none_or(|a| a == alg) && k.key.family() == alg.family())
             .map(|k| &k.key)
     }
