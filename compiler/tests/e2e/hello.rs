@@ -253,7 +253,10 @@ async fn a_socket_handed_over_must_be_one_listening_socket_for_this_process() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    let _ = child.kill();
+    // Stopped as an operator stops it (SIGTERM), so that the lines it queued are written:
+    // a SIGKILL could land before its log writer wrote the warning (seen under load).
+    // SAFETY: a signal to our own child, which has not been waited for.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let (_, stderr) = exit(child);
     assert_contains(
         &stderr,
