@@ -909,3 +909,29 @@ pub fn key_places(dir: &Path) -> super::traces::KeyPlaces {
     }
     places
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traces_hide_where_keys_and_tokens_are_read() {
+        let dir = std::env::temp_dir().join(format!("svc-key-places-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("flows")).unwrap();
+        std::fs::write(dir.join("svc.config.yaml"), "project_name: p\nworkspace_id: w\napi_id: a\n").unwrap();
+        let flow = |check: &str| {
+            format!(
+                "route: r\nmethods: [GET]\nstart: c\nnodes:\n  c: {{ {check}, valid: ok, invalid: no }}\n  ok: {{ type: return-json, status: 200 }}\n  no: {{ type: return-json, status: 401 }}\n"
+            )
+        };
+        let key = flow("type: check-api-key, location: \"header:X-Partner-Key\"");
+        std::fs::write(dir.join("flows/key.yaml"), key).unwrap();
+        let token = flow("type: check-jwt, issuer: https://id.example.com/, audiences: [api], location: \"query:access_token\"");
+        std::fs::write(dir.join("flows/token.yaml"), token.replace("route: r", "route: t")).unwrap();
+        let places = key_places(&dir);
+        assert_eq!(places.headers, ["x-partner-key"]);
+        assert_eq!(places.query, ["access_token"], "a Check JWT's query parameter is hidden too");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
