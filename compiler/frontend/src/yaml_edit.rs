@@ -679,9 +679,13 @@ fn double_quoted(s: &str) -> String {
 
 /// Whether `s` written plain reads back as the string `s`.
 fn plain_reads_back(s: &str, in_flow: bool) -> bool {
+    // A quote or `#` inside a plain scalar is text (`the agent's queue`, `a#b`): only at
+    // the start, or `#` after a space, does YAML read them otherwise.
     if s.is_empty()
         || s != s.trim()
-        || s.contains(['\n', '\t', '#', '"', '\''])
+        || s.contains(['\n', '\t'])
+        || s.contains(" #")
+        || s.starts_with(['#', '"', '\''])
         || (in_flow && s.contains(['{', '}', '[', ']', ',']))
         || s.starts_with(['{', '['])
         || s.contains(": ")
@@ -747,6 +751,19 @@ mod tests {
 
     fn doc() -> YamlDoc {
         YamlDoc::parse(FLOW).unwrap()
+    }
+
+    #[test]
+    fn a_quote_or_hash_inside_text_stays_plain() {
+        let plain = |s: &str| scalar(&json!(s), None, false);
+        assert_eq!(plain("The agent's queue"), "The agent's queue");
+        assert_eq!(plain("size#2"), "size#2");
+        assert_eq!(plain("say \"hi\" twice"), "say \"hi\" twice");
+        // Where YAML reads them otherwise: quoted.
+        assert_eq!(plain("a #comment"), "\"a #comment\"");
+        assert_eq!(plain("#tag"), "\"#tag\"");
+        assert_eq!(plain("'quoted'"), "\"'quoted'\"");
+        assert_eq!(plain("\"x\""), "\"\\\"x\\\"\"");
     }
 
     fn changed_lines(a: &str, b: &str) -> Vec<String> {
