@@ -239,6 +239,25 @@ function field(label, control, note) {
   return el("div", { class: "field" }, el("label", { for: id }, label), control, note ?? null);
 }
 
+/** Whether `value` reads as setting `setting` of `node`, as `svc check` reads it (the
+ *  server reads it with the flow reader); the field is marked and its note says why not.
+ *  The field counts as being typed until the answer, so that no reading redraws it away. */
+async function settingReads(node, setting, value, input, note) {
+  input.dataset.pending = "1";
+  let answer;
+  try {
+    const query = new URLSearchParams({ type: node.type, key: setting.key, value: JSON.stringify(value) });
+    answer = await api("GET", `/api/check/setting?${query}`);
+  } catch (error) {
+    answer = { ok: false, message: error.message, hint: "" };
+  } finally {
+    delete input.dataset.pending;
+  }
+  input.setAttribute("aria-invalid", String(!answer.ok));
+  note.textContent = answer.ok ? "" : `${answer.message}${answer.hint ? ` (${answer.hint})` : ""}; not saved.`;
+  return answer.ok;
+}
+
 function settingRow(node, setting, edit) {
   const what = `${node.id} ${setting.label}`;
   const path = nodePath(node, setting.key);
@@ -282,21 +301,7 @@ function settingRow(node, setting, edit) {
     // A number field's text as a number when it is one; anything else is sent as text,
     // and refused by the server's reading in its own words.
     const value = numeric && text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
-    // Checked as `svc check` reads it (the server reads the setting with the flow
-    // reader); still typing until the answer, so that no reading redraws it away.
-    input.dataset.pending = "1";
-    let answer;
-    try {
-      const query = new URLSearchParams({ type: node.type, key: setting.key, value: JSON.stringify(value) });
-      answer = await api("GET", `/api/check/setting?${query}`);
-    } catch (error) {
-      answer = { ok: false, message: error.message, hint: "" };
-    } finally {
-      delete input.dataset.pending;
-    }
-    input.setAttribute("aria-invalid", String(!answer.ok));
-    note.textContent = answer.ok ? "" : `${answer.message}${answer.hint ? ` (${answer.hint})` : ""}; not saved.`;
-    if (answer.ok && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
+    if ((await settingReads(node, setting, value, input, note)) && value !== setting.value) edit([{ op: "set", path, value }], `${what} = ${text}`);
   });
   return field(setting.label, input, note);
 }
@@ -439,19 +444,7 @@ function namesRow(node, setting, edit) {
       edit([{ op: "remove", path }], `${what} as the default`);
       return;
     }
-    input.dataset.pending = "1";
-    let answer;
-    try {
-      const query = new URLSearchParams({ type: node.type, key: setting.key, value: JSON.stringify(names) });
-      answer = await api("GET", `/api/check/setting?${query}`);
-    } catch (error) {
-      answer = { ok: false, message: error.message, hint: "" };
-    } finally {
-      delete input.dataset.pending;
-    }
-    input.setAttribute("aria-invalid", String(!answer.ok));
-    note.textContent = answer.ok ? "" : `${answer.message}${answer.hint ? ` (${answer.hint})` : ""}; not saved.`;
-    if (answer.ok) edit([{ op: "set", path, value: names }], `${what} = ${names.join(", ")}`);
+    if (await settingReads(node, setting, names, input, note)) edit([{ op: "set", path, value: names }], `${what} = ${names.join(", ")}`);
   });
   return field(setting.label, input, note);
 }

@@ -319,6 +319,28 @@ pub const JWT_ALGORITHMS: &[&str] = &[
 /// identity providers sign with (HMAC needs a secret and is named explicitly).
 pub const JWT_DEFAULT_ALGORITHMS: &[&str] = &["RS256", "PS256", "ES256", "EdDSA"];
 
+/// Whether Check JWT may take `url` as an issuer or fetch keys from it: `https`, or
+/// `http` to a loopback address (a provider run for development). One rule for `svc check`
+/// (the node's URLs) and the server (the `jwks_uri` a discovery document names).
+pub fn jwt_url_allowed(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    match scheme.to_ascii_lowercase().as_str() {
+        "https" => !name.is_empty(),
+        "http" => {
+            name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        _ => false,
+    }
+}
+
 pub const CHECK_JWT: NodeType = NodeType {
     type_name: "check-jwt",
     label: "Check JWT",
@@ -584,6 +606,27 @@ impl NodeType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jwt_url_is_https_or_loopback_http() {
+        for ok in [
+            "https://id.example.com/",
+            "http://127.0.0.1:8080/jwks",
+            "http://localhost/x",
+            "http://[::1]:80/",
+        ] {
+            assert!(jwt_url_allowed(ok), "{ok}");
+        }
+        for no in [
+            "http://id.example.com/",
+            "http://127.0.0.1.evil.example/",
+            "file:///etc/passwd",
+            "https://",
+            "id.example.com",
+        ] {
+            assert!(!jwt_url_allowed(no), "{no}");
+        }
+    }
 
     /// Every row's JSON texts are JSON, every type name and key is written once, and a
     /// new node holds every required setting except a code node's key (which the

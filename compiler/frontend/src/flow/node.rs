@@ -369,25 +369,6 @@ fn read_location(
     Some(Spanned::new(loc, n.span))
 }
 
-/// Whether `url` is one Check JWT may fetch keys from or take as an issuer: `https`, or
-/// `http` to a loopback address (a provider run for development).
-pub fn is_key_url(url: &str) -> bool {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return false;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host.split(':').next().unwrap_or(""),
-    };
-    match scheme {
-        "https" => !name.is_empty(),
-        "http" => name == "localhost" || name == "::1" || name.starts_with("127."),
-        _ => false,
-    }
-}
-
 fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt> {
     use svc_types::builtin_nodes::{JWT_ALGORITHMS, JWT_DEFAULT_ALGORITHMS};
     let url_help = "an `https` URL; `http` only to a loopback address (a provider run for development)";
@@ -403,7 +384,7 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
         .required("issuer", "`issuer` is the `iss` your provider puts in its tokens, for example `issuer: https://id.example.com/realms/shop`", diags)
         .and_then(|n| {
             let s = yaml::expect_str(n, "the issuer URL", diags)?;
-            if !is_key_url(s) {
+            if !svc_types::builtin_nodes::jwt_url_allowed(s) {
                 diags.push(
                     Diagnostic::new(Code::InvalidValue, n.span, format!("the issuer `{s}` is not an https URL"))
                         .label("not https")
@@ -438,7 +419,7 @@ fn read_check_jwt(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckJwt
     let jwks_url = r.get("jwks_url").and_then(|n| {
         sources.push(("jwks_url", n.span));
         let s = yaml::expect_str(n, "the URL of the provider's JWK set", diags)?;
-        if !is_key_url(s) {
+        if !svc_types::builtin_nodes::jwt_url_allowed(s) {
             diags.push(
                 Diagnostic::new(Code::InvalidValue, n.span, format!("`{s}` is not an https URL"))
                     .label("not https")

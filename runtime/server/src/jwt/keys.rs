@@ -344,19 +344,7 @@ async fn fetch(from: &Published) -> Result<(KeySet, Duration), String> {
     Ok((set, fresh_for))
 }
 
-/// An `https` URL, or `http` to a loopback address (a provider run for development).
-pub fn is_allowed_url(url: &str) -> bool {
-    match url::Url::parse(url) {
-        Ok(u) if u.scheme() == "https" => u.host().is_some(),
-        Ok(u) if u.scheme() == "http" => match u.host() {
-            Some(url::Host::Domain(d)) => d == "localhost",
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
-        _ => false,
-    }
-}
+pub use svc_types::builtin_nodes::jwt_url_allowed as is_allowed_url;
 
 /// GETs a JSON document of at most [`MAX_DOCUMENT`] bytes: the body and how long it may
 /// be kept (`Cache-Control: max-age`, within bounds).
