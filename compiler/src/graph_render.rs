@@ -30,27 +30,11 @@ struct Drawing {
 }
 
 fn label(kind: &NodeKind, id: &str) -> (String, Shape) {
+    let summary = kind.summary();
     match kind {
-        NodeKind::CheckOrigin(n) => (
-            format!("{id}\nCheck Origin\n{} origins", n.allowed_origins.len()),
-            Shape::Check,
-        ),
-        NodeKind::RateLimit(n) => (
-            format!(
-                "{id}\nRate Limit\n{} per {}s by {}",
-                n.limit.value,
-                n.window.value,
-                n.by.value.as_str()
-            ),
-            Shape::Check,
-        ),
-        NodeKind::CheckApiKey(n) => (
-            format!("{id}\nCheck API Key\n{}", n.location.value.describe()),
-            Shape::Check,
-        ),
-        NodeKind::CheckJwt(n) => (format!("{id}\nCheck JWT\n{}", n.issuer.value), Shape::Check),
-        NodeKind::Code(n) => (format!("{id}\n{}", n.node_key.value), Shape::Code),
-        NodeKind::ReturnJson(n) => (format!("{id}\nReturn JSON {}", n.status.value), Shape::Return),
+        NodeKind::Code(_) => (format!("{id}\n{summary}"), Shape::Code),
+        NodeKind::ReturnJson(_) => (format!("{id}\nReturn JSON {summary}"), Shape::Return),
+        _ => (format!("{id}\n{}\n{summary}", kind.row().label), Shape::Check),
     }
 }
 

@@ -13,10 +13,11 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 use svc_frontend::flow::{
-    Binding, BodySchema, Flow, FlowNode, JwtKeys, KeyLocation, MissingOrigin, NodeKind, RefRoot, Reference, RequestPart,
+    Binding, BodySchema, Flow, FlowNode, KeyLocation, NodeKind, RefRoot, Reference, RequestPart,
     Template,
 };
 use svc_frontend::node_crate::NodeCode;
+use svc_frontend::yaml::Node as YamlNode;
 use svc_frontend::{Diagnostics, FileId};
 use svc_types::{PinDefinition, PinKind, TypeRef};
 
@@ -151,7 +152,11 @@ fn settings_of(node_type: &str, value: impl Fn(&str) -> Value) -> Vec<Setting> {
             key: setting.key,
             label: field.label,
             kind: field.kind.name(),
-            value: value(setting.key),
+            // A list the node leaves out is an empty list to the form.
+            value: match value(setting.key) {
+                Value::String(s) if s.is_empty() && field.kind.is_list() => Value::Array(Vec::new()),
+                written => written,
+            },
             choices: field.kind.choices().to_vec(),
             unset: field.unset,
         })
@@ -319,8 +324,10 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
         to: end(&flow.start.value, "exec", &[]),
         text: None,
     });
+    let root = svc_frontend::yaml::parse(flow.file, &project.sources.get(flow.file).text).ok();
+    let written = |id: &str| root.as_ref().and_then(|r| entry(r, "nodes")).and_then(|n| entry(n, id));
     for node in &flow.nodes {
-        nodes.push(flow_node(checked, node));
+        nodes.push(flow_node(checked, node, written(&node.id.value)));
         for (output, target) in node.kind.edges() {
             if let Some(target) = target {
                 wires.push(Wire {
@@ -340,7 +347,7 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
             });
         }
     }
-    let (unreadable, edges) = unreadable_nodes(project, flow, &wires);
+    let (unreadable, edges) = unreadable_nodes(flow, root.as_ref(), &wires);
     nodes.extend(unreadable);
     wires.extend(edges);
     Route {
@@ -371,20 +378,12 @@ fn route(project: &Project, checked: &Checked, flow: &Flow) -> Route {
 /// problem is placed on it by its line) with its settings and edges as written: found and
 /// put right on the canvas, rather than gone from it. Their edges, as wires; what other
 /// nodes read from them (`wires`), as outputs of unknown type.
-fn unreadable_nodes(project: &Project, flow: &Flow, wires_in: &[Wire]) -> (Vec<Node>, Vec<Wire>) {
+fn unreadable_nodes(flow: &Flow, root: Option<&YamlNode>, wires_in: &[Wire]) -> (Vec<Node>, Vec<Wire>) {
     let (mut nodes, mut wires) = (Vec::new(), Vec::new());
-    if flow.broken.is_empty() {
-        return (nodes, wires);
-    }
-    let root = svc_frontend::yaml::parse(flow.file, &project.sources.get(flow.file).text).ok();
     for broken in &flow.broken {
         let id = &broken.id.value;
-        let written = root.as_ref().and_then(|r| entry(r, "nodes")).and_then(|n| entry(n, id));
-        let value = |key: &str| {
-            written
-                .and_then(|n| entry(n, key))
-                .map_or(Value::String(String::new()), |v| v.to_json())
-        };
+        let written = root.and_then(|r| entry(r, "nodes")).and_then(|n| entry(n, id));
+        let value = |key: &str| written_value(written, key);
         let node_type = broken.type_name.unwrap_or("unknown");
         let mut outputs = Vec::new();
         for key in super::flow_ops::edge_keys() {
@@ -425,7 +424,7 @@ fn unreadable_nodes(project: &Project, flow: &Flow, wires_in: &[Wire]) -> (Vec<N
 }
 
 /// The value of `key` in a YAML mapping.
-fn entry<'a>(map: &'a svc_frontend::yaml::Node, key: &str) -> Option<&'a svc_frontend::yaml::Node> {
+fn entry<'a>(map: &'a YamlNode, key: &str) -> Option<&'a YamlNode> {
     map.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
 }
 
@@ -558,7 +557,9 @@ fn start_node(flow: &Flow) -> Node {
     }
 }
 
-fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
+/// The canvas's node for `node`; `written` is its mapping as the file writes it, where
+/// the inspector's settings are read from (as for a node svc could not read).
+fn flow_node(checked: &Checked, node: &FlowNode, written: Option<&YamlNode>) -> Node {
     let id = node.id.value.clone();
     let mut out = Node {
         id: id.clone(),
@@ -575,100 +576,8 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         settings: Vec::new(),
         unreadable: false,
     };
+    out.settings = settings_of(out.node_type, |key| written_value(written, key));
     match &node.kind {
-        NodeKind::CheckOrigin(n) => {
-            out.settings = settings_of(out.node_type, |key| match key {
-                "allowed_origins" => n.allowed_origins.iter().map(|o| o.value.clone()).collect(),
-                "allowed_headers" => n.allowed_headers.clone().into(),
-                "max_age" => n.max_age.map_or(Value::String(String::new()), Value::from),
-                _ => match n.missing_origin {
-                    MissingOrigin::Allow => "",
-                    MissingOrigin::Block => "block",
-                }
-                .into(),
-            });
-            out.config.push((
-                "allowed origins".into(),
-                n.allowed_origins
-                    .iter()
-                    .map(|o| o.value.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ));
-            out.config.push((
-                "missing origin".into(),
-                match n.missing_origin {
-                    MissingOrigin::Allow => "allowed",
-                    MissingOrigin::Block => "blocked",
-                }
-                .into(),
-            ));
-            if !n.allowed_headers.is_empty() {
-                out.config
-                    .push(("allowed headers".into(), n.allowed_headers.join(", ")));
-            }
-            if let Some(age) = n.max_age {
-                out.config.push(("max age".into(), format!("{age}s")));
-            }
-        }
-        NodeKind::RateLimit(n) => {
-            out.settings = settings_of(out.node_type, |key| match key {
-                "limit" => n.limit.value.into(),
-                "window" => window(n.window.value).into(),
-                "by" => n.by.value.as_str().into(),
-                _ => n.on_store_error.as_ref().map_or("", |p| p.value.as_str()).into(),
-            });
-            out.config.push(("limit".into(), n.limit.value.to_string()));
-            out.config.push(("window".into(), window(n.window.value)));
-            out.config.push(("by".into(), n.by.value.as_str().into()));
-            if let Some(policy) = &n.on_store_error {
-                out.config.push(("on store error".into(), policy.value.as_str().into()));
-            }
-        }
-        NodeKind::CheckApiKey(n) => {
-            out.settings = settings_of(out.node_type, |_| n.location.value.describe().into());
-            out.config
-                .push(("key location".into(), describe_location(&n.location.value)));
-            for output in check::flow::API_KEY_OUTPUTS {
-                out.outputs.push(data_pin(output, &TypeRef::String));
-            }
-        }
-        NodeKind::CheckJwt(n) => {
-            out.settings = settings_of(out.node_type, |key| match key {
-                "issuer" => n.issuer.value.clone().into(),
-                "leeway" => n.leeway.into(),
-                "audiences" => n.audiences.iter().map(|a| a.value.clone()).collect(),
-                "algorithms" => n.algorithms.iter().map(|a| a.value.clone()).collect(),
-                "required_scopes" => n.required_scopes.clone().into(),
-                _ => n.location.value.describe().into(),
-            });
-            out.config.push(("issuer".into(), n.issuer.value.clone()));
-            out.config.push((
-                "audiences".into(),
-                n.audiences.iter().map(|a| a.value.as_str()).collect::<Vec<_>>().join(", "),
-            ));
-            out.config.push(("token location".into(), describe_location(&n.location.value)));
-            out.config.push((
-                "keys".into(),
-                match &n.keys {
-                    JwtKeys::Discovery(url) => format!("discovery ({url})"),
-                    JwtKeys::JwksUrl(url) => url.value.clone(),
-                    JwtKeys::Inline(_) => "given in the flow".into(),
-                    JwtKeys::Secret(name) => format!("secret {}", name.value),
-                },
-            ));
-            out.config.push((
-                "algorithms".into(),
-                n.algorithms.iter().map(|a| a.value.as_str()).collect::<Vec<_>>().join(", "),
-            ));
-            if !n.required_scopes.is_empty() {
-                out.config.push(("required scopes".into(), n.required_scopes.join(" ")));
-            }
-            out.outputs.push(data_pin("subject", &TypeRef::String));
-            if let Some(claims) = &n.claims {
-                out.outputs.push(data_pin("claims", &TypeRef::Structure(claims.value.clone())));
-            }
-        }
         NodeKind::Code(call) => {
             out.category = "code".into();
             out.node_key = Some(call.node_key.value.clone());
@@ -720,7 +629,6 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
         }
         NodeKind::ReturnJson(response) => {
             out.category = "response".into();
-            out.settings = settings_of(out.node_type, |_| response.status.value.into());
             out.config.push(("status".into(), response.status.value.to_string()));
             for (name, binding) in &response.headers {
                 let mut pin = data_pin(&format!("headers.{}", name.value), &TypeRef::Any);
@@ -734,8 +642,45 @@ fn flow_node(checked: &Checked, node: &FlowNode) -> Node {
                 template_pins(body, "body", None, &mut out.inputs);
             }
         }
+        // A protection: what it is set to, as the file writes it, and what it gives the
+        // nodes after it. Its row says which settings it has: nothing here is per type.
+        _ => {
+            out.config = written_config(node.kind.row(), written);
+            out.outputs
+                .extend(node.kind.data_outputs().iter().map(|(name, t)| data_pin(name, t)));
+        }
     }
     out
+}
+
+/// The value of setting `key` as the node's mapping writes it (`""` when it leaves the
+/// key out).
+fn written_value(written: Option<&YamlNode>, key: &str) -> Value {
+    written
+        .and_then(|n| entry(n, key))
+        .map_or(Value::String(String::new()), |v| v.to_json())
+}
+
+/// A protection's settings as the inspector lists them (label, value as written), in its
+/// row's order; the ones the node leaves out are not listed.
+fn written_config(row: &svc_types::builtin_nodes::NodeType, written: Option<&YamlNode>) -> Vec<(String, String)> {
+    fn text(value: &Value) -> Option<String> {
+        match value {
+            Value::Null => None,
+            Value::String(s) if s.is_empty() => None,
+            Value::String(s) => Some(s.clone()),
+            Value::Array(items) => Some(items.iter().filter_map(text).collect::<Vec<_>>().join(", ")),
+            Value::Object(_) => Some("given in the flow".into()),
+            other => Some(other.to_string()),
+        }
+    }
+    row.settings
+        .iter()
+        .filter_map(|setting| {
+            let label = setting.inspector.map_or_else(|| setting.key.replace('_', " "), |f| f.label.to_string());
+            Some((label, text(&written_value(written, setting.key))?))
+        })
+        .collect()
 }
 
 /// A response body's leaves as input pins (`body.quote`, `body.error.code`), literals
@@ -771,26 +716,6 @@ fn language(code: &NodeCode) -> &'static str {
         NodeCode::Rust { .. } => "rust",
         NodeCode::TypeScript { .. } => "typescript",
     }
-}
-
-fn describe_location(location: &KeyLocation) -> String {
-    match location {
-        KeyLocation::HeaderXApiKey => "X-API-Key header".into(),
-        KeyLocation::AuthorizationBearer => "Authorization: Bearer".into(),
-        KeyLocation::Header(h) => format!("{h} header"),
-        KeyLocation::Query(q) => format!("query parameter `{q}`"),
-        KeyLocation::Cookie(c) => format!("cookie `{c}`"),
-    }
-}
-
-/// A window in seconds as the flow would write it: `1m`, `1h`, `90s`.
-fn window(seconds: u64) -> String {
-    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] {
-        if seconds >= size && seconds.is_multiple_of(size) {
-            return format!("{}{unit}", seconds / size);
-        }
-    }
-    format!("{seconds}s")
 }
 
 fn sequence_pin(id: &str) -> Pin {
@@ -895,10 +820,8 @@ pub fn key_places(dir: &Path) -> super::traces::KeyPlaces {
     let project = Project::load_confined(dir, &mut diags);
     let mut places = super::traces::KeyPlaces::default();
     for node in project.flows.iter().flat_map(|f| &f.nodes) {
-        let location = match &node.kind {
-            NodeKind::CheckApiKey(check) => &check.location.value,
-            NodeKind::CheckJwt(check) => &check.location.value,
-            _ => continue,
+        let Some(location) = node.kind.credential() else {
+            continue;
         };
         match location {
             KeyLocation::Header(h) => places.headers.push(h.to_ascii_lowercase()),
@@ -932,6 +855,18 @@ mod tests {
         let places = key_places(&dir);
         assert_eq!(places.headers, ["x-partner-key"]);
         assert_eq!(places.query, ["access_token"], "a Check JWT's query parameter is hidden too");
+
+        // The inspector's settings and the listed ones, as the file writes them.
+        let model = read(&dir);
+        let route = model.routes.iter().find(|r| r.name == "token").expect("the token flow");
+        let node = route.nodes.iter().find(|n| n.id == "c").expect("node c");
+        let setting = |key: &str| node.settings.iter().find(|s| s.key == key).map(|s| s.value.clone());
+        assert_eq!(setting("issuer"), Some(Value::from("https://id.example.com/")));
+        assert_eq!(setting("audiences"), Some(serde_json::json!(["api"])));
+        assert_eq!(setting("leeway"), Some(Value::from("")), "left out: empty");
+        assert_eq!(setting("required_scopes"), Some(serde_json::json!([])), "a list left out: empty");
+        assert!(node.config.contains(&("audiences".into(), "api".into())), "{:?}", node.config);
+        assert!(node.outputs.iter().any(|p| p.id == "subject" && !p.sequence));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

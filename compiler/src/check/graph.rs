@@ -62,8 +62,14 @@ fn produced(flow: &Flow, i: usize, pin: &str) -> Option<Fact> {
     match (&flow.nodes[i].kind, pin) {
         (NodeKind::Code(_), "next") => Some(Fact::Outputs(i)),
         (NodeKind::Code(_), "on_fail") => Some(Fact::Failure(i)),
-        (NodeKind::CheckApiKey(_) | NodeKind::CheckJwt(_), "valid") => Some(Fact::Identity(i)),
-        _ => None,
+        (NodeKind::Code(_), _) => None,
+        // A check with data outputs (Check API Key's `user`) gives them on the output it
+        // lets a request through by, its first.
+        (kind, pin) => {
+            let row = kind.row();
+            let passed = row.outputs.first().is_some_and(|o| o.pin == pin);
+            (passed && !row.data_outputs.is_empty()).then_some(Fact::Identity(i))
+        }
     }
 }
 
@@ -234,9 +240,10 @@ pub fn edge_span(flow: &Flow, i: usize, pin: &str) -> Span {
 fn report_unwired(flow: &Flow, i: usize, pin: &'static str, diags: &mut Diagnostics) {
     let node = &flow.nodes[i];
     let id = &node.id.value;
+    if node.kind.row().outputs.iter().any(|o| o.pin == pin && o.optional) {
+        return;
+    }
     let d = match (&node.kind, pin) {
-        (NodeKind::Code(_), "on_fail") => return, // optional: failures answer 500 by default
-        (NodeKind::CheckJwt(_), "forbidden") => return, // optional: `invalid` takes its tokens
         (NodeKind::Code(c), "next") => Diagnostic::new(
             Code::PathWithoutResponse,
             node.id.span,

@@ -378,11 +378,10 @@ fn route_code_keys(route: &RouteIr) -> BTreeMap<usize, String> {
 /// Node index → id, for every node of a route that holds a value.
 fn route_ids(route: &RouteIr) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut visit = |n: &crate::lower::NodeIr| match n {
-        crate::lower::NodeIr::Code { index, id, .. }
-        | crate::lower::NodeIr::CheckApiKey { index, id, .. }
-        | crate::lower::NodeIr::CheckJwt { index, id, .. } => out.push((*index, id.clone())),
-        _ => {}
+    let mut visit = |n: &crate::lower::NodeIr| {
+        if let Some(index) = n.value_index() {
+            out.push((index, n.id().to_string()));
+        }
     };
     route.for_each_node(&mut visit);
     out.sort();

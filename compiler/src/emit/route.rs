@@ -213,28 +213,23 @@ impl<'a> RouteEmitter<'a> {
         }
     }
 
-    /// Every node of the route with the kind its counters take, and every status the
+    /// Every node of the route with its type's name (its counters count that type's
+    /// outcomes), and every status the
     /// route can answer with (its Return JSON nodes, plus what the runtime answers: 400
     /// for bad input, 413 for a body over the limit, 500 for a node failure).
-    fn inventory(&self) -> (Vec<(String, TokenStream)>, BTreeSet<u16>) {
+    fn inventory(&self) -> (Vec<(String, &'static str)>, BTreeSet<u16>) {
         let mut nodes = BTreeMap::new();
         let mut statuses = BTreeSet::from([400, 500]);
         if self.route.request.body.is_some() {
             statuses.insert(413);
         }
-        self.route.for_each_node(&mut |n| {
-            let (id, kind) = match n {
-                NodeIr::CheckOrigin { id, .. } => (id, quote!(CheckOrigin)),
-                NodeIr::RateLimit { id, .. } => (id, quote!(RateLimit)),
-                NodeIr::CheckApiKey { id, .. } => (id, quote!(CheckApiKey)),
-                NodeIr::CheckJwt { id, .. } => (id, quote!(CheckJwt)),
-                NodeIr::Code { id, .. } => (id, quote!(Code)),
-                NodeIr::Return { status, .. } => {
-                    statuses.insert(*status);
-                    return;
-                }
-            };
-            nodes.insert(id.clone(), kind);
+        self.route.for_each_node(&mut |n| match n {
+            NodeIr::Return { status, .. } => {
+                statuses.insert(*status);
+            }
+            _ => {
+                nodes.insert(n.id().to_string(), n.row().type_name);
+            }
         });
         (nodes.into_iter().collect(), statuses)
     }
@@ -247,7 +242,7 @@ impl<'a> RouteEmitter<'a> {
         for (id, kind) in &nodes {
             let f = field_ident("node", id);
             fields.push(quote!(#f: ::svc_runtime::metrics::NodeCounters));
-            inits.push(quote!(#f: metrics.node(#id, ::svc_runtime::metrics::NodeKind::#kind)));
+            inits.push(quote!(#f: metrics.node(#id, #kind)));
         }
         for o in &r.origins {
             let f = field_ident("origin", &o.node);

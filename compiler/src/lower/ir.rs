@@ -323,6 +323,44 @@ pub enum NodeIr {
     },
 }
 
+impl NodeIr {
+    /// The node's id in its flow.
+    pub fn id(&self) -> &str {
+        match self {
+            NodeIr::CheckOrigin { id, .. }
+            | NodeIr::RateLimit { id, .. }
+            | NodeIr::CheckApiKey { id, .. }
+            | NodeIr::CheckJwt { id, .. }
+            | NodeIr::Code { id, .. }
+            | NodeIr::Return { id, .. } => id,
+        }
+    }
+
+    /// Its built-in type's row: the metrics count its outcomes by it.
+    pub fn row(&self) -> &'static svc_types::builtin_nodes::NodeType {
+        use svc_types::builtin_nodes as rows;
+        match self {
+            NodeIr::CheckOrigin { .. } => &rows::CHECK_ORIGIN,
+            NodeIr::RateLimit { .. } => &rows::RATE_LIMIT,
+            NodeIr::CheckApiKey { .. } => &rows::CHECK_API_KEY,
+            NodeIr::CheckJwt { .. } => &rows::CHECK_JWT,
+            NodeIr::Code { .. } => &rows::CODE,
+            NodeIr::Return { .. } => &rows::RETURN_JSON,
+        }
+    }
+
+    /// The node's index in its flow when it gives later nodes a value (a code node's
+    /// outputs, a check's identity): the generated code names its local after it.
+    pub fn value_index(&self) -> Option<usize> {
+        match self {
+            NodeIr::Code { index, .. } | NodeIr::CheckApiKey { index, .. } | NodeIr::CheckJwt { index, .. } => {
+                Some(*index)
+            }
+            NodeIr::CheckOrigin { .. } | NodeIr::RateLimit { .. } | NodeIr::Return { .. } => None,
+        }
+    }
+}
+
 /// A copy of a value that a later node reads, taken just before the value it is part of
 /// is moved into a node's inputs: `let held_req_body_currency = req.body.currency.to_owned();`
 pub struct HeldIr {

@@ -91,14 +91,6 @@ impl<'a> RouteConfig<'a> {
             None => limiter,
         }
     }
-
-    /// The verifier of a Check JWT node; its provider's keys start being fetched now.
-    pub fn jwt_check(&self, settings: crate::jwt::JwtSettings) -> crate::jwt::JwtCheck {
-        match self.test_jwks {
-            Some(test_jwks) => crate::jwt::JwtCheck::for_tests(settings, test_jwks),
-            None => crate::jwt::JwtCheck::new(settings, &self.metrics.stores),
-        }
-    }
 }
 
 /// What a generated server is.

@@ -9,7 +9,6 @@
 use crate::apikey::{Identity, KeyLocation};
 use crate::cors::OriginPolicy;
 use crate::error::ApiError;
-use crate::jwt::{JwtCheck, Refusal, Verified};
 use crate::metrics::{NodeCounters, RouteMetrics};
 use crate::ratelimit::{Checked, LimitKey, RateLimitStore, RateLimiter};
 use crate::request_id;
@@ -137,7 +136,7 @@ pub fn header_text(name: &'static str, text: String) -> Option<HeaderValue> {
 const ALWAYS_HIDDEN: &[&str] = &["authorization", "proxy-authorization", "cookie", "x-api-key"];
 
 pub struct Exchange<'r> {
-    rt: Arc<Runtime>,
+    pub(crate) rt: Arc<Runtime>,
     metrics: &'r RouteMetrics,
     pub request_id: RequestId,
     pub route: &'static str,
@@ -147,11 +146,11 @@ pub struct Exchange<'r> {
     pub client_ip: IpAddr,
     started: Instant,
     response_headers: HeaderMap,
-    challenge: Option<HeaderValue>,
+    pub(crate) challenge: Option<HeaderValue>,
     /// The challenge is RFC 6750's `insufficient_scope`: sent with a 403 too.
-    challenge_on_forbidden: bool,
+    pub(crate) challenge_on_forbidden: bool,
     /// The last credential refused was a token (Check JWT), not an API key.
-    refused_token: bool,
+    pub(crate) refused_token: bool,
     credential_headers: Vec<&'static str>,
     credential_query: Vec<&'static str>,
     steps: Vec<Step>,
@@ -233,7 +232,7 @@ impl<'r> Exchange<'r> {
     }
 
     /// Records which way a check went: its counter, and the dev trace's step.
-    fn step(&mut self, node: &NodeCounters, passed: bool, outcome: &'static str) {
+    pub(crate) fn step(&mut self, node: &NodeCounters, passed: bool, outcome: &'static str) {
         if passed {
             node.passed();
         } else {
@@ -243,7 +242,7 @@ impl<'r> Exchange<'r> {
     }
 
     /// The step for the trace (the node's counters already counted it).
-    fn record_step(&mut self, node: &NodeCounters, outcome: &'static str) {
+    pub(crate) fn record_step(&mut self, node: &NodeCounters, outcome: &'static str) {
         if self.tracing_steps() {
             let detail = self.detailed().then(|| {
                 Box::new(StepDetail {
@@ -353,43 +352,6 @@ impl<'r> Exchange<'r> {
         }
     }
 
-    /// Check JWT: the token's subject and claims for `valid`, or why it was refused (a
-    /// later 401, or a 403 for [`Refusal::InsufficientScope`], then carries RFC 6750's
-    /// `WWW-Authenticate: Bearer` challenge). The reason is logged at debug level, never
-    /// the token.
-    pub async fn check_jwt<C: serde::de::DeserializeOwned>(
-        &mut self,
-        node: &NodeCounters,
-        check: &JwtCheck,
-        location: &KeyLocation,
-    ) -> Result<Verified<C>, Refusal> {
-        self.hide_credential(location);
-        let verified = match location.extract(&self.headers, self.uri.query()) {
-            Some(token) => check.verify::<C>(&token, &*self.rt.host).await,
-            None => Err(Refusal::Missing),
-        };
-        match verified {
-            Ok(v) => {
-                self.step(node, true, "valid");
-                Ok(v)
-            }
-            Err(refusal) => {
-                tracing::debug!(request_id = %self.request_id, route = self.route, node = node.node(), reason = refusal.as_str(), "token refused");
-                self.challenge =
-                    HeaderValue::from_str(&refusal.challenge(&self.rt.realm, check.required_scopes())).ok();
-                self.challenge_on_forbidden = refusal == Refusal::InsufficientScope;
-                self.refused_token = true;
-                if refusal == Refusal::InsufficientScope {
-                    node.failed_other();
-                    self.record_step(node, "forbidden");
-                } else {
-                    self.step(node, false, "invalid");
-                }
-                Err(refusal)
-            }
-        }
-    }
-
     /// Hides, from the start, where the route's Check API Key nodes read keys (a custom
     /// header, a query parameter): a code node that runs before the key check, or on a
     /// path that skips it, must not see the key either. Generated routes call this right
@@ -400,7 +362,7 @@ impl<'r> Exchange<'r> {
         }
     }
 
-    fn hide_credential(&mut self, location: &KeyLocation) {
+    pub(crate) fn hide_credential(&mut self, location: &KeyLocation) {
         if let Some(h) = location.header_name()
             && !ALWAYS_HIDDEN.contains(&h)
             && !self.credential_headers.contains(&h)

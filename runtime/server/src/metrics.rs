@@ -258,35 +258,15 @@ pub fn method_label(m: &http::Method) -> &'static str {
     }
 }
 
-/// Which kind of node a [`NodeCounters`] counts, which fixes its outcomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeKind {
-    CheckOrigin,
-    RateLimit,
-    CheckApiKey,
-    CheckJwt,
-    /// A code node: `ok`, `failed`, `panicked`.
-    Code,
-}
-
-impl NodeKind {
-    /// The `check` label and the outcomes of a protection (pass, fail, and a second way
-    /// to fail if it has one: Check JWT's `forbidden`): its row's metric name and
-    /// sequence outputs ([`svc_types::builtin_nodes`]).
-    fn check(self) -> Option<(&'static str, &'static str, &'static str, Option<&'static str>)> {
-        use svc_types::builtin_nodes as rows;
-        let row = match self {
-            NodeKind::CheckOrigin => &rows::CHECK_ORIGIN,
-            NodeKind::RateLimit => &rows::RATE_LIMIT,
-            NodeKind::CheckApiKey => &rows::CHECK_API_KEY,
-            NodeKind::CheckJwt => &rows::CHECK_JWT,
-            NodeKind::Code => return None,
-        };
-        match row.outputs {
-            [pass, fail] => Some((row.metric_check?, pass.pin, fail.pin, None)),
-            [pass, fail, other] => Some((row.metric_check?, pass.pin, fail.pin, Some(other.pin))),
-            _ => None,
-        }
+/// The `check` label and the outcomes of a protection of type `node_type` (pass, fail,
+/// and a second way to fail if it has one: Check JWT's `forbidden`): its row's metric
+/// name and sequence outputs ([`svc_types::builtin_nodes`]). `None` for a code node.
+fn protection_outcomes(node_type: &str) -> Option<(&'static str, &'static str, &'static str, Option<&'static str>)> {
+    let row = svc_types::builtin_nodes::node_type(node_type)?;
+    match row.outputs {
+        [pass, fail] => Some((row.metric_check?, pass.pin, fail.pin, None)),
+        [pass, fail, other] => Some((row.metric_check?, pass.pin, fail.pin, Some(other.pin))),
+        _ => None,
     }
 }
 
@@ -328,10 +308,12 @@ impl RouteMetrics {
         self.latency.observe(seconds);
     }
 
-    /// The counters of node `node` of this route.
-    pub fn node(&self, node: &'static str, kind: NodeKind) -> NodeCounters {
+    /// The counters of node `node` of this route, a node of the built-in type
+    /// `node_type` (`rate-limit`, `code`): a protection counts its outcomes under its
+    /// check's name, a code node `ok`, `failed` and `panicked`.
+    pub fn node(&self, node: &'static str, node_type: &str) -> NodeCounters {
         let route = self.route;
-        let (pass, fail, panicked) = match kind.check() {
+        let (pass, fail, panicked) = match protection_outcomes(node_type) {
             Some((check, pass, fail, other)) => {
                 let counter = |outcome| {
                     self.protections
@@ -460,8 +442,8 @@ mod tests {
     fn resolved_series_are_exported_at_zero_and_count_into_the_families() {
         let metrics = Metrics::default();
         let route = metrics.route("orders", &["POST"], &[201, 429]);
-        let limit = route.node("limit", NodeKind::RateLimit);
-        let price = route.node("price", NodeKind::Code);
+        let limit = route.node("limit", "rate-limit");
+        let price = route.node("price", "code");
         let text = metrics.render();
         assert_contains(
             &text,

@@ -11,7 +11,6 @@ use http::StatusCode;
 use std::sync::Arc;
 use svc_runtime::Runtime;
 use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
-use svc_runtime::metrics::NodeKind;
 use svc_runtime::secrets::{LoadError, Requirement, SecretSource, Secrets};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 use svc_sdk::Env;
@@ -32,7 +31,7 @@ fn routes() -> Router<Arc<Runtime>> {
                     code: Some("NO_PRICE".into()),
                 };
                 match ex
-                    .run_node::<nodes::fail::Node>(&metrics.node("price", NodeKind::Code), inputs, true)
+                    .run_node::<nodes::fail::Node>(&metrics.node("price", "code"), inputs, true)
                     .await
                 {
                     Ok(out) => ex.json(StatusCode::OK, &out),
@@ -61,21 +60,14 @@ fn routes() -> Router<Arc<Runtime>> {
             "/ws/api/context",
             get(handler!("context", |ex, metrics, _body| {
                 if ex
-                    .check_api_key(
-                        &metrics.node("auth", NodeKind::CheckApiKey),
-                        &KeyLocation::HeaderXApiKey,
-                    )
+                    .check_api_key(&metrics.node("auth", "check-api-key"), &KeyLocation::HeaderXApiKey)
                     .await
                     .is_none()
                 {
                     return ex.status(StatusCode::UNAUTHORIZED);
                 }
                 match ex
-                    .run_node::<nodes::context::Node>(
-                        &metrics.node("ctx", NodeKind::Code),
-                        nodes::context::Inputs {},
-                        true,
-                    )
+                    .run_node::<nodes::context::Node>(&metrics.node("ctx", "code"), nodes::context::Inputs {}, true)
                     .await
                 {
                     Ok(out) => ex.json(StatusCode::OK, &out),
@@ -92,22 +84,18 @@ fn routes() -> Router<Arc<Runtime>> {
                 static IN_QUERY: KeyLocation = KeyLocation::Query("key");
                 ex.hide_credentials(&[&IN_HEADER, &IN_QUERY]);
                 let seen = match ex
-                    .run_node::<nodes::context::Node>(
-                        &metrics.node("ctx", NodeKind::Code),
-                        nodes::context::Inputs {},
-                        true,
-                    )
+                    .run_node::<nodes::context::Node>(&metrics.node("ctx", "code"), nodes::context::Inputs {}, true)
                     .await
                 {
                     Ok(out) => out,
                     Err(e) => return ex.node_error(e),
                 };
                 if ex
-                    .check_api_key(&metrics.node("auth", NodeKind::CheckApiKey), &IN_HEADER)
+                    .check_api_key(&metrics.node("auth", "check-api-key"), &IN_HEADER)
                     .await
                     .is_none()
                     && ex
-                        .check_api_key(&metrics.node("auth2", NodeKind::CheckApiKey), &IN_QUERY)
+                        .check_api_key(&metrics.node("auth2", "check-api-key"), &IN_QUERY)
                         .await
                         .is_none()
                 {

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use svc_runtime::apikey::{KeyIndex, KeyLocation, KeyRecord, format, unix_now};
 use svc_runtime::cors::{OriginConfig, OriginPolicy};
-use svc_runtime::metrics::NodeKind;
 use svc_runtime::ratelimit::{Quota, RateLimiter};
 use svc_runtime::store::{SqliteStore, WorkspaceStore};
 use svc_runtime::{Exchange, Runtime};
@@ -45,7 +44,7 @@ fn origin_routes() -> Router<Arc<Runtime>> {
                     }
                     let route = rt.metrics.route("origin", &[], &[]);
                     let mut ex = Exchange::new(rt, &route, parts, peer);
-                    if !ex.check_origin(&route.node("origin", NodeKind::CheckOrigin), &policy) {
+                    if !ex.check_origin(&route.node("origin", "check-origin"), &policy) {
                         return ex.status(StatusCode::FORBIDDEN);
                     }
                     ex.json(StatusCode::OK, &serde_json::json!({"ok": true}))
@@ -246,7 +245,7 @@ fn key_routes(location: KeyLocation) -> Router<Arc<Runtime>> {
             metrics,
             _body | {
                 match ex
-                    .check_api_key(&metrics.node("auth", NodeKind::CheckApiKey), &location)
+                    .check_api_key(&metrics.node("auth", "check-api-key"), &location)
                     .await
                 {
                     Some(id) => ex.json(

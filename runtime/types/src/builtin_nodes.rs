@@ -44,6 +44,10 @@ pub struct Output {
     /// For the output a failed check takes: the status the node it leads to usually
     /// answers (a Rate Limit's `sequence-limited` leads to a 429).
     pub failure_status: Option<u16>,
+    /// Whether the flow may leave it unwired (a code node's `on_fail`: failures then
+    /// answer 500; Check JWT's `forbidden`: `invalid` then takes those tokens). The
+    /// checker reports every other unwired output.
+    pub optional: bool,
 }
 
 /// A setting of a built-in node: a key of its mapping.
@@ -107,6 +111,11 @@ impl FieldKind {
         }
     }
 
+    /// Whether the field holds a list (the form edits it comma-separated).
+    pub fn is_list(self) -> bool {
+        matches!(self, FieldKind::Origins | FieldKind::Headers | FieldKind::Names)
+    }
+
     /// The values a [`FieldKind::Choice`] takes.
     pub fn choices(self) -> &'static [&'static str] {
         match self {
@@ -149,10 +158,12 @@ pub const CHECK_ORIGIN: NodeType = NodeType {
         Output {
             pin: "allowed",
             failure_status: None,
+            optional: false,
         },
         Output {
             pin: "blocked",
             failure_status: Some(403),
+            optional: false,
         },
     ],
     data_outputs: &[],
@@ -224,10 +235,12 @@ pub const RATE_LIMIT: NodeType = NodeType {
         Output {
             pin: "sequence-ok",
             failure_status: None,
+            optional: false,
         },
         Output {
             pin: "sequence-limited",
             failure_status: Some(429),
+            optional: false,
         },
     ],
     data_outputs: &[],
@@ -287,10 +300,12 @@ pub const CHECK_API_KEY: NodeType = NodeType {
         Output {
             pin: "valid",
             failure_status: None,
+            optional: false,
         },
         Output {
             pin: "invalid",
             failure_status: Some(401),
+            optional: false,
         },
     ],
     data_outputs: &["user", "key_name", "key_id"],
@@ -352,14 +367,17 @@ pub const CHECK_JWT: NodeType = NodeType {
         Output {
             pin: "valid",
             failure_status: None,
+            optional: false,
         },
         Output {
             pin: "invalid",
             failure_status: Some(401),
+            optional: false,
         },
         Output {
             pin: "forbidden",
             failure_status: Some(403),
+            optional: true,
         },
     ],
     data_outputs: &["subject"],
@@ -471,10 +489,12 @@ pub const CODE: NodeType = NodeType {
         Output {
             pin: "next",
             failure_status: None,
+            optional: false,
         },
         Output {
             pin: "on_fail",
             failure_status: None,
+            optional: true,
         },
     ],
     data_outputs: &[],

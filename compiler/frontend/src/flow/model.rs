@@ -346,6 +346,42 @@ impl NodeKind {
         self.row().type_name
     }
 
+    /// The values this node gives the nodes after it, with their types: its row's data
+    /// outputs, text each (Check API Key's `user`), and Check JWT's `claims` when the
+    /// node names their structure. A code node's come from its definition, not from here.
+    pub fn data_outputs(&self) -> Vec<(&'static str, TypeRef)> {
+        let mut outputs: Vec<_> = self.row().data_outputs.iter().map(|o| (*o, TypeRef::String)).collect();
+        if let NodeKind::CheckJwt(n) = self
+            && let Some(claims) = &n.claims
+        {
+            outputs.push(("claims", TypeRef::Structure(claims.value.clone())));
+        }
+        outputs
+    }
+
+    /// Where this node reads a credential from the request (an API key, a token): the
+    /// place traces never show and the API description names as a security scheme.
+    pub fn credential(&self) -> Option<&KeyLocation> {
+        match self {
+            NodeKind::CheckApiKey(n) => Some(&n.location.value),
+            NodeKind::CheckJwt(n) => Some(&n.location.value),
+            NodeKind::CheckOrigin(_) | NodeKind::RateLimit(_) | NodeKind::Code(_) | NodeKind::ReturnJson(_) => None,
+        }
+    }
+
+    /// What the node is set to, in a few words (`100 per 60s by ip`): the line under its
+    /// type in a drawing of the flow.
+    pub fn summary(&self) -> String {
+        match self {
+            NodeKind::CheckOrigin(n) => format!("{} origins", n.allowed_origins.len()),
+            NodeKind::RateLimit(n) => format!("{} per {}s by {}", n.limit.value, n.window.value, n.by.value.as_str()),
+            NodeKind::CheckApiKey(n) => n.location.value.describe(),
+            NodeKind::CheckJwt(n) => n.issuer.value.clone(),
+            NodeKind::Code(n) => n.node_key.value.clone(),
+            NodeKind::ReturnJson(n) => n.status.value.to_string(),
+        }
+    }
+
     /// The sequence outputs of this node: (pin name, target if wired), in its row's order.
     pub fn edges(&self) -> Vec<(&'static str, Option<&Edge>)> {
         let targets = match self {

@@ -17,6 +17,9 @@ mod verified;
 pub use keys::{KeySet, Published, RemoteKeys, is_allowed_url};
 pub use test_signer::TestSigner;
 
+use crate::apikey::KeyLocation;
+use crate::metrics::NodeCounters;
+use http::HeaderValue;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
 use serde::de::DeserializeOwned;
@@ -168,6 +171,55 @@ impl Refusal {
             | ErrorKind::InvalidEcdsaKey
             | ErrorKind::InvalidEddsaKey => Refusal::UnknownKey,
             _ => Refusal::Malformed,
+        }
+    }
+}
+
+impl crate::app::RouteConfig<'_> {
+    /// The verifier of a Check JWT node; its provider's keys start being fetched now.
+    pub fn jwt_check(&self, settings: JwtSettings) -> JwtCheck {
+        match self.test_jwks {
+            Some(test_jwks) => JwtCheck::for_tests(settings, test_jwks),
+            None => JwtCheck::new(settings, &self.metrics.stores),
+        }
+    }
+}
+
+impl crate::Exchange<'_> {
+    /// Check JWT: the token's subject and claims for `valid`, or why it was refused (a
+    /// later 401, or a 403 for [`Refusal::InsufficientScope`], then carries RFC 6750's
+    /// `WWW-Authenticate: Bearer` challenge). The reason is logged at debug level, never
+    /// the token.
+    pub async fn check_jwt<C: serde::de::DeserializeOwned>(
+        &mut self,
+        node: &NodeCounters,
+        check: &JwtCheck,
+        location: &KeyLocation,
+    ) -> Result<Verified<C>, Refusal> {
+        self.hide_credential(location);
+        let verified = match location.extract(&self.headers, self.uri.query()) {
+            Some(token) => check.verify::<C>(&token, &*self.rt.host).await,
+            None => Err(Refusal::Missing),
+        };
+        match verified {
+            Ok(v) => {
+                self.step(node, true, "valid");
+                Ok(v)
+            }
+            Err(refusal) => {
+                tracing::debug!(request_id = %self.request_id, route = self.route, node = node.node(), reason = refusal.as_str(), "token refused");
+                self.challenge =
+                    HeaderValue::from_str(&refusal.challenge(&self.rt.realm, check.required_scopes())).ok();
+                self.challenge_on_forbidden = refusal == Refusal::InsufficientScope;
+                self.refused_token = true;
+                if refusal == Refusal::InsufficientScope {
+                    node.failed_other();
+                    self.record_step(node, "forbidden");
+                } else {
+                    self.step(node, false, "invalid");
+                }
+                Err(refusal)
+            }
         }
     }
 }

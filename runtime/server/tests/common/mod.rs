@@ -10,7 +10,6 @@ use http::StatusCode;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use svc_runtime::Runtime;
-use svc_runtime::metrics::NodeKind;
 use svc_runtime::ratelimit::RateLimiter;
 use svc_sdk::CodeFunctionNode;
 
@@ -49,10 +48,7 @@ pub fn node_route<N: CodeFunctionNode>(
         [route, node, inputs] | ex,
         metrics,
         _body | {
-            match ex
-                .run_node::<N>(&metrics.node(node, NodeKind::Code), inputs(), true)
-                .await
-            {
+            match ex.run_node::<N>(&metrics.node(node, "code"), inputs(), true).await {
                 Ok(out) => ex.json(StatusCode::OK, &out),
                 Err(e) => ex.node_error(e),
             }
@@ -68,10 +64,7 @@ pub fn rate_limited_route(limiter: Arc<RateLimiter>) -> MethodRouter<Arc<Runtime
         metrics,
         _body | {
             let key = ex.ip_key();
-            match ex
-                .rate_limit(&metrics.node("limit", NodeKind::RateLimit), &limiter, key)
-                .await
-            {
+            match ex.rate_limit(&metrics.node("limit", "rate-limit"), &limiter, key).await {
                 Ok(true) => ex.json(StatusCode::OK, &true),
                 Ok(false) => ex.status(StatusCode::TOO_MANY_REQUESTS),
                 Err(e) => ex.error(e),

@@ -23,9 +23,8 @@ impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
         let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 422, 429, 500]);
         State {
-            node_greet: metrics.node("greet", ::svc_runtime::metrics::NodeKind::Code),
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
+            node_greet: metrics.node("greet", "code"),
+            node_limit: metrics.node("limit", "rate-limit"),
             limiter_limit: config
                 .rate_limiter(
                     ROUTE,

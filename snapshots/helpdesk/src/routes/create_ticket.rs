@@ -29,15 +29,11 @@ impl State {
             .metrics
             .route(ROUTE, &["POST"], &[201, 400, 401, 403, 413, 422, 429, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_create: metrics.node("create", ::svc_runtime::metrics::NodeKind::Code),
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
-            node_origin: metrics
-                .node("origin", ::svc_runtime::metrics::NodeKind::CheckOrigin),
-            node_summarize: metrics
-                .node("summarize", ::svc_runtime::metrics::NodeKind::Code),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_create: metrics.node("create", "code"),
+            node_limit: metrics.node("limit", "rate-limit"),
+            node_origin: metrics.node("origin", "check-origin"),
+            node_summarize: metrics.node("summarize", "code"),
             origin_origin: ::svc_runtime::cors::OriginPolicy::new(::svc_runtime::cors::OriginConfig {
                     allowed_origins: &["https://help.example.com"],
                     missing_origin_allowed: true,

@@ -26,10 +26,8 @@ impl State {
             .metrics
             .route(ROUTE, &["GET"], &[200, 400, 401, 403, 429, 500]);
         State {
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
-            node_token: metrics
-                .node("token", ::svc_runtime::metrics::NodeKind::CheckJwt),
+            node_limit: metrics.node("limit", "rate-limit"),
+            node_token: metrics.node("token", "check-jwt"),
             limiter_limit: config
                 .rate_limiter(
                     ROUTE,

@@ -23,10 +23,9 @@ impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
         let metrics = config.metrics.route(ROUTE, &["GET"], &[200, 400, 401, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_build: metrics.node("build", ::svc_runtime::metrics::NodeKind::Code),
-            node_sign: metrics.node("sign", ::svc_runtime::metrics::NodeKind::Code),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_build: metrics.node("build", "code"),
+            node_sign: metrics.node("sign", "code"),
             metrics,
         }
     }

@@ -26,11 +26,9 @@ impl State {
             .metrics
             .route(ROUTE, &["POST"], &[200, 400, 401, 413, 429, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
-            node_sign: metrics.node("sign", ::svc_runtime::metrics::NodeKind::Code),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_limit: metrics.node("limit", "rate-limit"),
+            node_sign: metrics.node("sign", "code"),
             limiter_limit: config
                 .rate_limiter(
                     ROUTE,

@@ -22,9 +22,8 @@ impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
         let metrics = config.metrics.route(ROUTE, &["POST"], &[200, 400, 401, 413, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_verify: metrics.node("verify", ::svc_runtime::metrics::NodeKind::Code),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_verify: metrics.node("verify", "code"),
             metrics,
         }
     }

@@ -30,14 +30,11 @@ impl State {
             .metrics
             .route(ROUTE, &["POST"], &[201, 400, 401, 403, 413, 422, 429, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_decide: metrics.node("decide", ::svc_runtime::metrics::NodeKind::Code),
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
-            node_origin: metrics
-                .node("origin", ::svc_runtime::metrics::NodeKind::CheckOrigin),
-            node_price: metrics.node("price", ::svc_runtime::metrics::NodeKind::Code),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_decide: metrics.node("decide", "code"),
+            node_limit: metrics.node("limit", "rate-limit"),
+            node_origin: metrics.node("origin", "check-origin"),
+            node_price: metrics.node("price", "code"),
             origin_origin: ::svc_runtime::cors::OriginPolicy::new(::svc_runtime::cors::OriginConfig {
                     allowed_origins: &[
                         "https://shop.example.com",

@@ -23,10 +23,8 @@ impl State {
     pub fn new(config: &::svc_runtime::app::RouteConfig) -> Self {
         let metrics = config.metrics.route(ROUTE, &["POST"], &[202, 400, 401, 429, 500]);
         State {
-            node_auth: metrics
-                .node("auth", ::svc_runtime::metrics::NodeKind::CheckApiKey),
-            node_limit: metrics
-                .node("limit", ::svc_runtime::metrics::NodeKind::RateLimit),
+            node_auth: metrics.node("auth", "check-api-key"),
+            node_limit: metrics.node("limit", "rate-limit"),
             limiter_limit: config
                 .rate_limiter(
                     ROUTE,
