@@ -6,6 +6,7 @@
 //! project. The target directory (shared by every project, see [`target_dir`]) persists
 //! between builds, so changing one flow recompiles one small crate.
 
+use crate::Error;
 use cargo_metadata::Message;
 use std::io::{BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -43,19 +44,18 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    pub fn find() -> Result<Toolchain, String> {
+    pub fn find() -> Result<Toolchain, Error> {
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-        let run = |args: &[&str]| -> Result<String, String> {
+        let run = |args: &[&str]| -> Result<String, Error> {
             let out = Command::new(&rustc)
                 .args(args)
                 .output()
-                .map_err(|e| format!("cannot run `{rustc}`: {e}"))?;
+                .map_err(|e| Error::io("run", &rustc, e))?;
             if !out.status.success() {
-                return Err(format!(
-                    "`{rustc} {}` failed: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
+                return Err(Error::Tool {
+                    command: format!("{rustc} {}", args.join(" ")),
+                    problem: format!("failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
+                });
             }
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         };
@@ -63,7 +63,10 @@ impl Toolchain {
         let host = version
             .lines()
             .find_map(|l| l.strip_prefix("host: "))
-            .ok_or_else(|| format!("`{rustc} -vV` names no host"))?
+            .ok_or_else(|| Error::Tool {
+                command: format!("{rustc} -vV"),
+                problem: "names no host".into(),
+            })?
             .trim()
             .to_string();
         let sysroot = PathBuf::from(run(&["--print", "sysroot"])?.trim());
@@ -181,7 +184,7 @@ const INHERITED_FROM_CARGO: &[&str] = &[
 ];
 
 /// Builds the crate generated at `crate_dir` (already emitted) for the project at `dir`.
-pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOptions) -> Result<Built, String> {
+pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOptions) -> Result<Built, Error> {
     let started = Instant::now();
     let target = match &opts.flags {
         Some(extra) => extra.target_dir.clone(),
@@ -238,7 +241,7 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
     if let Some(sha) = git_sha(dir) {
         cmd.env("SVC_GIT_SHA", sha);
     }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let mut child = cmd.spawn().map_err(|e| Error::io("run", "cargo", e))?;
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
     // cargo's own messages (errors resolving dependencies, …) on stderr.
@@ -286,22 +289,18 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
         }
     }
     progress.clear();
-    let status = child.wait().map_err(|e| format!("cargo failed: {e}"))?;
+    let status = child.wait().map_err(|e| Error::io("wait for", "cargo", e))?;
     let cargo_stderr = stderr_reader.join().unwrap_or_default();
     if !status.success() {
         if errors == 0 {
             eprint!("{cargo_stderr}");
         }
-        return Err(format!(
-            "the build failed{}",
-            if errors > 0 {
-                format!(" with {errors} error{}", if errors == 1 { "" } else { "s" })
-            } else {
-                String::new()
-            }
-        ));
+        return Err(Error::Build { errors });
     }
-    let built = executable.ok_or("cargo built no binary")?;
+    let built = executable.ok_or_else(|| Error::Tool {
+        command: "cargo build".into(),
+        problem: "built no binary".into(),
+    })?;
     let dest = opts.output.clone().unwrap_or_else(|| dir.join("dist").join(project));
     install(&built, &dest)?;
     Ok(Built {
@@ -314,16 +313,16 @@ pub fn cargo_build(dir: &Path, crate_dir: &Path, project: &str, opts: &BuildOpti
 
 /// Copies a built binary to `dest`, by way of a temporary name: a server running from
 /// `dest` keeps its old binary intact.
-pub fn install(built: &Path, dest: &Path) -> Result<(), String> {
+pub fn install(built: &Path, dest: &Path) -> Result<(), Error> {
     if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
     }
     let tmp = dest.with_extension("partial");
     // Whatever is there is ours to replace, not to write through: a link left at the
     // temporary name is removed, never followed by the copy.
     let _ = std::fs::remove_file(&tmp);
-    std::fs::copy(built, &tmp).map_err(|e| format!("cannot copy the binary to `{}`: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))
+    std::fs::copy(built, &tmp).map_err(|e| Error::io("copy the binary to", &tmp, e))?;
+    std::fs::rename(&tmp, dest).map_err(|e| Error::io("write", dest, e))
 }
 
 /// Paths in rustc's rendered diagnostics, relative to the project when they are in it:
@@ -341,11 +340,12 @@ fn relativize(rendered: &str, project: &Path, crate_dir: &Path) -> String {
 /// directory of its build (svc-dylib's `.so`), and the toolchain's (Rust's `libstd`, which
 /// a dylib links dynamically). Absolute, so that the binary runs from wherever it is
 /// copied on this machine.
-fn run_path(deps: &Path) -> Result<Vec<PathBuf>, String> {
+fn run_path(deps: &Path) -> Result<Vec<PathBuf>, Error> {
+    // The toolchain's failure is kept as text: an `Error` holding an `io::Error` is not `Clone`.
     static TOOLCHAIN_LIBS: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
     let libs = TOOLCHAIN_LIBS
         .get_or_init(|| {
-            let toolchain = Toolchain::find()?;
+            let toolchain = Toolchain::find().map_err(|e| e.to_string())?;
             Ok(toolchain
                 .sysroot
                 .join("lib")
@@ -353,7 +353,8 @@ fn run_path(deps: &Path) -> Result<Vec<PathBuf>, String> {
                 .join(&toolchain.host)
                 .join("lib"))
         })
-        .clone()?;
+        .clone()
+        .map_err(Error::Environment)?;
     Ok(vec![deps.to_path_buf(), libs])
 }
 

@@ -14,6 +14,7 @@ macro_rules! cli_only {
 
 pub mod check;
 pub mod emit;
+pub mod error;
 pub mod flow_tests;
 pub mod graph_render;
 pub mod lower;
@@ -24,6 +25,8 @@ pub mod runner;
 pub mod schema;
 pub mod sources;
 pub mod typescript_env;
+
+pub use error::Error;
 
 // What the `svc` binary drives beyond the pipeline.
 cli_only! {

@@ -17,6 +17,7 @@
 
 use crate::build::{BuildOptions, Built, ExtraFlags, Toolchain, cargo_build, target_dir};
 use crate::flow_tests::train::{self, Trained};
+use crate::Error;
 use crate::project::Project;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ use svc_frontend::Diagnostics;
 /// Builds the project at `dir` (its crate already emitted at `crate_dir`) with a profile
 /// from its flow tests, to `output` (by default `DIR/dist/<project>`). The `Built` it
 /// returns counts the time and crates of both builds and the training between them.
-pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<PathBuf>) -> Result<Built, String> {
+pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<PathBuf>) -> Result<Built, Error> {
     let started = std::time::Instant::now();
     // Everything that can fail fast does, before the first build.
     let toolchain = Toolchain::find()?;
@@ -38,14 +39,14 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     let has_errors = checked.has_errors || diags.error_count() > 0;
     crate::pipeline::print_diagnostics(diags, &project.sources, "nothing was built");
     if has_errors {
-        return Err("the tests the profile is trained on have errors".into());
+        return Err(Error::Project("the tests the profile is trained on have errors".into()));
     }
     if suites.iter().all(|s| s.tests.cases.is_empty()) {
-        return Err(format!(
+        return Err(Error::Project(format!(
             "`svc build --pgo` trains on the project's flow tests, and `{}` has none\n  = help: write cases in `{}/*.yaml` (see docs/testing.md), or build with `--release` alone",
             dir.display(),
             crate::flow_tests::suite::TESTS_DIR
-        ));
+        )));
     }
 
     let work = target_dir(dir).join("svc-pgo");
@@ -54,7 +55,7 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
     // stopped during its training left.
     let raw = work.join("raw").join(project_name);
     let _ = std::fs::remove_dir_all(&raw);
-    std::fs::create_dir_all(&raw).map_err(|e| format!("cannot create `{}`: {e}", raw.display()))?;
+    std::fs::create_dir_all(&raw).map_err(|e| Error::io("create", &raw, e))?;
 
     eprintln!("   Building `{project_name}` (release, instrumented for profiling)");
     // A release build of the server with one more rustc flag, in a target directory of
@@ -87,12 +88,12 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
         "   Training `{project_name}` on its flow tests ({} s)",
         train::TRAINING_TIME.as_secs()
     );
-    let trained = train::train(&project, &suites, &instrumented.binary, &raw.join("%p-%m.profraw"))?;
+    let trained = train::train(&project, &suites, &instrumented.binary, &raw.join("%p-%m.profraw")).map_err(Error::Training)?;
     if trained.requests() == 0 {
-        return Err(format!(
+        return Err(Error::Training(format!(
             "the training run got no answer ({} requests failed)",
             trained.unanswered
-        ));
+        )));
     }
     eprintln!("   Trained on {}", describe(&trained));
     if trained.successes() * 2 < trained.requests() {
@@ -129,15 +130,15 @@ pub fn build(dir: &Path, crate_dir: &Path, project_name: &str, output: Option<Pa
 /// `--pgo` builds in one target directory take turns: each removes the last build's
 /// second-stage crates and its project's older profiles, which another build may be
 /// compiling with. cargo's own lock covers each cargo run, not what svc does between them.
-fn lock(work: &Path) -> Result<std::fs::File, String> {
-    std::fs::create_dir_all(work).map_err(|e| format!("cannot create `{}`: {e}", work.display()))?;
+fn lock(work: &Path) -> Result<std::fs::File, Error> {
+    std::fs::create_dir_all(work).map_err(|e| Error::io("create", work, e))?;
     let path = work.join("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+        .map_err(|e| Error::io("open", &path, e))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -146,24 +147,24 @@ fn lock(work: &Path) -> Result<std::fs::File, String> {
                 work.display()
             );
             file.lock()
-                .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
+                .map_err(|e| Error::io("lock", &path, e))?;
             Ok(file)
         }
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock `{}`: {e}", path.display())),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io("lock", &path, e)),
     }
 }
 
 /// `llvm-profdata` of rustc's own LLVM (`SVC_LLVM_PROFDATA` names another).
-pub fn profdata_tool(toolchain: &Toolchain) -> Result<PathBuf, String> {
+pub fn profdata_tool(toolchain: &Toolchain) -> Result<PathBuf, Error> {
     if let Some(tool) = std::env::var_os("SVC_LLVM_PROFDATA") {
         let tool = PathBuf::from(tool);
         return if tool.is_file() {
             Ok(tool)
         } else {
-            Err(format!(
+            Err(Error::Environment(format!(
                 "SVC_LLVM_PROFDATA names `{}`, which is not a file\n  = help: name rustc's own (`rustup component add llvm-tools` installs it under `rustc --print sysroot`), or unset it",
                 tool.display()
-            ))
+            )))
         };
     }
     let tool = toolchain
@@ -174,26 +175,26 @@ pub fn profdata_tool(toolchain: &Toolchain) -> Result<PathBuf, String> {
     if tool.is_file() {
         Ok(tool)
     } else {
-        Err(format!(
+        Err(Error::Environment(format!(
             "a profile-guided build needs `llvm-profdata` from rustc's own LLVM, and `{}` is missing\n  = help: install it with `rustup component add llvm-tools`, or name one of the same LLVM version in SVC_LLVM_PROFDATA",
             tool.display()
-        ))
+        )))
     }
 }
 
 /// Merges the `.profraw` files in `raw` into `profiles/<project>-<hash>.profdata` and
 /// removes the project's earlier profiles there.
-fn merge(profdata: &Path, raw: &Path, profiles: &Path, project_name: &str) -> Result<PathBuf, String> {
+fn merge(profdata: &Path, raw: &Path, profiles: &Path, project_name: &str) -> Result<PathBuf, Error> {
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(raw)
-        .map_err(|e| format!("cannot read `{}`: {e}", raw.display()))?
+        .map_err(|e| Error::io("read", raw, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "profraw"))
         .collect();
     inputs.sort();
     if inputs.is_empty() {
-        return Err("the instrumented server wrote no profile when it stopped".into());
+        return Err(Error::Training("the instrumented server wrote no profile when it stopped".into()));
     }
-    std::fs::create_dir_all(profiles).map_err(|e| format!("cannot create `{}`: {e}", profiles.display()))?;
+    std::fs::create_dir_all(profiles).map_err(|e| Error::io("create", profiles, e))?;
     let merged = profiles.join(format!("{project_name}.profdata.partial"));
     // Removed first: llvm-profdata would write through a link left at this name.
     let _ = std::fs::remove_file(&merged);
@@ -203,15 +204,14 @@ fn merge(profdata: &Path, raw: &Path, profiles: &Path, project_name: &str) -> Re
         .arg(&merged)
         .args(&inputs)
         .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", profdata.display()))?;
+        .map_err(|e| Error::io("run", profdata, e))?;
     if !out.status.success() {
-        return Err(format!(
-            "`{} merge` failed: {}",
-            profdata.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(Error::Tool {
+            command: format!("{} merge", profdata.display()),
+            problem: format!("failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
+        });
     }
-    let bytes = std::fs::read(&merged).map_err(|e| format!("cannot read `{}`: {e}", merged.display()))?;
+    let bytes = std::fs::read(&merged).map_err(|e| Error::io("read", &merged, e))?;
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut hasher);
     let name = format!("{project_name}-{:016x}.profdata", hasher.finish());
@@ -227,7 +227,7 @@ fn merge(profdata: &Path, raw: &Path, profiles: &Path, project_name: &str) -> Re
         }
     }
     let profile = profiles.join(name);
-    std::fs::rename(&merged, &profile).map_err(|e| format!("cannot write `{}`: {e}", profile.display()))?;
+    std::fs::rename(&merged, &profile).map_err(|e| Error::io("write", &profile, e))?;
     Ok(profile)
 }
 

@@ -130,7 +130,7 @@ pub fn layout(dir: &Path, ir: &crate::lower::ProjectIr, out: &Path, flavour: Fla
 
 /// Checks, lowers and emits what `svc build` ships; prints diagnostics. Returns what was
 /// written, or `None` when the project has errors.
-pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, String> {
+pub fn emit_project(dir: &Path, out: &Path, quiet: bool) -> Result<Option<crate::emit::WriteReport>, crate::Error> {
     emit_project_as(dir, out, quiet, Flavour::Shipped)
 }
 
@@ -140,7 +140,7 @@ pub fn emit_project_as(
     out: &Path,
     quiet: bool,
     flavour: Flavour,
-) -> Result<Option<crate::emit::WriteReport>, String> {
+) -> Result<Option<crate::emit::WriteReport>, crate::Error> {
     let mut diags = Diagnostics::new();
     let project = Project::load(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
@@ -171,15 +171,15 @@ pub fn write_checked(
     checked: &check::Checked,
     quiet: bool,
     flavour: Flavour,
-) -> Result<crate::emit::WriteReport, String> {
+) -> Result<crate::emit::WriteReport, crate::Error> {
     crate::sources::link(dir)?;
     crate::typescript_env::write_for(dir, checked.project)?;
     let ir = lower(checked, flavour.compiles_typescript());
     note_engine_nodes(&ir, checked.project);
     let layout = layout(dir, &ir, out, flavour);
     let files = crate::emit::emit(&ir, &layout)?;
-    let mut report = crate::emit::write_crate(dir, out, layout.placement, &files)
-        .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+    let mut report =
+        crate::emit::write_crate(dir, out, layout.placement, &files).map_err(|e| crate::Error::io("write", out, e))?;
     report.project = ir.name.clone();
     report.bin = match layout.dev {
         true => crate::emit::dev_bin(&ir.name),

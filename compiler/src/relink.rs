@@ -71,13 +71,13 @@ pub fn records_dir(crate_dir: &Path) -> PathBuf {
 /// The variables that make the cargo building binary `bin` run svc as its rustc, to
 /// record the binary's compile and (when there is one) the node crate's at `nodes` in
 /// `records`.
-pub fn recording_env(bin: &str, nodes: Option<&Path>, records: &Path) -> Result<Vec<(&'static str, OsString)>, String> {
-    let svc = std::env::current_exe().map_err(|e| format!("cannot find svc's own executable: {e}"))?;
+pub fn recording_env(bin: &str, nodes: Option<&Path>, records: &Path) -> Result<Vec<(&'static str, OsString)>, crate::Error> {
+    let svc = std::env::current_exe().map_err(|e| crate::Error::io("find", "svc's own executable", e))?;
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     // cargo runs rustc in the package's directory: paths are absolute.
-    let absolute = |p: &Path| std::path::absolute(p).map_err(|e| format!("cannot find `{}`: {e}", p.display()));
+    let absolute = |p: &Path| std::path::absolute(p).map_err(|e| crate::Error::io("find", p, e));
     let records = absolute(records)?;
-    std::fs::create_dir_all(&records).map_err(|e| format!("cannot create `{}`: {e}", records.display()))?;
+    std::fs::create_dir_all(&records).map_err(|e| crate::Error::io("create", &records, e))?;
     let mut env = vec![
         ("RUSTC", svc.into_os_string()),
         (RUSTC_ENV, rustc),

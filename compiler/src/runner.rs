@@ -33,14 +33,14 @@ pub struct RunnerCrate {
 
 /// Every file of the runner crate, for a crate written to `out_dir`: every node of the
 /// project, Rust (from the node crate) and TypeScript (over the compiled bundle).
-pub fn emit(checked: &Checked, out_dir: &Path) -> Result<RunnerCrate, String> {
+pub fn emit(checked: &Checked, out_dir: &Path) -> Result<RunnerCrate, crate::Error> {
     let ir = crate::lower::lower(checked, crate::lower::TypeScriptNodes::Engine);
     let scripts = checked.scripts.as_ref();
     if ir.node_crate.is_none() && scripts.is_none() {
-        return Err(
+        return Err(crate::Error::Project(
             "the project has no code nodes (a node crate beside svc.config.yaml, or TypeScript modules in src/nodes/)"
                 .into(),
-        );
+        ));
     }
     // Always in `.svc/runner`, a member of the project's workspace.
     let layout = Layout::new(
@@ -112,7 +112,10 @@ pub fn emit(checked: &Checked, out_dir: &Path) -> Result<RunnerCrate, String> {
         }
     };
     let mut files = vec![
-        File::text("Cargo.toml", cargo.render().map_err(|e| e.to_string())?),
+        File::text(
+            "Cargo.toml",
+            cargo.render().map_err(crate::emit::template("Cargo.toml"))?,
+        ),
         File::text("src/main.rs", format_file(main)?),
         File::text(".gitignore", "/target\n".into()),
     ];

@@ -17,6 +17,7 @@
 //!   crates once for all of them;
 //! - a project always builds against the runtime of the svc that generated its code.
 
+use crate::Error;
 use std::path::{Path, PathBuf};
 
 mod carried {
@@ -28,35 +29,30 @@ mod carried {
 pub use svc_frontend::node_crate::{SDK_PATH, SOURCE_LINK as LINK};
 
 /// Points `DIR/.svc/source` at [`root`], unless it already does.
-pub fn link(project_dir: &Path) -> Result<(), String> {
+pub fn link(project_dir: &Path) -> Result<(), Error> {
     let target = root()?;
     let link = project_dir.join(LINK);
     if std::fs::read_link(&link).is_ok_and(|current| current == target) {
         return Ok(());
     }
     let parent = link.parent().expect("LINK has a parent");
-    std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
     // Replace whatever is there: a link to another svc's sources, or nothing. A real
     // directory is left alone: it is not ours to delete.
     let repointed = match std::fs::symlink_metadata(&link) {
         Ok(m) if m.file_type().is_symlink() => {
-            std::fs::remove_file(&link).map_err(|e| format!("cannot replace `{}`: {e}", link.display()))?;
+            std::fs::remove_file(&link).map_err(|e| Error::io("replace", &link, e))?;
             true
         }
         Ok(_) => {
-            return Err(format!(
-                "`{}` is not the link svc makes (a copy that followed links?): remove it, and svc links it again",
-                link.display()
-            ));
+            return Err(Error::NotALink { path: link });
         }
         Err(_) => false,
     };
-    symlink_dir(&target, &link).map_err(|e| {
-        format!(
-            "cannot link `{}` to svc's sources at `{}`: {e}",
-            link.display(),
-            target.display()
-        )
+    symlink_dir(&target, &link).map_err(|source| Error::Link {
+        link: link.clone(),
+        target: target.clone(),
+        source,
     })?;
     if repointed {
         mark_changed(&target);
@@ -102,8 +98,9 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The tree of svc crates this svc builds projects against: the carried sources, written
 /// into the cache once per version and content.
-pub fn root() -> Result<PathBuf, String> {
-    let cache = cache_dir().ok_or("no cache directory for svc's sources: set SVC_CACHE_DIR or HOME")?;
+pub fn root() -> Result<PathBuf, Error> {
+    let cache = cache_dir()
+        .ok_or_else(|| Error::Environment("no cache directory for svc's sources: set SVC_CACHE_DIR or HOME".into()))?;
     let dir = cache
         .join("sources")
         .join(format!("{}-{}", env!("CARGO_PKG_VERSION"), carried::HASH));
@@ -124,12 +121,13 @@ pub fn root() -> Result<PathBuf, String> {
         }
         std::fs::write(staging.join(".complete"), "")
     };
-    write().map_err(|e| format!("cannot write svc's sources into `{}`: {e}", staging.display()))?;
+    write().map_err(|e| Error::io("write svc's sources into", &staging, e))?;
     if std::fs::rename(&staging, &dir).is_err() {
         // Another svc finished first: use its copy.
         let _ = std::fs::remove_dir_all(&staging);
         if !complete.is_file() {
-            return Err(format!("cannot write svc's sources into `{}`", dir.display()));
+            let unfinished = std::io::Error::other("another svc wrote an unfinished copy there");
+            return Err(Error::io("write svc's sources into", &dir, unfinished));
         }
     }
     Ok(dir)

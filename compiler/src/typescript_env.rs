@@ -15,7 +15,7 @@ use svc_types::{Assets, TypeRef};
 pub const DECLARATIONS: &str = ".svc/types/assets.d.ts";
 
 /// Writes [`DECLARATIONS`] for a project whose config or nodes are TypeScript.
-pub fn write_for(project_dir: &Path, project: &Project) -> Result<(), String> {
+pub fn write_for(project_dir: &Path, project: &Project) -> Result<(), crate::Error> {
     let Some(config) = &project.config else { return Ok(()) };
     if !project.config_is_typescript() && project.script_nodes.is_none() {
         return Ok(());
@@ -26,8 +26,8 @@ pub fn write_for(project_dir: &Path, project: &Project) -> Result<(), String> {
         return Ok(());
     }
     let dir = path.parent().expect("DECLARATIONS has a parent");
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    std::fs::write(&path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    std::fs::create_dir_all(dir).map_err(|e| crate::Error::io("create", dir, e))?;
+    std::fs::write(&path, text).map_err(|e| crate::Error::io("write", &path, e))
 }
 
 /// The declarations of `assets`.
