@@ -14,7 +14,7 @@
 #   - Python: an OpenAPI 3.1 validator, JSON Schema and YAML for the CLI tests, and PyJWT
 #     with `cryptography` for the identity provider of Check JWT's tests;
 #   - Debian's Chromium (the Builder's browser tests, headless; no browser download) and
-#     the tests' pinned npm packages, playwright-core and axe-core (npm ci in builder/).
+#     the tests' pinned npm packages, playwright-core, axe-core and TypeScript (npm ci in builder/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,7 +90,7 @@ if [ ! -x sdk-ts/node_modules/.bin/tsc ]; then
     (cd sdk-ts && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if [ ! -d builder/node_modules/playwright-core ] || [ ! -d builder/node_modules/axe-core ]; then
+if [ ! -d builder/node_modules/playwright-core ] || [ ! -d builder/node_modules/axe-core ] || [ ! -x builder/node_modules/.bin/tsc ]; then
     echo "setup: installing the Builder tests' dependencies (npm ci in builder/)"
     (cd builder && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -38,5 +38,6 @@ cli_only! {
     pub mod keys;
     pub mod pgo;
     pub mod relink;
+    pub mod watch;
     pub mod workspace;
 }

@@ -288,6 +288,56 @@ async fn positions_are_kept_beside_the_flow_and_nowhere_else() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The page reads the project when its revision changes: `/api/project` carries the
+/// revision it was read at, `/api/project/revision?after=R` answers as soon as a file
+/// changes (here, a flow edited while the request waits), and positions are no change.
+#[tokio::test]
+async fn the_revision_answers_when_a_file_changes_and_not_for_positions() {
+    let dir = copy_of("hooks", "revision");
+    let studio = Studio::start(&dir);
+    let revision_of = |answer: &str| serde_json::from_str::<serde_json::Value>(answer).unwrap()["revision"].clone();
+    let (_, project) = studio.get("/api/project").await;
+    let read_at = revision_of(&project);
+    let (status, now) = studio.get("/api/project/revision").await;
+    assert_eq!(status, 200, "{now}");
+    assert_eq!(revision_of(&now), read_at, "nothing changed since the model was read");
+    let after = read_at.as_str().unwrap().to_string();
+
+    // Positions are the Builder's, not the project's: they change no revision (a wait
+    // would run 20 s, so this asks at once, without `after`).
+    studio
+        .put(
+            "/api/layout/sign",
+            serde_json::json!({"positions": {"auth": {"x": 1, "y": 2}}}),
+        )
+        .await;
+    let (_, now) = studio.get("/api/project/revision").await;
+    assert_eq!(revision_of(&now), read_at, "a layout file is no change");
+
+    let flow = dir.join("flows/sign.yaml");
+    let edited = std::fs::read_to_string(&flow)
+        .unwrap()
+        .replace("limit: 30,", "limit: 31,");
+    let started = std::time::Instant::now();
+    let path = format!("/api/project/revision?after={after}");
+    let waiting = studio.get(&path);
+    let edit = async {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        std::fs::write(&flow, &edited).unwrap();
+    };
+    let ((status, changed), ()) = tokio::join!(waiting, edit);
+    assert_eq!(status, 200, "{changed}");
+    assert_ne!(revision_of(&changed), read_at, "the edit is a new revision");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "answered when the file changed: {:?}",
+        started.elapsed()
+    );
+    let (_, project) = studio.get("/api/project").await;
+    assert_eq!(revision_of(&project), revision_of(&changed));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Edits made in the Builder change the flow file's text only where they edit, and never
 /// overwrite a file that changed since the Builder read it.
 #[tokio::test]

@@ -1,3 +1,4 @@
+// @ts-check
 // The Builder's API (`compiler/src/builder/api.rs`). The access token travels in a
 // cookie the server set when the printed URL was opened. Every write says it is JSON,
 // body or not: the server refuses a write that does not (an HTML form's post).
@@ -20,10 +21,7 @@ export async function api(method, path, body) {
     // Not JSON: reported below.
   }
   if (!response.ok) {
-    const error = new Error(json?.error?.message ?? `${method} ${path}: ${response.status}`);
-    error.status = response.status;
-    error.body = json;
-    throw error;
+    throw Object.assign(new Error(json?.error?.message ?? `${method} ${path}: ${response.status}`), { status: response.status, body: json });
   }
   return json;
 }

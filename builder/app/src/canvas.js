@@ -1,3 +1,4 @@
+// @ts-check
 // The canvas: one route drawn in SVG, with pan, zoom, fit, node dragging and selection.
 //
 // Nodes are `<g class="node">` groups whose header is their control (focusable, labelled,
@@ -21,8 +22,9 @@ const MAX_SCALE = 2.5;
 export class Canvas {
   /**
    * @param {HTMLElement} host where the canvas goes
-   * @param {{onSelect: Function, onMove: Function, checkWire?: Function, onWire?: Function, onRefused?: Function}} handlers
-   *   `checkWire(route, from, to)` resolves to `{ok, message}`; `onWire` draws a wire.
+   * @param {{onSelect: Function, onMove: Function, checkWire?: Function, onWire?: Function, onRefused?: Function, onDrop?: Function}} handlers
+   *   `checkWire(route, from, to)` resolves to `{ok, message}`; `onWire` draws a wire;
+   *   `onDrop(key, at)` adds a palette node dropped on the canvas.
    */
   constructor(host, handlers) {
     this.handlers = handlers;
@@ -341,8 +343,8 @@ export class Canvas {
     drag.moved ||= Math.abs(at.x - drag.start.x) + Math.abs(at.y - drag.start.y) > 6;
     const bend = Math.max(24, Math.abs(at.x - drag.start.x) / 2);
     drag.path.setAttribute("d", `M ${drag.start.x} ${drag.start.y} C ${drag.start.x + bend} ${drag.start.y}, ${at.x - bend} ${at.y}, ${at.x} ${at.y}`);
-    const pinGroup = document.elementFromPoint(event.clientX, event.clientY)?.closest?.(".pin--in");
-    const to = pinGroup ? { node: pinGroup.closest("[data-node]").dataset.node, pin: pinGroup.dataset.pin } : null;
+    const pinGroup = /** @type {HTMLElement | null | undefined} */ (document.elementFromPoint(event.clientX, event.clientY)?.closest?.(".pin--in"));
+    const to = pinGroup ? { node: /** @type {HTMLElement} */ (pinGroup.closest("[data-node]")).dataset.node, pin: pinGroup.dataset.pin } : null;
     const key = to ? `${to.node}.${to.pin}` : null;
     if (key === drag.target?.key) return;
     drag.target = to ? { ...to, key, at } : null;

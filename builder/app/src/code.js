@@ -1,3 +1,4 @@
+// @ts-check
 // The generated code beside the flow: the selected route's module as `svc emit` writes it,
 // highlighted. Selecting a node on the canvas marks the lines it became and scrolls to
 // them; clicking a line selects the node whose code it is.

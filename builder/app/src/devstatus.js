@@ -1,3 +1,4 @@
+// @ts-check
 // What `svc dev` does with its server after each change, in the top bar: "Rebuilding"
 // while it checks and compiles, then "Serving" and how long the build took, or why the
 // change was not built (the last good server keeps answering). Under `svc studio`, which

@@ -1,3 +1,4 @@
+// @ts-check
 // Small helpers to build DOM and SVG: no framework, so that nothing needs building and
 // every element is plain to inspect.
 

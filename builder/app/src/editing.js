@@ -1,3 +1,4 @@
+// @ts-check
 // Editing a flow: the inspector's form for a node's settings and inline values, and the
 // edits it makes, with undo and redo.
 //
@@ -22,6 +23,7 @@ export class Editor {
     this.done = [];
     // One change at a time, in the order asked: a quick Ctrl+Z after an edit undoes
     // that edit, once it is written.
+    /** @type {Promise<unknown>} */
     this.queue = Promise.resolve();
     // For each flow, the writes of this Builder that its forms have not been redrawn
     // from yet (version replaced → version written): an edit made from a form drawn
@@ -55,6 +57,12 @@ export class Editor {
     }
   }
 
+  /**
+   * Runs `work` after every edit sent before it.
+   * @template T
+   * @param {() => Promise<T>} work
+   * @returns {Promise<T>}
+   */
   serially(work) {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => {});
@@ -78,6 +86,7 @@ export class Editor {
     return this.serially(() => this.send(route, "wire", (base) => ({ base, from, to }), what));
   }
 
+  /** @returns {Promise<any>} the server's answer, or null when it refused */
   async send(route, endpoint, body, what) {
     try {
       const answer = await api("POST", `/api/flows/${encodeURIComponent(route.name)}/${endpoint}`, body(this.latest(route.name, route.version)));

@@ -1,3 +1,4 @@
+// @ts-check
 // The side panel: what the selected node is, how it is set, each of its pins (type,
 // optional or required, default, inline value, wire), and the problems placed on it.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Automatic layout of one route, left to right in sequence order (a layered layout in
 // the manner of Sugiyama et al.):
 //

@@ -1,9 +1,10 @@
+// @ts-check
 // The Builder's shell: the route list, the canvas, the palette, Settings, the inspector
 // and the problems list, kept in step with the project on disk.
 //
-// Addresses: `#/flows/<route>`, `#/palette`, `#/settings`. The project is read again every
-// two seconds (the server checks it as `svc check` does); a change redraws what it
-// touches and keeps the selection.
+// Addresses: `#/flows/<route>`, `#/palette`, `#/settings`. The project is the store's
+// (`store.js`: read again when its files change, checked by the server as `svc check`
+// does); a change redraws what it touches and keeps the selection.
 
 import { api } from "./api.js";
 import { Canvas } from "./canvas.js";
@@ -15,22 +16,20 @@ import { freeSpot, nodeHeight } from "./layout.js";
 import { nodePanel } from "./inspector.js";
 import { Palette } from "./palette.js";
 import { Settings } from "./settings.js";
+import { Problems } from "./problems.js";
+import { RouteList } from "./routes.js";
+import { ProjectStore } from "./store.js";
 import { TraceList, highlightOf, stepPanel, tracePanel } from "./traces.js";
 import { wiringForm } from "./wiring.js";
-
-const REFRESH_MS = 2000;
 
 const $ = (selector) => document.querySelector(selector);
 
 class Builder {
   constructor() {
-    this.model = null;
-    this.text = "";
-    // Readings of the project: how many were begun, the newest shown, and the newest
-    // begun before this Builder's last write (see `refresh`).
-    this.readings = 0;
-    this.shownReading = 0;
-    this.staleUpTo = 0;
+    this.store = new ProjectStore(
+      (model, applied) => this.showReading(model, applied),
+      (message) => this.say(`Cannot read the project: ${message}`, true),
+    );
     this.routeName = null;
     this.positions = {};
     this.canvas = new Canvas($("#canvas"), {
@@ -56,8 +55,7 @@ class Builder {
     this.editor = new Editor({
       onSaved: () => {
         this.forceInspect = true;
-        // A reading begun before this write answers with the file as it was.
-        this.staleUpTo = this.readings;
+        this.store.wrote();
         return this.refresh();
       },
       say: (message, isError, action) => this.say(message, isError, action),
@@ -65,11 +63,18 @@ class Builder {
     this.trace = null;
     this.traceList = new TraceList($("#traces"), (trace) => this.showTrace(trace));
     window.addEventListener("hashchange", () => this.navigate());
-    $("#problems-toggle").addEventListener("click", () => this.toggleProblems());
+    this.problems = new Problems((d) => this.goTo(d));
+    this.routes = new RouteList($("#routes"), {
+      say: (message, isError) => this.say(message, isError),
+      created: async (name) => {
+        await this.refresh();
+        location.hash = `#/flows/${encodeURIComponent(name)}`;
+      },
+    });
     $("#panel-close").addEventListener("click", () => this.showPanel(null));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.showPanel(null);
-      const typing = event.target.closest?.("input, textarea, select");
+      const typing = /** @type {Element} */ (event.target).closest?.("input, textarea, select");
       if (event.key === "[" && !typing) this.toggleSidebar();
       // Undo and redo of flow edits (in a field, the browser's own undo of the text).
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z" && !typing) {
@@ -93,41 +98,31 @@ class Builder {
     await this.refresh();
     this.navigate();
     this.traceList.follow();
-    // A new server: its project is read at once, not at the next periodic refresh.
+    // A new server: its project is read at once.
     followDevStatus($("#dev-status"), () => this.refresh().catch(() => {}));
-    setInterval(() => {
-      if (document.visibilityState === "visible") this.refresh().catch(() => {});
-    }, REFRESH_MS);
+    this.store.follow();
+  }
+
+  /** The project as last read (the store's). */
+  get model() {
+    return this.store.model;
   }
 
   async refresh() {
-    // Readings overlap (the periodic one, svc dev's "serving", each save's) and can
-    // answer out of order: one begun before a write of this Builder, or older than the
-    // one on screen, would put an older file back, and an edit made from that form
-    // would be refused as a conflict with the Builder's own write.
-    const reading = ++this.readings;
-    let model;
-    try {
-      model = await api("GET", "/api/project");
-    } catch (e) {
-      this.say(`Cannot read the project: ${e.message}`, true);
-      return;
-    }
-    if (reading <= this.staleUpTo || reading < this.shownReading) return;
-    this.shownReading = reading;
-    const text = JSON.stringify(model);
-    if (text === this.text) {
-      // An edit of ours may have been read back by the periodic refresh already: its
-      // form is drawn again all the same.
+    await this.store.read();
+  }
+
+  /** Draws a reading the store took (`applied`: whether the project changed). */
+  async showReading(model, applied) {
+    if (applied === "same") {
+      // An edit of ours may have been read back by another reading already: its form
+      // is drawn again all the same.
       if (this.forceInspect && this.view === "flows" && this.routeName) await this.showRoute(this.routeName, { keepPositions: true });
       return;
     }
-    this.text = text;
-    this.model = model;
     this.editor.seen(model.routes);
-    this.renderHeader();
-    this.renderRoutes();
-    this.renderProblems();
+    this.problems.render(model);
+    this.routes.render(model, this.routeName);
     this.palette.show(model.palette);
     if (this.view === "flows" && this.routeName) await this.showRoute(this.routeName, { keepPositions: true });
   }
@@ -137,7 +132,7 @@ class Builder {
     if (location.hash && !location.hash.startsWith("#/")) return;
     const [, view = "flows", name] = (location.hash || "#/flows").split("/");
     this.view = ["flows", "palette", "settings"].includes(view) ? view : "flows";
-    for (const tab of document.querySelectorAll("[data-view]")) {
+    for (const tab of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-view]"))) {
       const on = tab.dataset.view === this.view;
       tab.setAttribute("aria-current", on ? "page" : "false");
     }
@@ -158,88 +153,7 @@ class Builder {
     if (routes.some((r) => r.name === wanted)) this.showRoute(wanted);
   }
 
-  renderHeader() {
-    const { project } = this.model;
-    $("#project-name").textContent = project.name || "(unnamed project)";
-    const button = $("#problems-toggle");
-    const { errors, warnings } = project;
-    button.textContent = errors || warnings ? `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}` : "No problems";
-    button.className = errors ? "problems-toggle has-error" : warnings ? "problems-toggle has-warning" : "problems-toggle";
-  }
-
-  renderRoutes() {
-    const list = this.model.routes.map((r) => {
-      const problems = this.model.diagnostics.filter((d) => d.route === r.name);
-      return el(
-        "li",
-        {},
-        el(
-          "a",
-          {
-            href: `#/flows/${encodeURIComponent(r.name)}`,
-            class: "route-link",
-            "data-route": r.name,
-            // The file version shown (what edits are made against).
-            "data-version": r.version,
-            "aria-current": r.name === this.routeName ? "true" : "false",
-          },
-          el("span", { class: "route-methods" }, r.methods.map((m) => el("span", { class: `method method--${m.toLowerCase()}` }, m))),
-          el("span", { class: "route-path" }, r.path),
-          r.summary ? el("span", { class: "route-summary" }, r.summary) : null,
-          el(
-            "span",
-            { class: "route-badges" },
-            r.protections.map((p) => el("span", { class: `badge badge--${p}` }, this.badgeOf(p))),
-            problems.length ? el("span", { class: "badge badge--problem" }, `${problems.length} problem${problems.length > 1 ? "s" : ""}`) : null,
-          ),
-        ),
-      );
-    });
-    $("#routes").replaceChildren(
-      el("h2", { class: "sidebar-title" }, "Routes"),
-      this.newRouteForm ?? el("button", { type: "button", class: "new-route", onclick: () => this.openNewRoute() }, "New route"),
-      list.length ? el("ul", { class: "route-list" }, list) : el("p", { class: "muted" }, "No flows yet: add one under flows/."),
-    );
-  }
-
-  /** A built-in node type's short name, from the server's table of them. */
-  badgeOf(type) {
-    return this.model.nodeTypes?.find((t) => t.type === type)?.badge ?? type;
-  }
-
-  renderProblems() {
-    const diagnostics = this.model.diagnostics;
-    const list = $("#problems-list");
-    list.replaceChildren(
-      ...diagnostics.map((d) =>
-        el(
-          "li",
-          { class: `problem problem--${d.severity}` },
-          el(
-            "button",
-            {
-              type: "button",
-              class: "problem-link",
-              onclick: () => this.goTo(d),
-            },
-            el("strong", {}, `${d.severity} ${d.code}`),
-            ` ${d.message} `,
-            el("span", { class: "muted" }, `${d.file}:${d.line}:${d.column}`),
-          ),
-          d.help ? el("div", { class: "muted problem-help" }, d.help) : null,
-        ),
-      ),
-    );
-    if (!diagnostics.length) list.replaceChildren(el("li", { class: "muted" }, "svc check finds no problems."));
-  }
-
-  toggleProblems(open) {
-    const drawer = $("#problems");
-    const show = open ?? drawer.hidden;
-    drawer.hidden = !show;
-    $("#problems-toggle").setAttribute("aria-expanded", String(show));
-  }
-
+  /** Shows where problem `d` is: its route, and its node selected. */
   goTo(d) {
     if (!d.route) return;
     location.hash = `#/flows/${encodeURIComponent(d.route)}`;
@@ -262,11 +176,9 @@ class Builder {
       }
     }
     this.routeName = name;
-    for (const link of document.querySelectorAll(".route-link")) {
-      link.setAttribute("aria-current", link.dataset.route === name ? "true" : "false");
-    }
+    this.routes.mark(name);
     this.canvas.show(route, this.positions, this.model.diagnostics.filter((d) => d.route === name), this.model.assets);
-    if (!$("#code").hidden) this.code.show(name, this.text);
+    if (!$("#code").hidden) this.code.show(name, this.model.revision);
     const selected = this.canvas.selected && route.nodes.find((n) => n.id === this.canvas.selected);
     if (selected) this.inspect(selected);
     document.title = `${route.methods.join(", ")} ${route.route} · svc Builder`;
@@ -301,7 +213,7 @@ class Builder {
     pane.hidden = !show;
     $("#code-toggle").setAttribute("aria-pressed", String(show));
     $(".stage").classList.toggle("with-code", show);
-    if (show && this.routeName) this.code.show(this.routeName, this.text);
+    if (show && this.routeName) this.code.show(this.routeName, this.model.revision);
     this.canvas.fit();
   }
 
@@ -350,65 +262,6 @@ class Builder {
     if (this.trace && this.routeOf(this.trace)?.name === this.routeName) panel.append(stepPanel(this.trace, node.id));
     this.showPanel(panel);
     if (key) refocus(focused, panel.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`));
-  }
-
-  /** The form of a new route: its file name, path, methods, summary, request body, query
-   *  parameters and headers. */
-  openNewRoute() {
-    const name = el("input", { type: "text", name: "name", required: true, placeholder: "create-order", pattern: "[A-Za-z0-9][A-Za-z0-9_-]*" });
-    const path = el("input", { type: "text", name: "route", required: true, placeholder: "orders/{id}" });
-    const summary = el("input", { type: "text", name: "summary", placeholder: "What it does" });
-    const assets = this.model?.assets ?? {};
-    const body = el(
-      "select",
-      { name: "body" },
-      el("option", { value: "" }, "(no body)"),
-      (assets.structures ?? []).map((s) => el("option", { value: `object:${s.name}` }, s.name)),
-    );
-    const types = ["string", "number", "boolean", ...(assets.enums ?? []).map((e) => `enum-value:${e.name}`)];
-    const query = inputRows("query parameter", "name", types);
-    const headers = inputRows("header", "x-request-id", types);
-    const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => el("label", { class: "method-choice" }, el("input", { type: "checkbox", value: m, checked: m === "GET" }), ` ${m}`));
-    const close = () => {
-      this.newRouteForm = null;
-      this.renderRoutes();
-    };
-    const form = el(
-      "form",
-      { class: "new-route-form node-form", "aria-label": "New route" },
-      el("div", { class: "field" }, el("label", {}, "File name (flows/…yaml)", name)),
-      el("div", { class: "field" }, el("label", {}, "Path", path)),
-      el("fieldset", { class: "field" }, el("legend", {}, "Methods"), methods),
-      el("div", { class: "field" }, el("label", {}, "Summary", summary)),
-      el("div", { class: "field" }, el("label", {}, "Request body", body)),
-      el("fieldset", { class: "field" }, el("legend", {}, "Query parameters"), query.element),
-      el("fieldset", { class: "field" }, el("legend", {}, "Headers"), headers.element),
-      el("div", { class: "node-actions" }, el("button", { type: "submit" }, "Create"), el("button", { type: "button", onclick: close }, "Cancel")),
-    );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const request = {
-        name: name.value.trim(),
-        route: path.value.trim().replace(/^\/+/, ""),
-        methods: methods.map((l) => l.querySelector("input")).filter((i) => i.checked).map((i) => i.value),
-        summary: summary.value.trim() || undefined,
-        body: body.value || undefined,
-        query: query.values(),
-        headers: headers.values(),
-      };
-      try {
-        const created = await api("POST", "/api/flows", request);
-        this.say(`Created flows/${created.name}.yaml.`);
-        close();
-        await this.refresh();
-        location.hash = `#/flows/${encodeURIComponent(created.name)}`;
-      } catch (e) {
-        this.say(`Not created: ${e.message}`, true);
-      }
-    });
-    this.newRouteForm = form;
-    this.renderRoutes();
-    name.focus();
   }
 
   currentRoute() {
@@ -533,34 +386,6 @@ class Builder {
     }
     this.statusTimer = setTimeout(() => status.replaceChildren(), 6000);
   }
-}
-
-/** Rows of request inputs (a name, a type, required), with Add and Remove. */
-function inputRows(what, placeholder, types) {
-  const list = el("ul", { class: "input-rows" });
-  const add = () => {
-    const row = el(
-      "li",
-      { class: "input-row" },
-      el("input", { type: "text", class: "input-name", "aria-label": `The ${what}'s name`, placeholder }),
-      el("select", { class: "input-type", "aria-label": `The ${what}'s type` }, types.map((t) => el("option", { value: t }, t))),
-      el("label", { class: "input-required" }, el("input", { type: "checkbox" }), " required"),
-      el("button", { type: "button", class: "link-button", onclick: () => row.remove() }, "Remove"),
-    );
-    list.append(row);
-    row.querySelector("input").focus();
-  };
-  return {
-    element: [list, el("button", { type: "button", class: "link-button", "data-add-input": what, onclick: add }, `Add a ${what}`)],
-    values: () =>
-      [...list.children]
-        .map((row) => ({
-          name: row.querySelector(".input-name").value.trim(),
-          type: row.querySelector(".input-type").value,
-          required: row.querySelector(".input-required input").checked,
-        }))
-        .filter((i) => i.name),
-  };
 }
 
 

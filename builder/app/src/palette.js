@@ -1,3 +1,4 @@
+// @ts-check
 // The palette: every node a flow of this project can use, built-in and code nodes,
 // grouped by category and searchable by label, key, category and description.
 
@@ -18,7 +19,12 @@ export function matches(node, query) {
 export const PALETTE_NODE = "application/x-svc-palette-node";
 
 export class Palette {
-  /** `onAdd(node)` adds a palette node to the open flow; `target()` names that flow. */
+  /**
+   * `onAdd(node)` adds a palette node to the open flow; `target()` names that flow.
+   * @param {HTMLElement} host
+   * @param {(panel: HTMLElement | null) => void} onShow
+   * @param {{ onAdd?: (node: import("./model").PaletteNode) => void, target?: () => string | null }} handlers
+   */
   constructor(host, onShow, { onAdd, target } = {}) {
     this.host = host;
     this.onShow = onShow;

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: API Keys (spec: "Settings > API Keys"), Secrets and Assets. Keys and secrets
 // go through the same store and rules as `svc keys` and `svc secrets`; a new key is shown
 // once, in the answer that created it, and a secret's value is never shown back.

@@ -1,3 +1,4 @@
+// @ts-check
 // Live traces: each request `svc dev`'s server answers, as it arrives. Selecting one
 // marks on the canvas the path it took (each node's outcome), and the side panel shows
 // the request, each step's duration, inputs, outputs, failure and logs, and Replay.

@@ -1,3 +1,4 @@
+// @ts-check
 // Wiring without a mouse: in the inspector, each sequence output of the selected node
 // chooses the node it leads to, and each data input the output or request value it reads
 // (a structure's fields listed too). The server checks each choice as it checks a wire

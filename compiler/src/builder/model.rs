@@ -27,6 +27,9 @@ pub const START: &str = "(start)";
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Model {
+    /// The project's files' revision when this model was read (`watch::revision`): the
+    /// page reads the project again when `GET /api/project/revision` answers another.
+    pub revision: String,
     pub project: ProjectInfo,
     pub routes: Vec<Route>,
     pub palette: Vec<PaletteNode>,
@@ -222,13 +225,16 @@ pub struct PaletteNode {
 
 /// Reads and checks the project at `dir` and describes it.
 pub fn read(dir: &Path) -> Model {
+    // Before reading: a change made while the project is read gives a newer revision
+    // than the one this model carries, so the page reads it again.
+    let revision = crate::watch::revision(dir);
     let mut diags = Diagnostics::new();
     let project = Project::load_confined(dir, &mut diags);
     let checked = check::check(&project, &mut diags);
-    describe(&project, &checked, diags, dir)
+    describe(&project, &checked, diags, dir, revision)
 }
 
-fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path) -> Model {
+fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path, revision: String) -> Model {
     let routes: Vec<Route> = project.flows.iter().map(|flow| route(project, checked, flow)).collect();
     let mut diagnostics: Vec<Value> = Vec::new();
     let (mut errors, mut warnings) = (0, 0);
@@ -253,6 +259,7 @@ fn describe(project: &Project, checked: &Checked, diags: Diagnostics, dir: &Path
         diagnostics.push(json);
     }
     Model {
+        revision,
         project: ProjectInfo {
             name: project
                 .config

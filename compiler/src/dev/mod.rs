@@ -18,7 +18,7 @@ mod socket;
 use socket::DevSocket;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// How `svc dev` serves.
 pub struct DevOptions {
@@ -31,9 +31,6 @@ pub struct DevOptions {
     pub builder: Option<crate::builder::Options>,
 }
 
-/// What is watched: every file under these, with its modification time and size.
-type Fingerprint = Vec<(PathBuf, Option<SystemTime>, u64)>;
-
 /// How often the tree is read for changes: a stat of each watched file, well under a
 /// millisecond for a project of tens of files, and a tenth of the 1 s a flow change may
 /// take to be served (docs/performance.md, "Edit to served").
@@ -41,42 +38,6 @@ const POLL: Duration = Duration::from_millis(100);
 /// Editors write a file in several steps (and `git checkout` several files); wait until
 /// the tree is quiet this long.
 const SETTLE: Duration = Duration::from_millis(50);
-
-pub fn fingerprint(dir: &Path) -> Fingerprint {
-    let mut out = Vec::new();
-    for top in ["svc.config.yaml", "svc.config.ts", "Cargo.toml", "flows", "src"] {
-        collect(&dir.join(top), &mut out);
-    }
-    // TypeScript modules may import from anywhere in the project, and the config may put
-    // the nodes elsewhere (`nodes`): every other `.ts` file is watched too.
-    typescript_elsewhere(dir, dir, &mut out);
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-/// The `.ts` files of the project outside what `fingerprint` already watches, and outside
-/// what is not the user's (dependencies, build output, hidden directories).
-fn typescript_elsewhere(root: &Path, dir: &Path, out: &mut Fingerprint) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name.ends_with('~') {
-            continue;
-        }
-        let path = e.path();
-        if path.is_dir() {
-            // `src` and `flows` are watched whole above; dependencies anywhere are not ours.
-            let skipped =
-                name == "node_modules" || dir == root && ["src", "flows", "target", "dist"].contains(&name.as_ref());
-            if !skipped {
-                typescript_elsewhere(root, &path, out);
-            }
-        } else if (name.ends_with(".ts") || name.ends_with(".mts")) && !(dir == root && name == "svc.config.ts") {
-            collect(&path, out);
-        }
-    }
-}
 
 /// The changed files as the Builder says them: `flows/greeting.yaml changed`, or the
 /// first and how many more.
@@ -86,39 +47,6 @@ fn what_changed(paths: &[&Path], dir: &Path) -> String {
         [] => "a change".into(),
         [one] => format!("{} changed", shown(one)),
         [first, rest @ ..] => format!("{} and {} more changed", shown(first), rest.len()),
-    }
-}
-
-/// The files that differ between two fingerprints (added, removed or changed).
-fn changed<'a>(before: &'a Fingerprint, after: &'a Fingerprint) -> Vec<&'a Path> {
-    let mut out: Vec<&Path> = after
-        .iter()
-        .filter(|entry| !before.contains(entry))
-        .chain(before.iter().filter(|entry| !after.iter().any(|a| a.0 == entry.0)))
-        .map(|entry| entry.0.as_path())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-fn collect(path: &Path, out: &mut Fingerprint) {
-    let Ok(meta) = std::fs::metadata(path) else { return };
-    if meta.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else { return };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            // Editor swap and backup files change constantly and mean nothing.
-            let name = name.to_string_lossy();
-            // The Builder's positions (`flows/<route>.layout.json`) change no server.
-            if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") || name.ends_with(".layout.json")
-            {
-                continue;
-            }
-            collect(&e.path(), out);
-        }
-    } else {
-        out.push((path.to_path_buf(), meta.modified().ok(), meta.len()));
     }
 }
 
@@ -355,7 +283,7 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
         eprintln!("   Builder: {}", running.url);
     }
     let mut server: Option<Server> = None;
-    let mut seen = fingerprint(dir);
+    let mut seen = crate::watch::fingerprint(dir);
     let rebuild = |server: &mut Option<Server>, change: Change| -> bool {
         let (binary, how) = match build(dir, change) {
             Ok(built) => built,
@@ -420,20 +348,20 @@ pub fn run(dir: &Path, mut opts: DevOptions) -> i32 {
             socket.down(format!("the server exited ({status}); save a change to start it again"));
             server = None;
         }
-        let mut now = fingerprint(dir);
+        let mut now = crate::watch::fingerprint(dir);
         if now == seen {
             continue;
         }
         // Let the editor finish writing.
         loop {
             std::thread::sleep(SETTLE);
-            let again = fingerprint(dir);
+            let again = crate::watch::fingerprint(dir);
             if again == now {
                 break;
             }
             now = again;
         }
-        let paths = changed(&seen, &now);
+        let paths = crate::watch::changed(&seen, &now);
         let change = Change::of(&paths, dir);
         status.building(&what_changed(&paths, dir));
         seen = now;

@@ -114,6 +114,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/", get(app::index))
         .route("/app/{*path}", get(app::app_file))
         .route("/api/project", get(project::project))
+        .route("/api/project/revision", get(project::revision))
         .route("/api/code/{route}", get(project::code))
         .route("/api/check/origin", get(project::check_origin))
         .route("/api/check/setting", get(project::check_setting))
