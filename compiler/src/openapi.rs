@@ -330,6 +330,8 @@ struct Protections {
     token_scope: bool,
     origin: bool,
     rate_limit: bool,
+    /// A Check Signature node reads the body's bytes, whatever the flow declares.
+    signature: bool,
 }
 
 fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<String, Value>) -> (String, Value) {
@@ -424,6 +426,7 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
                     schemes.push(name);
                 }
             }
+            NodeKind::CheckSignature(_) => protections.signature = true,
             NodeKind::CheckOrigin(_) => protections.origin = true,
             NodeKind::RateLimit(_) => protections.rate_limit = true,
             NodeKind::Code(_) => has_code = true,
@@ -469,7 +472,15 @@ fn operation(checked: &Checked, flow_index: usize, security: &mut BTreeMap<Strin
     if protections.origin {
         add("403", error_response("The Origin is not allowed."));
     }
-    if flow.request.body.is_some() {
+    if protections.signature {
+        add(
+            "401",
+            error_response(
+                "The webhook's signature is missing or does not match, its timestamp is too old, or the delivery was accepted already.",
+            ),
+        );
+    }
+    if flow.request.body.is_some() || protections.signature {
         add("413", error_response("The body is larger than the server's limit."));
     }
     if protections.rate_limit {

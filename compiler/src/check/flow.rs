@@ -150,6 +150,12 @@ impl FlowContext<'_> {
                 NodeKind::RateLimit(r) => self.check_rate_limit(i, r, diags),
                 NodeKind::CheckApiKey(_) => {}
                 NodeKind::CheckJwt(j) => self.check_jwt(j, diags),
+                NodeKind::CheckSignature(c) => {
+                    for secret in &c.secrets {
+                        self.check_secret_declared(secret, diags);
+                    }
+                    self.check_signature_comes_first(i, diags);
+                }
                 NodeKind::Code(c) => self.check_code(i, c, diags),
                 NodeKind::ReturnJson(r) => self.check_return(i, r, diags),
             }
@@ -198,9 +204,70 @@ impl FlowContext<'_> {
 
     /// Check JWT: the secret it names is declared, and its claims structure exists.
     fn check_jwt(&self, j: &svc_frontend::flow::CheckJwt, diags: &mut Diagnostics) {
-        if let JwtKeys::Secret(name) = &j.keys
-            && !self.assets.secrets.iter().any(|s| s.name == name.value)
-        {
+        if let JwtKeys::Secret(name) = &j.keys {
+            self.check_secret_declared(name, diags);
+        }
+        if let Some(claims) = &j.claims {
+            check_asset_ref(
+                &TypeRef::Structure(claims.value.clone()),
+                claims.span,
+                self.assets,
+                diags,
+            );
+        }
+    }
+
+    /// A Check Signature verifies the body's bytes before anything reads them: only
+    /// protections come before it, on one path from Start (a node several paths reach
+    /// runs in a function of its own, which the body is not handed to).
+    fn check_signature_comes_first(&self, i: usize, diags: &mut Diagnostics) {
+        let node = &self.flow.nodes[i];
+        let mut at = i;
+        loop {
+            let preds = &self.graph.preds[at];
+            let before = match preds.as_slice() {
+                [one] => one.from,
+                [] => return, // unreachable: reported as such
+                _ => {
+                    let id = &self.flow.nodes[at].id.value;
+                    diags.push(
+                        Diagnostic::new(
+                            Code::InvalidValue,
+                            node.id.span,
+                            format!("Check Signature `{}` is reached by several paths (through `{id}`)", node.id.value),
+                        )
+                        .label("several paths")
+                        .help("put the signature check first, on the one path from Start: `start:` it, then wire its `valid` to the rest of the flow"),
+                    );
+                    return;
+                }
+            };
+            let Some(j) = before else { return };
+            let kind = &self.flow.nodes[j].kind;
+            if kind.row().category != "protection" {
+                diags.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        node.id.span,
+                        format!(
+                            "Check Signature `{}` runs after {} node `{}`",
+                            node.id.value,
+                            kind.type_name(),
+                            self.flow.nodes[j].id.value
+                        ),
+                    )
+                    .label("not first")
+                    .help("verify a webhook before any node reads it: wire the signature check before the code nodes, after Start or other protections only"),
+                );
+                return;
+            }
+            at = j;
+        }
+    }
+
+    /// A secret a node names is declared in the config.
+    fn check_secret_declared(&self, name: &svc_frontend::flow::Spanned<String>, diags: &mut Diagnostics) {
+        if !self.assets.secrets.iter().any(|s| s.name == name.value) {
             let declared = self.assets.secrets.iter().map(|s| s.name.as_str());
             let hint = match svc_types::assets::closest(&name.value, declared) {
                 Some(best) => format!("did you mean `{best}`?"),
@@ -217,14 +284,6 @@ impl FlowContext<'_> {
                 )
                 .label("not a declared secret")
                 .help(hint),
-            );
-        }
-        if let Some(claims) = &j.claims {
-            check_asset_ref(
-                &TypeRef::Structure(claims.value.clone()),
-                claims.span,
-                self.assets,
-                diags,
             );
         }
     }
@@ -513,6 +572,7 @@ impl FlowContext<'_> {
                                 format!("`{}` has found a valid token", id.value)
                             }
                             Fact::Identity(_) => format!("`{}` has found a valid key", id.value),
+                            Fact::Authenticated(_) => format!("`{}` has let the request through", id.value),
                         };
                         diags.push(
                             Diagnostic::new(Code::NotRunOnEveryPath, r.span, format!("`{}` is used where it is not known that {what}", r.text))
@@ -771,7 +831,10 @@ impl FlowContext<'_> {
                 continue;
             }
             let Some(facts) = self.graph.facts(i) else { continue };
-            if !facts.iter().any(|f| matches!(f, Fact::Identity(_))) {
+            if !facts
+                .iter()
+                .any(|f| matches!(f, Fact::Identity(_) | Fact::Authenticated(_)))
+            {
                 diags.push(
                     Diagnostic::new(Code::WriteRouteWithoutApiKey, write.span, format!("{} route `{}` can succeed without an API key", write.value.as_str(), self.flow.route.value))
                         .label("a write method")

@@ -24,6 +24,9 @@ pub enum Fact {
     /// The Check API Key node at this index found a valid key, or the Check JWT node a
     /// valid token.
     Identity(usize),
+    /// The check at this index authenticated the caller without an identity to read
+    /// (Check Signature: the webhook's provider signed it).
+    Authenticated(usize),
 }
 
 /// A sequence edge: from node, output pin, to node.
@@ -64,11 +67,16 @@ fn produced(flow: &Flow, i: usize, pin: &str) -> Option<Fact> {
         (NodeKind::Code(_), "on_fail") => Some(Fact::Failure(i)),
         (NodeKind::Code(_), _) => None,
         // A check with data outputs (Check API Key's `user`) gives them on the output it
-        // lets a request through by, its first.
+        // lets a request through by, its first; one that authenticates without them
+        // (Check Signature) says so there.
         (kind, pin) => {
             let row = kind.row();
             let passed = row.outputs.first().is_some_and(|o| o.pin == pin);
-            (passed && !row.data_outputs.is_empty()).then_some(Fact::Identity(i))
+            match (passed, row.data_outputs.is_empty()) {
+                (true, false) => Some(Fact::Identity(i)),
+                (true, true) if row.authenticates => Some(Fact::Authenticated(i)),
+                _ => None,
+            }
         }
     }
 }

@@ -98,7 +98,21 @@ pub fn check<'a>(project: &'a Project, diags: &mut Diagnostics) -> Checked<'a> {
         // A node file that could not be read may read any secret: no unused-secret lint then.
         let incomplete = project.node_crate.as_ref().is_some_and(|k| k.unreadable)
             || project.script_nodes.as_ref().is_some_and(|s| s.unreadable);
-        check_secrets(config, project.config_is_typescript(), &secrets, incomplete, diags);
+        let by_flows: Vec<&str> = project
+            .flows
+            .iter()
+            .flat_map(|f| &f.nodes)
+            .flat_map(|n| n.kind.secrets())
+            .map(|s| s.value.as_str())
+            .collect();
+        check_secrets(
+            config,
+            project.config_is_typescript(),
+            &secrets,
+            &by_flows,
+            incomplete,
+            diags,
+        );
     }
     if let Some(krate) = &project.node_crate {
         check_assets_reach_rust_nodes(project, krate, diags);
@@ -143,11 +157,13 @@ fn check_assets_reach_rust_nodes(
     );
 }
 
-/// `ctx.secret("X")` needs `X` declared; a declared secret nothing reads is a warning.
+/// `ctx.secret("X")` needs `X` declared; a declared secret that no node and no flow
+/// (`by_flows`: Check JWT's and Check Signature's) reads is a warning.
 fn check_secrets(
     config: &svc_frontend::config::Config,
     typescript: bool,
     secrets: &[&SecretUse],
+    by_flows: &[&str],
     incomplete: bool,
     diags: &mut Diagnostics,
 ) {
@@ -181,7 +197,7 @@ fn check_secrets(
         }
     }
     for (i, s) in config.assets.secrets.iter().enumerate() {
-        if !incomplete && !secrets.iter().any(|u| u.name == s.name) {
+        if !incomplete && !secrets.iter().any(|u| u.name == s.name) && !by_flows.contains(&s.name.as_str()) {
             diags.push(
                 Diagnostic::new(
                     Code::UnusedSecret,

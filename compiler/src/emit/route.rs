@@ -160,7 +160,8 @@ impl<'a> RouteEmitter<'a> {
     }
 
     fn has_request(&self) -> bool {
-        !self.route.request.is_empty()
+        // A Check Signature reads the body's bytes through the request's inputs.
+        !self.route.request.is_empty() || !self.route.signatures.is_empty()
     }
 
     pub fn module(&self) -> TokenStream {
@@ -335,6 +336,12 @@ impl<'a> RouteEmitter<'a> {
                 })
             });
         }
+        for c in &r.signatures {
+            let f = field_ident("signature", &c.node);
+            let (preset, secrets, tolerance) = (&c.preset, &c.secrets, c.tolerance_seconds);
+            fields.push(quote!(#f: ::svc_runtime::signature::SignatureCheck));
+            inits.push(quote!(#f: config.signature_check(#preset, &[#(#secrets),*], #tolerance)));
+        }
         let methods: Vec<&str> = r.methods.iter().map(|m| m.as_str()).collect();
         let statuses = statuses.iter().map(|s| unsuffixed(*s));
         quote! {
@@ -505,7 +512,11 @@ impl<'a> RouteEmitter<'a> {
             quote!(ex.hide_credentials(&[#(&#custom),*]);)
         };
         let (request, keep) = if self.has_request() {
-            (quote!(let request = Lazy::<Req>::new(body, params);), quote!())
+            let binding = match self.route.signatures.is_empty() {
+                true => quote!(request),
+                false => quote!(mut request),
+            };
+            (quote!(let #binding = Lazy::<Req>::new(body, params);), quote!())
         } else {
             (
                 quote! {
@@ -718,6 +729,24 @@ impl<'a> RouteEmitter<'a> {
                         }
                         #valid
                     }
+                }
+            }
+            NodeIr::CheckSignature { id, valid, invalid } => {
+                let counters = field_ident("node", id);
+                let check = field_ident("signature", id);
+                let valid = self.tail(valid, req_bound);
+                let invalid = self.cont(invalid, req_bound);
+                let comment = format!("Check Signature `{id}`");
+                quote! {
+                    svc_comment!(#comment);
+                    let signed = match request.bytes(&ex).await {
+                        Ok(bytes) => bytes,
+                        Err(e) => return ex.error(e),
+                    };
+                    if !ex.check_signature(&state.#counters, &state.#check, &signed) {
+                        return #invalid;
+                    }
+                    #valid
                 }
             }
             NodeIr::CheckJwt {

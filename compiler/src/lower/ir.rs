@@ -102,6 +102,8 @@ pub struct RouteIr {
     pub key_locations: Vec<(String, KeyLocation)>,
     /// The route's Check JWT nodes, each verifier built once at start-up.
     pub tokens: Vec<TokenCheckIr>,
+    /// The route's Check Signature nodes, each built once at start-up.
+    pub signatures: Vec<SignatureCheckIr>,
     /// The Check Origin node whose policy answers CORS preflights, if any.
     pub preflight: Option<String>,
     pub entry: NodeIr,
@@ -134,7 +136,7 @@ fn walk(n: &NodeIr, f: &mut dyn FnMut(&NodeIr)) {
             go(ok);
             go(limited);
         }
-        NodeIr::CheckApiKey { valid, invalid, .. } => {
+        NodeIr::CheckApiKey { valid, invalid, .. } | NodeIr::CheckSignature { valid, invalid, .. } => {
             go(valid);
             go(invalid);
         }
@@ -227,6 +229,14 @@ pub struct TokenCheckIr {
     pub claim_fields: Vec<String>,
 }
 
+/// A Check Signature node's settings.
+pub struct SignatureCheckIr {
+    pub node: String,
+    pub preset: String,
+    pub secrets: Vec<String>,
+    pub tolerance_seconds: u64,
+}
+
 pub struct LimiterIr {
     pub node: String,
     pub limit: u64,
@@ -293,6 +303,11 @@ pub enum NodeIr {
         /// Where a token without a required scope goes, if not to `invalid`.
         forbidden: Option<Cont>,
     },
+    CheckSignature {
+        id: String,
+        valid: Cont,
+        invalid: Cont,
+    },
     Code {
         id: String,
         index: usize,
@@ -331,6 +346,7 @@ impl NodeIr {
             | NodeIr::RateLimit { id, .. }
             | NodeIr::CheckApiKey { id, .. }
             | NodeIr::CheckJwt { id, .. }
+            | NodeIr::CheckSignature { id, .. }
             | NodeIr::Code { id, .. }
             | NodeIr::Return { id, .. } => id,
         }
@@ -344,6 +360,7 @@ impl NodeIr {
             NodeIr::RateLimit { .. } => &rows::RATE_LIMIT,
             NodeIr::CheckApiKey { .. } => &rows::CHECK_API_KEY,
             NodeIr::CheckJwt { .. } => &rows::CHECK_JWT,
+            NodeIr::CheckSignature { .. } => &rows::CHECK_SIGNATURE,
             NodeIr::Code { .. } => &rows::CODE,
             NodeIr::Return { .. } => &rows::RETURN_JSON,
         }
@@ -356,7 +373,10 @@ impl NodeIr {
             NodeIr::Code { index, .. } | NodeIr::CheckApiKey { index, .. } | NodeIr::CheckJwt { index, .. } => {
                 Some(*index)
             }
-            NodeIr::CheckOrigin { .. } | NodeIr::RateLimit { .. } | NodeIr::Return { .. } => None,
+            NodeIr::CheckOrigin { .. }
+            | NodeIr::RateLimit { .. }
+            | NodeIr::CheckSignature { .. }
+            | NodeIr::Return { .. } => None,
         }
     }
 }

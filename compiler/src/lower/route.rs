@@ -59,6 +59,7 @@ impl<'a> FlowLowerer<'a> {
         let mut limiters = Vec::new();
         let mut key_locations = Vec::new();
         let mut tokens = Vec::new();
+        let mut signatures = Vec::new();
         for &i in &self.graph.topo {
             let node = &flow.nodes[i];
             match &node.kind {
@@ -99,6 +100,12 @@ impl<'a> FlowLowerer<'a> {
                             .unwrap_or_default(),
                     });
                 }
+                NodeKind::CheckSignature(c) => signatures.push(SignatureCheckIr {
+                    node: node.id.value.clone(),
+                    preset: c.preset.value.clone(),
+                    secrets: c.secrets.iter().map(|s| s.value.clone()).collect(),
+                    tolerance_seconds: c.tolerance,
+                }),
                 _ => {}
             }
         }
@@ -124,6 +131,7 @@ impl<'a> FlowLowerer<'a> {
             limiters,
             key_locations,
             tokens,
+            signatures,
             preflight,
             entry,
             blocks,
@@ -446,6 +454,14 @@ impl<'a> FlowLowerer<'a> {
                     valid: self.cont(a),
                     invalid: self.cont(b),
                     forbidden: forbidden.map(|f| self.cont(f)),
+                }
+            }
+            NodeKind::CheckSignature(_) => {
+                let (a, b) = (self.target(i, "valid"), self.target(i, "invalid"));
+                NodeIr::CheckSignature {
+                    id,
+                    valid: self.cont(a),
+                    invalid: self.cont(b),
                 }
             }
             NodeKind::Code(c) => {

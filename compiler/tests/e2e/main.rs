@@ -14,6 +14,7 @@ mod jwt;
 mod native;
 mod pin_constraints;
 mod shop;
+mod signature;
 #[path = "../support/mod.rs"]
 mod support;
 mod ts_corpus;

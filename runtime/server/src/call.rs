@@ -116,6 +116,11 @@ pub enum Lazy<T> {
         body: crate::body::DrainOnDrop,
         params: Result<Vec<(String, String)>, InvalidPathParameter>,
     },
+    /// The body read (a Check Signature verified its bytes), not yet parsed.
+    Read {
+        bytes: axum::body::Bytes,
+        params: Result<Vec<(String, String)>, InvalidPathParameter>,
+    },
     Ready(T),
 }
 
@@ -132,10 +137,47 @@ impl<T: RequestInputs> Lazy<T> {
         Lazy::Ready(inputs)
     }
 
+    /// The body's exact bytes, read now if they were not (under the body limit and read
+    /// timeout, as for parsing): what a webhook's signature is checked over. Parsing
+    /// reads them from here afterwards, with no second copy.
+    pub async fn bytes(&mut self, ex: &Exchange<'_>) -> Result<axum::body::Bytes, ApiError> {
+        let pending = std::mem::replace(
+            self,
+            Lazy::Read {
+                bytes: axum::body::Bytes::new(),
+                params: Ok(Vec::new()),
+            },
+        );
+        let (body, params) = match pending {
+            Lazy::Pending { body, params } => (body, params),
+            read @ Lazy::Read { .. } => {
+                *self = read;
+                let Lazy::Read { bytes, .. } = self else { unreachable!() };
+                return Ok(bytes.clone());
+            }
+            // Parsed already: generated code checks signatures before any node reads the
+            // request (svc check refuses a flow that does otherwise).
+            Lazy::Ready(inputs) => {
+                *self = Lazy::Ready(inputs);
+                return Ok(axum::body::Bytes::new());
+            }
+        };
+        let bytes = crate::body::read_bytes(&ex.headers, body.take(), ex.runtime().limits.body_bytes).await?;
+        if let Some(details) = &ex.runtime().dev_details {
+            details.keep(&ex.request_id, bytes.clone());
+        }
+        *self = Lazy::Read {
+            bytes: bytes.clone(),
+            params,
+        };
+        Ok(bytes)
+    }
+
     /// The parsed inputs, or the 4xx to answer.
     pub async fn parse(self, ex: &Exchange<'_>) -> Result<T, ApiError> {
         let (body, params) = match self {
             Lazy::Ready(inputs) => return Ok(inputs),
+            Lazy::Read { bytes, params } => return T::parse(ex, &params?, &bytes),
             Lazy::Pending { body, params } => (body, params),
         };
         let params = params?;

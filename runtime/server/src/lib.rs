@@ -47,6 +47,7 @@ pub mod scheduler;
 pub mod seal;
 pub mod secrets;
 pub mod server;
+pub mod signature;
 pub mod store;
 pub mod tls_roots;
 pub mod url_redaction;

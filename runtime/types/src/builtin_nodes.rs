@@ -34,6 +34,9 @@ pub struct NodeType {
     pub settings: &'static [Setting],
     /// The `check` label of `svc_protection_outcomes_total` (protections only).
     pub metric_check: Option<&'static str>,
+    /// Whether passing it (its first output) authenticates the caller: a write route
+    /// needs one of these before it answers 2xx (W0701).
+    pub authenticates: bool,
 }
 
 /// A sequence output of a built-in node.
@@ -222,6 +225,7 @@ pub const CHECK_ORIGIN: NodeType = NodeType {
         },
     ],
     metric_check: Some("check_origin"),
+    authenticates: false,
 };
 
 pub const RATE_LIMIT: NodeType = NodeType {
@@ -287,6 +291,7 @@ pub const RATE_LIMIT: NodeType = NodeType {
         },
     ],
     metric_check: Some("rate_limit"),
+    authenticates: false,
 };
 
 pub const CHECK_API_KEY: NodeType = NodeType {
@@ -323,6 +328,74 @@ pub const CHECK_API_KEY: NodeType = NodeType {
         )
     }],
     metric_check: Some("check_api_key"),
+    authenticates: true,
+};
+
+/// The webhook providers Check Signature knows, each signing as its documentation says
+/// (`runtime/server/src/signature.rs`).
+pub const SIGNATURE_PRESETS: &[&str] = &["github", "stripe", "slack", "shopify", "standard-webhooks"];
+
+pub const CHECK_SIGNATURE: NodeType = NodeType {
+    type_name: "check-signature",
+    label: "Check Signature",
+    badge: "Signed",
+    category: "protection",
+    description: "Lets a webhook through when its provider signed its exact bytes (GitHub, Stripe, Slack, Shopify, Standard Webhooks), recently and once.",
+    default_id: Some("signature"),
+    outputs: &[
+        Output {
+            pin: "valid",
+            failure_status: None,
+            optional: false,
+        },
+        Output {
+            pin: "invalid",
+            failure_status: Some(401),
+            optional: false,
+        },
+    ],
+    data_outputs: &[],
+    settings: &[
+        Setting {
+            required: true,
+            new_value: Some(r#""github""#),
+            inspector: field(0, "provider", FieldKind::Choice(SIGNATURE_PRESETS), None),
+            ..setting(
+                "preset",
+                r#"{
+                    "description": "Whose signatures: `github` (X-Hub-Signature-256), `stripe` (Stripe-Signature), `slack` (X-Slack-Signature), `shopify` (X-Shopify-Hmac-Sha256) or `standard-webhooks` (webhook-signature).",
+                    "enum": ["github", "stripe", "slack", "shopify", "standard-webhooks"]
+                }"#,
+            )
+        },
+        Setting {
+            required: true,
+            new_value: Some(r#"["WEBHOOK_SECRET"]"#),
+            inspector: field(1, "secrets", FieldKind::Names, None),
+            ..setting(
+                "secrets",
+                r#"{
+                    "type": "array",
+                    "minItems": 1,
+                    "items": { "type": "string" },
+                    "description": "The secrets (declared in the config, set with `svc secrets`) a signature may be made with: list two while one is rotated."
+                }"#,
+            )
+        },
+        Setting {
+            inspector: field(2, "tolerance", FieldKind::Duration, Some("5m")),
+            ..setting(
+                "tolerance",
+                r#"{
+                    "description": "How old a signed timestamp may be (Stripe, Slack, Standard Webhooks): `30s` to `1h`. Default `5m`.",
+                    "type": "string",
+                    "pattern": "^([0-9]+[smh]|second|minute|hour)$"
+                }"#,
+            )
+        },
+    ],
+    metric_check: Some("check_signature"),
+    authenticates: true,
 };
 
 /// The JOSE algorithms Check JWT verifies with (`alg`), public-key ones first.
@@ -476,6 +549,7 @@ pub const CHECK_JWT: NodeType = NodeType {
         ),
     ],
     metric_check: Some("check_jwt"),
+    authenticates: true,
 };
 
 pub const CODE: NodeType = NodeType {
@@ -516,6 +590,7 @@ pub const CODE: NodeType = NodeType {
         ),
     ],
     metric_check: None,
+    authenticates: false,
 };
 
 pub const RETURN_JSON: NodeType = NodeType {
@@ -541,10 +616,19 @@ pub const RETURN_JSON: NodeType = NodeType {
         ),
     ],
     metric_check: None,
+    authenticates: false,
 };
 
 /// Every built-in node type, in the order the palette and the schema list them.
-pub const NODE_TYPES: &[NodeType] = &[CHECK_ORIGIN, RATE_LIMIT, CHECK_API_KEY, CHECK_JWT, CODE, RETURN_JSON];
+pub const NODE_TYPES: &[NodeType] = &[
+    CHECK_ORIGIN,
+    RATE_LIMIT,
+    CHECK_API_KEY,
+    CHECK_JWT,
+    CHECK_SIGNATURE,
+    CODE,
+    RETURN_JSON,
+];
 
 /// The row of `type_name`.
 pub fn node_type(type_name: &str) -> Option<&'static NodeType> {

@@ -265,6 +265,19 @@ pub struct CheckApiKey {
     pub invalid: Option<Edge>,
 }
 
+/// A Check Signature node: a webhook's signature over its exact bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckSignature {
+    /// Whose signatures (`github`, `stripe`, …; `svc_types::builtin_nodes::SIGNATURE_PRESETS`).
+    pub preset: Spanned<String>,
+    /// The names of the secrets a signature may be made with (declared in the config).
+    pub secrets: Vec<Spanned<String>>,
+    /// How old a signed timestamp may be, in seconds.
+    pub tolerance: u64,
+    pub valid: Option<Edge>,
+    pub invalid: Option<Edge>,
+}
+
 /// Where Check JWT's verification keys come from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JwtKeys {
@@ -323,6 +336,7 @@ pub enum NodeKind {
     CheckApiKey(CheckApiKey),
     /// Boxed: its settings are many times the size of the other kinds'.
     CheckJwt(Box<CheckJwt>),
+    CheckSignature(CheckSignature),
     Code(CodeCall),
     ReturnJson(ReturnJson),
 }
@@ -337,6 +351,7 @@ impl NodeKind {
             NodeKind::RateLimit(_) => &rows::RATE_LIMIT,
             NodeKind::CheckApiKey(_) => &rows::CHECK_API_KEY,
             NodeKind::CheckJwt(_) => &rows::CHECK_JWT,
+            NodeKind::CheckSignature(_) => &rows::CHECK_SIGNATURE,
             NodeKind::Code(_) => &rows::CODE,
             NodeKind::ReturnJson(_) => &rows::RETURN_JSON,
         }
@@ -365,7 +380,28 @@ impl NodeKind {
         match self {
             NodeKind::CheckApiKey(n) => Some(&n.location.value),
             NodeKind::CheckJwt(n) => Some(&n.location.value),
-            NodeKind::CheckOrigin(_) | NodeKind::RateLimit(_) | NodeKind::Code(_) | NodeKind::ReturnJson(_) => None,
+            NodeKind::CheckOrigin(_)
+            | NodeKind::RateLimit(_)
+            | NodeKind::CheckSignature(_)
+            | NodeKind::Code(_)
+            | NodeKind::ReturnJson(_) => None,
+        }
+    }
+
+    /// The secrets the node itself reads (Check JWT's `secret`, Check Signature's
+    /// `secrets`): declared secrets a flow reads are not unused.
+    pub fn secrets(&self) -> Vec<&Spanned<String>> {
+        match self {
+            NodeKind::CheckJwt(n) => match &n.keys {
+                JwtKeys::Secret(name) => vec![name],
+                _ => Vec::new(),
+            },
+            NodeKind::CheckSignature(n) => n.secrets.iter().collect(),
+            NodeKind::CheckOrigin(_)
+            | NodeKind::RateLimit(_)
+            | NodeKind::CheckApiKey(_)
+            | NodeKind::Code(_)
+            | NodeKind::ReturnJson(_) => Vec::new(),
         }
     }
 
@@ -377,6 +413,7 @@ impl NodeKind {
             NodeKind::RateLimit(n) => format!("{} per {}s by {}", n.limit.value, n.window.value, n.by.value.as_str()),
             NodeKind::CheckApiKey(n) => n.location.value.describe(),
             NodeKind::CheckJwt(n) => n.issuer.value.clone(),
+            NodeKind::CheckSignature(n) => n.preset.value.clone(),
             NodeKind::Code(n) => n.node_key.value.clone(),
             NodeKind::ReturnJson(n) => n.status.value.to_string(),
         }
@@ -389,6 +426,7 @@ impl NodeKind {
             NodeKind::RateLimit(n) => vec![n.ok.as_ref(), n.limited.as_ref()],
             NodeKind::CheckApiKey(n) => vec![n.valid.as_ref(), n.invalid.as_ref()],
             NodeKind::CheckJwt(n) => vec![n.valid.as_ref(), n.invalid.as_ref(), n.forbidden.as_ref()],
+            NodeKind::CheckSignature(n) => vec![n.valid.as_ref(), n.invalid.as_ref()],
             NodeKind::Code(n) => vec![n.next.as_ref(), n.on_fail.as_ref()],
             NodeKind::ReturnJson(_) => vec![],
         };

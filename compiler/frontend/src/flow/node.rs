@@ -101,6 +101,7 @@ pub(super) fn read_node(id: Spanned<String>, node: &Node, diags: &mut Diagnostic
         "rate-limit" => NodeKind::RateLimit(read_rate_limit(&mut r, diags)?),
         "check-api-key" => NodeKind::CheckApiKey(read_check_api_key(&mut r, diags)?),
         "check-jwt" => NodeKind::CheckJwt(Box::new(read_check_jwt(&mut r, diags)?)),
+        "check-signature" => NodeKind::CheckSignature(read_check_signature(&mut r, diags)?),
         "code" => NodeKind::Code(read_code(&mut r, diags)?),
         "return-json" => NodeKind::ReturnJson(read_return_json(&mut r, diags)?),
         other => {
@@ -331,6 +332,76 @@ fn read_check_api_key(r: &mut MapReader, diags: &mut Diagnostics) -> Option<Chec
     let location = read_location(r, KeyLocation::HeaderXApiKey, true, help, "an API key location", diags)?;
     Some(CheckApiKey {
         location,
+        valid: edge(r, "valid", diags),
+        invalid: edge(r, "invalid", diags),
+    })
+}
+
+/// The tolerance Check Signature gives a signed timestamp when the node does not say.
+pub const SIGNATURE_TOLERANCE_SECS: u64 = 300;
+
+fn read_check_signature(r: &mut MapReader, diags: &mut Diagnostics) -> Option<CheckSignature> {
+    use svc_types::builtin_nodes::SIGNATURE_PRESETS;
+    let presets = SIGNATURE_PRESETS.join(", ");
+    let preset = r
+        .required("preset", &format!("`preset` names whose signatures: {presets}"), diags)
+        .and_then(|n| {
+            let s = yaml::expect_str(n, "a webhook provider", diags)?;
+            if !SIGNATURE_PRESETS.contains(&s) {
+                let hint = match svc_types::assets::closest(s, SIGNATURE_PRESETS.iter().copied()) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => format!("`preset` is one of {presets}"),
+                };
+                diags.push(
+                    Diagnostic::new(Code::InvalidValue, n.span, format!("no webhook provider `{s}`"))
+                        .label("unknown provider")
+                        .help(hint),
+                );
+                return None;
+            }
+            Some(Spanned::new(s.to_string(), n.span))
+        });
+    let secrets_help = "list the secrets a signature may be made with, declared in the config: `secrets: [GITHUB_WEBHOOK_SECRET]` (two while one is rotated)";
+    let secrets = r.required("secrets", secrets_help, diags).and_then(|n| {
+        let list = yaml::expect_str_list(n, secrets_help, diags)?;
+        if list.is_empty() {
+            diags.push(
+                Diagnostic::new(Code::InvalidValue, n.span, "no secret listed")
+                    .label("empty")
+                    .help(secrets_help),
+            );
+            return None;
+        }
+        Some(
+            list.into_iter()
+                .map(|(s, span)| Spanned::new(s.to_string(), span))
+                .collect::<Vec<_>>(),
+        )
+    });
+    let tolerance = match r.get("tolerance") {
+        None => Some(SIGNATURE_TOLERANCE_SECS),
+        Some(n) => {
+            let text = match &n.value {
+                Value::String(s) => Some(s.as_str()),
+                _ => None,
+            };
+            match text.and_then(parse_window) {
+                Some(secs) if (30..=3600).contains(&secs) => Some(secs),
+                _ => {
+                    diags.push(
+                        Diagnostic::new(Code::InvalidValue, n.span, "`tolerance` is a time from 30 seconds to an hour")
+                            .label("not a tolerance")
+                            .help("write `tolerance: 5m` (the default), `30s`, `10m` or `1h`: how old a signed timestamp may be before it is a replay"),
+                    );
+                    None
+                }
+            }
+        }
+    };
+    Some(CheckSignature {
+        preset: preset?,
+        secrets: secrets?,
+        tolerance: tolerance?,
         valid: edge(r, "valid", diags),
         invalid: edge(r, "invalid", diags),
     })
