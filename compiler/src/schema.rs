@@ -280,6 +280,25 @@ fn with_constraints(mut properties: Value) -> Value {
 pub fn test() -> Value {
     let scalar = json!({ "type": ["string", "number", "boolean"] });
     let scalars = json!({ "type": "object", "additionalProperties": scalar });
+    // A case's request, apart: one `json!` of the whole file passes the macro's recursion limit.
+    let request = json!({
+        "type": "object",
+        "required": ["route"],
+        "additionalProperties": false,
+        "properties": {
+            "route": { "type": "string", "description": "The flow's path under flows/ without `.yaml` (`greeting`, `admin/users`)." },
+            "method": { "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"] },
+            "params": scalars,
+            "query": scalars,
+            "headers": scalars,
+            "body": { "description": "Sent as JSON." },
+            "origin": { "type": "string" },
+            "client_ip": { "type": "string", "description": "Sent as X-Forwarded-For from a trusted proxy; each case has its own address otherwise." },
+            "key": { "type": "string", "description": "A key fixture from `keys`, sent where the route's Check API Key reads keys." },
+            "token": { "type": "string", "description": "A token fixture from `tokens`, sent where the route's Check JWT reads tokens." },
+            "signed": { "type": "boolean", "description": "Signed, now, as the route's Check Signature's provider signs, with the first secret it lists (its value from `secrets`)." }
+        }
+    });
     json!({
         "$schema": DIALECT,
         "$id": "https://svc.dev/schemas/test.schema.json",
@@ -332,23 +351,7 @@ pub fn test() -> Value {
                         "name": { "type": "string", "description": "Unique in the file; what the report shows." },
                         "repeat": { "type": "integer", "minimum": 1, "maximum": 10000, "default": 1, "description": "Send the request this many times; `expect` holds for each." },
                         "advance": { "type": "string", "pattern": "^[0-9]+[smhd]$", "description": "Move the rate limiters' clock forward before the first request (`30s`, `1m`, `1h`, `1d`)." },
-                        "request": {
-                            "type": "object",
-                            "required": ["route"],
-                            "additionalProperties": false,
-                            "properties": {
-                                "route": { "type": "string", "description": "The flow's path under flows/ without `.yaml` (`greeting`, `admin/users`)." },
-                                "method": { "enum": ["GET", "POST", "PUT", "PATCH", "DELETE"] },
-                                "params": scalars,
-                                "query": scalars,
-                                "headers": scalars,
-                                "body": { "description": "Sent as JSON." },
-                                "origin": { "type": "string" },
-                                "client_ip": { "type": "string", "description": "Sent as X-Forwarded-For from a trusted proxy; each case has its own address otherwise." },
-                                "key": { "type": "string", "description": "A key fixture from `keys`, sent where the route's Check API Key reads keys." },
-                                "token": { "type": "string", "description": "A token fixture from `tokens`, sent where the route's Check JWT reads tokens." }
-                            }
-                        },
+                        "request": request,
                         "expect": {
                             "type": "object",
                             "additionalProperties": false,

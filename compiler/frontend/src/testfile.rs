@@ -72,6 +72,9 @@ pub struct TestRequest {
     pub key: Option<Spanned<String>>,
     /// A token fixture, sent where the flow's Check JWT reads tokens.
     pub token: Option<Spanned<String>>,
+    /// Signed as the flow's Check Signature's provider signs, now, with the first secret
+    /// it lists (its value from `secrets:`).
+    pub signed: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -107,6 +110,7 @@ const REQUEST_KEYS: &[&str] = &[
     "client_ip",
     "key",
     "token",
+    "signed",
 ];
 const EXPECT_KEYS: &[&str] = &["status", "body", "body_contains", "headers", "trace"];
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -394,6 +398,7 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
         client_ip: None,
         key: None,
         token: None,
+        signed: None,
     };
     if let Some(m) = map.get("method")
         && let Some(method) = string(m, "a method such as `GET` or `POST`", diags)
@@ -454,6 +459,16 @@ fn read_request(node: &Node, what: &str, diags: &mut Diagnostics) -> Option<Test
     }
     if let Some(t) = map.get("token") {
         request.token = string(t, "the name of a token fixture from `tokens:`", diags);
+    }
+    if let Some(s) = map.get("signed") {
+        match s.value {
+            Value::Bool(b) => request.signed = Some(Spanned::new(b, s.span)),
+            _ => diags.push(
+                Diagnostic::new(Code::InvalidValue, s.span, "`signed` is `true` or `false`")
+                    .label("not a boolean")
+                    .help("`signed: true` signs the request as the route's Check Signature expects it"),
+            ),
+        }
     }
     map.finish(REQUEST_KEYS, diags);
     request.route = route?;

@@ -221,7 +221,8 @@ impl<'a> RouteEmitter<'a> {
     fn inventory(&self) -> (Vec<(String, &'static str)>, BTreeSet<u16>) {
         let mut nodes = BTreeMap::new();
         let mut statuses = BTreeSet::from([400, 500]);
-        if self.route.request.body.is_some() {
+        // A Check Signature reads the body whether or not the route declares one.
+        if self.route.request.body.is_some() || !self.route.signatures.is_empty() {
             statuses.insert(413);
         }
         self.route.for_each_node(&mut |n| match n {

@@ -36,6 +36,9 @@ pub struct Requests<'c> {
     key_location: Option<KeyLocation>,
     /// The route's first Check JWT: where it reads tokens, its issuer, its first audience.
     token_check: Option<(KeyLocation, String, String)>,
+    /// The route's first Check Signature: its preset, and the value (from the test file)
+    /// of the first secret it lists.
+    signature: Option<(String, String)>,
 }
 
 impl<'c> Requests<'c> {
@@ -75,6 +78,13 @@ impl<'c> Requests<'c> {
             )),
             _ => None,
         });
+        let signature = flow.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::CheckSignature(check) => {
+                let secret = server.secrets.get(&check.secrets.first()?.value)?;
+                Some((check.preset.value.clone(), secret.clone()))
+            }
+            _ => None,
+        });
         Requests {
             case,
             server,
@@ -82,6 +92,7 @@ impl<'c> Requests<'c> {
             method,
             key_location,
             token_check,
+            signature,
         }
     }
 
@@ -126,10 +137,25 @@ impl<'c> Requests<'c> {
         if !query.is_empty() {
             request = request.query(&query);
         }
-        if let Some(body) = &case.request.body {
-            request = request
-                .header("content-type", "application/json")
-                .body(serde_json::to_vec(body).unwrap_or_default());
+        let body = case.request.body.as_ref().map(|b| serde_json::to_vec(b).unwrap_or_default());
+        if case.request.signed.as_ref().is_some_and(|s| s.value)
+            && let Some((preset, secret)) = &self.signature
+        {
+            // Each request its own delivery: a repeated case is not a replay.
+            let id = format!("msg_svc_test_{n}_{i}_{}", std::process::id());
+            let signed = svc_runtime::signature::sign(
+                preset,
+                secret,
+                body.as_deref().unwrap_or_default(),
+                std::time::SystemTime::now(),
+                &id,
+            );
+            for (name, value) in signed.into_iter().flatten() {
+                request = request.header(name, value);
+            }
+        }
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body);
         }
         if i == 0 && case.advance_seconds > 0 {
             request = request.header(ADVANCE_CLOCK_HEADER, (case.advance_seconds * 1000).to_string());

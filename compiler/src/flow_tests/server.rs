@@ -24,6 +24,8 @@ pub struct Server {
     pub token_signer: Option<svc_runtime::jwt::TestSigner>,
     /// The file's token fixtures.
     pub tokens: Vec<svc_frontend::testfile::TokenFixture>,
+    /// The file's secrets: name → value (what `signed: true` signs with).
+    pub secrets: BTreeMap<String, String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
@@ -108,6 +110,7 @@ impl Server {
             keys,
             token_signer,
             tokens: tests.tokens.clone(),
+            secrets: tests.secrets.iter().map(|(n, v)| (n.value.clone(), v.clone())).collect(),
             stderr,
         };
         match base {

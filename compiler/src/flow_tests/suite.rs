@@ -212,6 +212,36 @@ fn check(project: &Project, tests: &TestFile, diags: &mut Diagnostics) {
                 );
             }
         }
+        if let Some(signed) = request.signed.as_ref().filter(|s| s.value) {
+            let check = flow.nodes.iter().find_map(|n| match &n.kind {
+                svc_frontend::flow::NodeKind::CheckSignature(c) => Some(c),
+                _ => None,
+            });
+            match check.and_then(|c| c.secrets.first()) {
+                None => diags.push(
+                    Diagnostic::new(
+                        Code::TestRequestMismatch,
+                        signed.span,
+                        format!("the route `{}` has no Check Signature node", flow.route.value),
+                    )
+                    .label("a signature nothing checks")
+                    .help("`signed: true` signs a request for the route's Check Signature; remove it here"),
+                ),
+                Some(secret) if !tests.secrets.iter().any(|(name, _)| name.value == secret.value) => diags.push(
+                    Diagnostic::new(
+                        Code::TestRequestMismatch,
+                        signed.span,
+                        format!("`signed` needs the value of secret `{}`", secret.value),
+                    )
+                    .label("no value to sign with")
+                    .help(format!(
+                        "give the test server the secret the route's Check Signature lists first: `secrets: {{ {}: a-test-secret }}` at the top of the file",
+                        secret.value
+                    )),
+                ),
+                Some(_) => {}
+            }
+        }
         for (node_id, outcome) in &case.expect.trace {
             let Some(node) = flow.node(&node_id.value) else {
                 diags.push(

@@ -243,6 +243,48 @@ impl SignatureCheck {
     }
 }
 
+/// The headers `preset`'s provider would send with `body`, signed with `secret` (as the
+/// flow's secret holds it) at `now`, `id` naming the delivery where the preset has one:
+/// what `svc test` sends for a request marked `signed: true`. `None` for a preset svc does
+/// not know, or a Standard Webhooks secret that is not `whsec_<base64>`.
+pub fn sign(preset: &str, secret: &str, body: &[u8], now: SystemTime, id: &str) -> Option<Vec<(&'static str, String)>> {
+    let preset = Preset::named(preset)?;
+    let key = SignatureCheck::new(preset, &[], Duration::ZERO).key_bytes(secret)?;
+    let t = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()).to_string();
+    let mac = |parts: &[&[u8]]| {
+        let mut context = hmac::Context::with_key(&hmac::Key::new(hmac::HMAC_SHA256, &key));
+        for part in parts {
+            context.update(part);
+        }
+        context.sign().as_ref().to_vec()
+    };
+    let hexed = |bytes: Vec<u8>| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let b64 = |bytes: Vec<u8>| base64::engine::general_purpose::STANDARD.encode(bytes);
+    Some(match preset {
+        Preset::GitHub => vec![("x-hub-signature-256", format!("sha256={}", hexed(mac(&[body]))))],
+        Preset::Shopify => vec![("x-shopify-hmac-sha256", b64(mac(&[body])))],
+        Preset::Slack => vec![
+            ("x-slack-request-timestamp", t.clone()),
+            (
+                "x-slack-signature",
+                format!("v0={}", hexed(mac(&[b"v0:", t.as_bytes(), b":", body]))),
+            ),
+        ],
+        Preset::Stripe => vec![(
+            "stripe-signature",
+            format!("t={t},v1={}", hexed(mac(&[t.as_bytes(), b".", body]))),
+        )],
+        Preset::StandardWebhooks => vec![
+            ("webhook-id", id.to_string()),
+            ("webhook-timestamp", t.clone()),
+            (
+                "webhook-signature",
+                format!("v1,{}", b64(mac(&[id.as_bytes(), b".", t.as_bytes(), b".", body]))),
+            ),
+        ],
+    })
+}
+
 /// Whether one of `tags` is the HMAC-SHA256 of the concatenated `parts` under one of
 /// `secrets`, compared in constant time.
 fn matches<'t>(
@@ -323,6 +365,7 @@ impl SeenIds {
 mod tests {
     use super::*;
     use svc_sdk::Secret;
+    use svc_types::builtin_nodes::SIGNATURE_PRESETS;
 
     /// A host holding one secret, `WEBHOOK_SECRET`.
     struct Secrets(Vec<(&'static str, &'static str)>);
@@ -472,6 +515,28 @@ mod tests {
             check(Preset::Shopify).verify(&shopify, body.as_bytes(), &host, at(0)),
             Ok(())
         );
+    }
+
+    #[test]
+    fn what_sign_makes_each_preset_verifies() {
+        let host = Secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
+        for preset in SIGNATURE_PRESETS {
+            let signed = sign(
+                preset,
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                b"{\"a\":1}",
+                at(1_700_000_000),
+                "msg_1",
+            )
+            .unwrap();
+            let headers = headers(&signed.iter().map(|(n, v)| (*n, v.as_str())).collect::<Vec<_>>());
+            let c = check(Preset::named(preset).unwrap());
+            assert_eq!(
+                c.verify(&headers, b"{\"a\":1}", &host, at(1_700_000_001)),
+                Ok(()),
+                "{preset}"
+            );
+        }
     }
 
     #[test]

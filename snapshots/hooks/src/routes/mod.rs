@@ -7,6 +7,7 @@ use ::svc_runtime::Runtime;
 pub mod sign;
 pub mod verify;
 pub mod preview;
+pub mod github;
 pub mod status;
 /// Every route: for `<binary> routes`.
 pub static ROUTES: &[RouteInfo] = &[
@@ -29,6 +30,12 @@ pub static ROUTES: &[RouteInfo] = &[
         file: "flows/preview.yaml",
     },
     RouteInfo {
+        methods: "POST",
+        path: "/acme/hooks/github",
+        chain: "check-signature signed → return-json received (202)",
+        file: "flows/github.yaml",
+    },
+    RouteInfo {
         methods: "GET",
         path: "/acme/hooks/status",
         chain: "rate-limit limit (10/1s by ip) → code status (hooks.key-status) → return-json ok (200)",
@@ -45,6 +52,10 @@ pub static SECRETS: &[Requirement] = &[
         name: "PREVIOUS_SIGNING_KEY",
         required: false,
     },
+    Requirement {
+        name: "GITHUB_WEBHOOK_SECRET",
+        required: false,
+    },
 ];
 /// The router of every route, with per-node state built once from `config`.
 ///
@@ -59,6 +70,9 @@ pub fn router(
     );
     let state_preview: &'static preview::State = Box::leak(
         Box::new(preview::State::new(config)),
+    );
+    let state_github: &'static github::State = Box::leak(
+        Box::new(github::State::new(config)),
     );
     let state_status: &'static status::State = Box::leak(
         Box::new(status::State::new(config)),
@@ -88,6 +102,14 @@ pub fn router(
                 )
                 .fallback(|request: ::svc_runtime::__private::axum::extract::Request| async move {
                     ::svc_runtime::server::method_not_allowed(&request, "GET, HEAD")
+                }),
+        )
+        .route(
+            github::PATH,
+            ::svc_runtime::__private::axum::routing::MethodRouter::new()
+                .post(RouteHandler(move |call: Call| github::handle(state_github, call)))
+                .fallback(|request: ::svc_runtime::__private::axum::extract::Request| async move {
+                    ::svc_runtime::server::method_not_allowed(&request, "POST")
                 }),
         )
         .route(
