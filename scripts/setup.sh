@@ -65,13 +65,14 @@ if [ "${FUZZ_SECONDS:-60}" -gt 0 ] && ! command -v cargo-fuzz >/dev/null; then
     cargo install cargo-fuzz --locked
 fi
 
-# The Python validators, and PyJWT with `cryptography`: the identity provider Check JWT's
-# tests start (compiler/tests/e2e/jwt_provider.py) signs its tokens with a library that
-# is not svc's.
-if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml, jwt, cryptography' >/dev/null 2>&1; then
-    echo "setup: installing the Python validators and PyJWT (pip)"
+# The Python validators, PyJWT with `cryptography` (the identity provider Check JWT's
+# tests start, compiler/tests/e2e/jwt_provider.py, signs its tokens with a library that
+# is not svc's), and the providers' own webhook libraries, `stripe` and
+# `standardwebhooks` (compiler/tests/e2e/webhook_signer.py: Check Signature's tests).
+if ! python3 -c 'import openapi_spec_validator, jsonschema, yaml, jwt, cryptography, stripe, standardwebhooks' >/dev/null 2>&1; then
+    echo "setup: installing the Python validators, PyJWT and the webhook libraries (pip)"
     pip=(python3 -m pip install --quiet --disable-pip-version-check)
-    packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*' 'PyJWT[crypto]==2.*')
+    packages=('openapi-spec-validator==0.9.*' 'jsonschema==4.*' 'PyYAML==6.*' 'PyJWT[crypto]==2.*' 'stripe==12.*' 'standardwebhooks==1.*')
     # Debian marks its Python as externally managed; these are test tools, not the system's.
     "${pip[@]}" "${packages[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages "${packages[@]}"
 fi

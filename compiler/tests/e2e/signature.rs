@@ -1,11 +1,16 @@
 //! Check Signature end to end: a copy of `examples/hello` with webhook routes behind
 //! GitHub's, Stripe's and Standard Webhooks' signatures, built and served, and requests
-//! signed by Python's `hmac` as each provider's documentation says (code that shares
-//! nothing with svc's): a signed delivery passes, and a re-serialised body, a wrong or an
-//! old secret, an old timestamp and a replayed message id are refused.
+//! signed by code that shares nothing with svc's: Python's `hmac` as each provider's
+//! documentation says, and the providers' own libraries (`stripe`, `standardwebhooks`,
+//! through `webhook_signer.py`), which also verify what `svc test` signs. A signed
+//! delivery passes, 1 MB of it too; a re-serialised body, a wrong or an old secret, an old
+//! timestamp and a replayed message id are refused.
 
 use crate::harness::{Server, client, project_binary, start_binary};
 use crate::support::{edit, example_copy, svc};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `examples/hello` with three webhook routes, each answering the body's length.
@@ -51,17 +56,74 @@ fn python_hmac(key: &[u8], message: &[u8]) -> (String, String) {
     (hex.to_string(), b64.to_string())
 }
 
+/// The providers' libraries, in `webhook_signer.py`: one JSON request a line.
+struct Libraries {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Libraries {
+    fn start() -> Libraries {
+        let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/webhook_signer.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the providers' libraries (stripe, standardwebhooks: scripts/setup.sh installs them)");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Libraries { child, input, output }
+    }
+
+    fn ask(&mut self, request: Value) -> Value {
+        writeln!(self.input, "{request}").unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?} (is the library installed?)"))
+    }
+
+    /// The headers `provider`'s library sends with `body`.
+    fn sign(&mut self, provider: &str, secret: &str, body: &[u8], id: &str, t: u64) -> Vec<(String, String)> {
+        let answer =
+            self.ask(json!({ "sign": provider, "secret": secret, "body_hex": hex(body), "id": id, "timestamp": t }));
+        let headers = answer["headers"].as_object().expect("headers").clone();
+        headers
+            .into_iter()
+            .map(|(name, value)| (name, value.as_str().unwrap().to_string()))
+            .collect()
+    }
+
+    /// Whether `provider`'s library accepts `headers` for `body`.
+    fn verify(&mut self, provider: &str, secret: &str, body: &[u8], headers: &[(&str, String)]) -> Value {
+        let headers: serde_json::Map<String, Value> = headers.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+        self.ask(json!({ "verify": provider, "secret": secret, "body_hex": hex(body), "headers": headers }))
+    }
+}
+
+impl Drop for Libraries {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
 }
 
-async fn post(server: &Server, route: &str, body: &[u8], headers: &[(&str, String)]) -> u16 {
+async fn post<N: AsRef<str>>(server: &Server, route: &str, body: &[u8], headers: &[(N, String)]) -> u16 {
     let mut request = client()
         .post(server.url(&format!("/demo/hello/hooks/{route}")))
         .header("content-type", "application/json")
         .body(body.to_vec());
     for (name, value) in headers {
-        request = request.header(*name, value);
+        request = request.header(name.as_ref(), value);
     }
     request.send().await.unwrap().status().as_u16()
 }
@@ -99,7 +161,7 @@ async fn webhooks_signed_as_providers_sign_pass_and_tampered_or_replayed_ones_do
         401,
         "re-serialised JSON"
     );
-    assert_eq!(post(&server, "github", body, &[]).await, 401, "unsigned");
+    assert_eq!(post::<&str>(&server, "github", body, &[]).await, 401, "unsigned");
     let (wrong, _) = python_hmac(b"another secret", body);
     assert_eq!(
         post(
@@ -163,6 +225,60 @@ async fn webhooks_signed_as_providers_sign_pass_and_tampered_or_replayed_ones_do
         401,
         "an hour old"
     );
+
+    // The providers' own libraries sign; svc verifies. And what `svc test` signs with
+    // (`svc_runtime::signature::sign`), the libraries verify.
+    let mut libraries = Libraries::start();
+    let signed = libraries.sign("stripe", "whsec_new", body, "", now());
+    assert_eq!(
+        post(&server, "stripe", body, &signed).await,
+        204,
+        "stripe's library: {signed:?}"
+    );
+    let old = libraries.sign("stripe", "whsec_new", body, "", now() - 900);
+    assert_eq!(
+        post(&server, "stripe", body, &old).await,
+        401,
+        "15 minutes old, by stripe's library"
+    );
+    let standard_secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let signed = libraries.sign("standard-webhooks", standard_secret, body, "msg_library_1", now());
+    assert_eq!(
+        post(&server, "events", body, &signed).await,
+        204,
+        "standardwebhooks' library: {signed:?}"
+    );
+    assert_eq!(
+        post(&server, "events", body, &signed).await,
+        401,
+        "the library's delivery again"
+    );
+    let megabyte = {
+        let mut text = br#"{"padding": ""#.to_vec();
+        text.extend(std::iter::repeat_n(b'x', 1_000_000));
+        text.extend(br#""}"#);
+        text
+    };
+    let signed = libraries.sign(
+        "standard-webhooks",
+        standard_secret,
+        &megabyte,
+        "msg_library_big",
+        now(),
+    );
+    assert_eq!(
+        post(&server, "events", &megabyte, &signed).await,
+        204,
+        "a 1 MB delivery"
+    );
+    for (provider, secret) in [("stripe", "whsec_old"), ("standard-webhooks", standard_secret)] {
+        let ours = svc_runtime::signature::sign(provider, secret, body, SystemTime::now(), "msg_svc_test").unwrap();
+        let verdict = libraries.verify(provider, secret, body, &ours);
+        assert_eq!(
+            verdict["ok"], true,
+            "{provider}'s library on what svc test sends: {verdict}"
+        );
+    }
 
     // A body over the server's limit is the usual 413, not a signature check.
     let big = vec![b'x'; 2 * 1024 * 1024];
