@@ -62,23 +62,26 @@ def start(cmd, out_dir, valgrind_args=(), env=None):
     return proc, m.group(1), int(m.group(2))
 
 
-def send(host, port, path, key, n, expected):
-    """`key`: an API key (sent as `X-API-Key`), or `Bearer <token>` (as `Authorization`),
-    or an iterator of them, one taken per request."""
+def send(host, port, path, key, n, expected, body=None):
+    """`key`: an API key (sent as `X-API-Key`), `Bearer <token>` (as `Authorization`), a
+    dict of headers (a webhook's signature), or an iterator of them, one taken per request.
+    `body`: the request body (default bench/load.py's order)."""
     conn = http.client.HTTPConnection(host, port, timeout=60)
     headers = {
         "content-type": "application/json",
         "origin": "https://eu.shop.example.com",
     }
     for _ in range(n):
-        credential = key if isinstance(key, str) else next(key)
+        credential = key if isinstance(key, (str, dict)) else next(key)
         headers.pop("authorization", None)
         headers.pop("x-api-key", None)
-        if credential.startswith("Bearer "):
+        if isinstance(credential, dict):
+            headers.update(credential)
+        elif credential.startswith("Bearer "):
             headers["authorization"] = credential
         else:
             headers["x-api-key"] = credential
-        conn.request("POST", path, body=loadbench.BODY, headers=headers)
+        conn.request("POST", path, body=body or loadbench.BODY, headers=headers)
         r = conn.getresponse()
         r.read()
         if r.status != expected:
@@ -169,16 +172,17 @@ def cycle_estimate(events):
 ONE_WORKER = dict(SERVE_ENV, TOKIO_WORKER_THREADS="1")
 
 
-def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None, cache_sim=False, env=None):
+def instructions_per_request(cmd, path, key, expected, n, work, breakdown_of=None, cache_sim=False, env=None,
+                             body=None):
     """Instructions per request; with `breakdown_of` (a key of BREAKDOWN), also prints
     where they go; with `cache_sim`, every simulated event per request (a dict) instead.
-    `env`: the server's environment (by default SERVE_ENV)."""
+    `env`: the server's environment (by default SERVE_ENV); `body`: the request body."""
     out_dir = tempfile.mkdtemp(dir=work)
     proc, host, port = start(cmd, out_dir, CACHE_SIM if cache_sim else (), env=env)
     try:
-        send(host, port, path, key, 200, expected)
+        send(host, port, path, key, 200, expected, body)
         subprocess.run(["callgrind_control", "-z", str(proc.pid)], check=True, capture_output=True)
-        send(host, port, path, key, n, expected)
+        send(host, port, path, key, n, expected, body)
         subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
         dumps = [p for p in glob.glob(os.path.join(out_dir, "callgrind.out.*")) if re.search(r"\.\d+\.\d+$", p)]
         if not dumps:
@@ -232,6 +236,52 @@ def compare_jwt(svc, generated, n):
         print(f"{name:36}{count:>14.0f}{count / base:>9.3f}   ({count - base:+.0f})")
 
 
+WEBHOOK_SECRET = "whsec_bench_0123456789abcdef"
+
+
+def webhook_body(size=2048):
+    """An order of about `size` bytes (as many lines as it takes): a webhook's payload."""
+    import json
+
+    lines, body = [], ""
+    while len(body) < size:
+        lines.append({"sku": f"SKU-{len(lines):04d}", "quantity": 1 + len(lines) % 5, "unitPrice": 9.5, "tags": ["bench"]})
+        body = json.dumps({"customerEmail": "ada@example.com", "currency": "EUR", "lines": lines})
+    return body
+
+
+def stripe_signature(body):
+    """`Stripe-Signature` for `body`, as Stripe signs (HMAC-SHA256 of `<t>.<body>`), now."""
+    import hashlib
+    import hmac
+    import time
+
+    t = int(time.time())
+    v1 = hmac.new(WEBHOOK_SECRET.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
+    return {"stripe-signature": f"t={t},v1={v1}"}
+
+
+def compare_signature(svc, generated, n):
+    """Check Signature against Check API Key: the same route (Check Origin, the check, the
+    two code nodes), a 2 kB body, one worker thread, instructions per request."""
+    body = webhook_body()
+    with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
+        subprocess.run([svc, "secrets", "set", "BENCH_WEBHOOK_SECRET", "--store", store],
+                       input=WEBHOOK_SECRET, check=True, capture_output=True, text=True)
+        cmd = [generated, "serve", "--port", "0", "--store", store]
+        rows = [("Check API Key", "ladder/origin-key", key),
+                ("Check Signature (Stripe)", "ladder/origin-signature", stripe_signature(body))]
+        counts = [(name, instructions_per_request(cmd, f"/acme/shop/{path}", credential, 201, n, work, env=ONE_WORKER,
+                                                  body=body))
+                  for name, path, credential in rows]
+    print(f"\nCheck Signature against Check API Key (instructions per request, callgrind, {n} requests of"
+          f" {len(body)} bytes, one worker thread)")
+    print(f"{'':36}{'instructions':>14}{'ratio':>9}")
+    base = counts[0][1]
+    for name, count in counts:
+        print(f"{name:36}{count:>14.0f}{count / base:>9.3f}   ({count - base:+.0f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=3000)
@@ -246,6 +296,8 @@ def main():
     ap.add_argument("--jwt", action="store_true",
                     help="only compare Check JWT (an RS256 and an ES256 token, inline keys) with Check API Key"
                          " on the same route (needs PyJWT: pip install 'PyJWT[crypto]')")
+    ap.add_argument("--signature", action="store_true",
+                    help="only compare Check Signature (Stripe's, a 2 kB body) with Check API Key on the same route")
     args = ap.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if not shutil.which(tool):
@@ -255,6 +307,8 @@ def main():
     n = args.requests
     if args.jwt:
         return compare_jwt(svc, generated, n)
+    if args.signature:
+        return compare_signature(svc, generated, n)
     with loadbench.keyed_store(svc, "svc-instr-") as (work, store, key):
         servers = {
             "generated": [generated, "serve", "--port", "0", "--store", store],
