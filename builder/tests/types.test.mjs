@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { spawn, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./support.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const builder = resolve(here, "..");
@@ -31,17 +31,6 @@ function exampleCopy(name) {
     cpSync(join(repo, file), target);
   }
   return to;
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-    server.on("error", fail);
-  });
 }
 
 /** `GET /api/project` of `svc studio` on `dir`, as the page reads it. */

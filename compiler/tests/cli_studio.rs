@@ -218,10 +218,12 @@ async fn secrets_keys_and_hashes_never_come_back() {
     assert_eq!(status, 200);
     let secrets: serde_json::Value = serde_json::from_str(&secrets).unwrap();
     let rows = secrets["secrets"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "both declared secrets: {secrets}");
+    assert_eq!(rows.len(), 3, "every declared secret: {secrets}");
     assert_eq!(rows[0]["name"], "WEBHOOK_SIGNING_KEY");
     assert_eq!(rows[0]["set"], true);
     assert_eq!(rows[1]["set"], false);
+    assert_eq!(rows[2]["name"], "GITHUB_WEBHOOK_SECRET");
+    assert_eq!(rows[2]["set"], false);
     // A key, shown once.
     let (status, made) = studio.create_key("ci", "alice").await;
     assert_eq!(status, 201, "{made}");

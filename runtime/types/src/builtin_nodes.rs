@@ -294,6 +294,20 @@ pub const RATE_LIMIT: NodeType = NodeType {
     authenticates: false,
 };
 
+/// A credential check's outputs: `valid`, and `invalid`, which usually answers 401.
+const VALID_OR_INVALID: &[Output] = &[
+    Output {
+        pin: "valid",
+        failure_status: None,
+        optional: false,
+    },
+    Output {
+        pin: "invalid",
+        failure_status: Some(401),
+        optional: false,
+    },
+];
+
 pub const CHECK_API_KEY: NodeType = NodeType {
     type_name: "check-api-key",
     label: "Check API Key",
@@ -301,18 +315,7 @@ pub const CHECK_API_KEY: NodeType = NodeType {
     category: "protection",
     description: "Lets a request through with an active API key of the workspace; gives the key's owner as `user`.",
     default_id: Some("auth"),
-    outputs: &[
-        Output {
-            pin: "valid",
-            failure_status: None,
-            optional: false,
-        },
-        Output {
-            pin: "invalid",
-            failure_status: Some(401),
-            optional: false,
-        },
-    ],
+    outputs: VALID_OR_INVALID,
     data_outputs: &["user", "key_name", "key_id"],
     settings: &[Setting {
         required: true,
@@ -342,18 +345,7 @@ pub const CHECK_SIGNATURE: NodeType = NodeType {
     category: "protection",
     description: "Lets a webhook through when its provider signed its exact bytes (GitHub, Stripe, Slack, Shopify, Standard Webhooks), recently and once.",
     default_id: Some("signature"),
-    outputs: &[
-        Output {
-            pin: "valid",
-            failure_status: None,
-            optional: false,
-        },
-        Output {
-            pin: "invalid",
-            failure_status: Some(401),
-            optional: false,
-        },
-    ],
+    outputs: VALID_OR_INVALID,
     data_outputs: &[],
     settings: &[
         Setting {
