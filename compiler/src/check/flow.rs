@@ -839,7 +839,7 @@ impl FlowContext<'_> {
                     Diagnostic::new(Code::WriteRouteWithoutApiKey, write.span, format!("{} route `{}` can succeed without an API key", write.value.as_str(), self.flow.route.value))
                         .label("a write method")
                         .with_secondary(node.id.span, "reachable without a valid key")
-                        .help("routes that change state should require a key: add a Check API Key node before this response (spec §5.4)"),
+                        .help("routes that change state should authenticate the caller: add a Check API Key node before this response (spec §5.4), or Check JWT for a user's token, or Check Signature for a provider's webhook"),
                 );
                 return;
             }
