@@ -920,6 +920,45 @@ test("a Check JWT from the palette: its issuer, audiences and scopes edited in t
   await accessible("a Check JWT node in the inspector");
 });
 
+test("a Check Signature from the palette: its provider chosen from the list, its tolerance read as svc check reads it", async (t) => {
+  const { file, original } = await openCreateOrder(t);
+  await page.locator('a[data-view="palette"]').click();
+  await page.locator(".palette-search").fill("signature");
+  const item = page.locator('.palette-item[data-key="check-signature"]');
+  await item.waitFor();
+  await item.dragTo(page.locator("#canvas svg.canvas"), { targetPosition: { x: 420, y: 560 } });
+  const line = "  signature: { type: check-signature, preset: github, secrets: [WEBHOOK_SECRET] }\n";
+  await until("the node added", () => readFileSync(file, "utf8").includes(line));
+  const block = line;
+  assert.equal(readFileSync(file, "utf8").replace(block, ""), original, "the node's block added, nothing else");
+  await page.locator('a[data-view="flows"]').click();
+  await page.locator('[data-node="signature"] .node-header').click();
+  const panel = page.locator("#panel");
+  const provider = panel.locator('[data-setting="preset"]');
+  await provider.waitFor();
+  assert.deepEqual(await provider.locator("option").allTextContents(), ["github", "stripe", "slack", "shopify", "standard-webhooks"]);
+  await provider.selectOption("stripe");
+  await until("the provider saved", () => readFileSync(file, "utf8").includes("preset: stripe,"));
+  await until("the Builder to show the file", async () => (await versionOf("create-order")) === sha256(readFileSync(file, "utf8")));
+  // Two hours is past what the reader accepts: refused in its words, nothing written.
+  const before = readFileSync(file, "utf8");
+  const tolerance = panel.locator('[data-setting="tolerance"]');
+  await tolerance.fill("2h");
+  await tolerance.press("Enter");
+  await until("the refusal shown", async () => /`tolerance` is a time from 30 seconds to an hour/.test(await panel.textContent()));
+  assert.equal(readFileSync(file, "utf8"), before, "a refused setting writes nothing");
+  await tolerance.fill("10m");
+  await tolerance.press("Enter");
+  await until("the tolerance saved", () => readFileSync(file, "utf8").includes("tolerance: 10m"));
+  const now = readFileSync(file, "utf8");
+  const edited = now.split("\n").find((l) => l.startsWith("  signature: "));
+  assert.equal(now.replace(`${edited}\n`, ""), original, "the node is one line, edited in place");
+  assert.match(edited, /preset: stripe.*tolerance: 10m/);
+  // Its problems (unwired, an undeclared secret) listed in the panel, reachable by keyboard.
+  await accessible("a Check Signature node with its problems in the inspector");
+  await page.keyboard.press("Escape");
+});
+
 test("a new route from the sidebar: a flow file written as the examples are, that checks and is served", async () => {
   await page.locator('[data-view="flows"]').click();
   await page.locator(".new-route").click();

@@ -73,7 +73,8 @@ export function nodePanel(route, node, diagnostics, form = null, unwire = null) 
     problems.length
       ? el(
           "ul",
-          { class: "problems" },
+          // Focusable: a long list scrolls, and a keyboard must reach it.
+          { class: "problems", tabindex: "0", "aria-label": "Problems of this node" },
           problems.map((d) =>
             el("li", { class: `problem problem--${d.severity}` }, el("strong", {}, d.code), " ", d.message, d.help ? el("div", { class: "muted" }, d.help) : null),
           ),
