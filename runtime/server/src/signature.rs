@@ -364,25 +364,14 @@ impl SeenIds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use svc_sdk::Secret;
+    use svc_sdk::testing::TestHost;
     use svc_types::builtin_nodes::SIGNATURE_PRESETS;
 
-    /// A host holding one secret, `WEBHOOK_SECRET`.
-    struct Secrets(Vec<(&'static str, &'static str)>);
-
-    impl Host for Secrets {
-        fn secret(&self, name: &str) -> Option<Secret> {
-            self.0
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| Secret::new(v.to_string()))
-        }
-        fn fetch(
-            &self,
-            _: svc_sdk::fetch::Request,
-        ) -> svc_sdk::context::BoxFuture<'_, Result<svc_sdk::fetch::Response, svc_sdk::fetch::FetchError>> {
-            unimplemented!("no fetch in these tests")
-        }
+    /// The SDK's test host holding these secrets (its fetch refuses: nothing here fetches).
+    fn secrets(pairs: Vec<(&str, &str)>) -> TestHost {
+        pairs
+            .into_iter()
+            .fold(TestHost::new(), |host, (name, value)| host.secret(name, value))
     }
 
     fn at(secs: u64) -> SystemTime {
@@ -406,7 +395,7 @@ mod tests {
     #[test]
     fn github_s_documented_example_verifies_and_nothing_else_does() {
         // docs.github.com, "Validating webhook deliveries": the example values.
-        let host = Secrets(vec![("WEBHOOK_SECRET", "It's a Secret to Everybody")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "It's a Secret to Everybody")]);
         let signed = headers(&[(
             "x-hub-signature-256",
             "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
@@ -417,7 +406,7 @@ mod tests {
             c.verify(&signed, b"Hello, World!\n", &host, at(0)),
             Err(Refusal::Mismatch)
         );
-        let wrong = Secrets(vec![("WEBHOOK_SECRET", "another")]);
+        let wrong = secrets(vec![("WEBHOOK_SECRET", "another")]);
         assert_eq!(
             c.verify(&signed, b"Hello, World!", &wrong, at(0)),
             Err(Refusal::Mismatch)
@@ -427,11 +416,11 @@ mod tests {
             Err(Refusal::Malformed)
         );
         assert_eq!(
-            c.verify(&signed, b"Hello, World!", &Secrets(vec![]), at(0)),
+            c.verify(&signed, b"Hello, World!", &secrets(vec![]), at(0)),
             Err(Refusal::NoSecret)
         );
         // The old secret and the new one, while it is rotated: either verifies.
-        let rotating = Secrets(vec![
+        let rotating = secrets(vec![
             ("OLD_SECRET", "old"),
             ("WEBHOOK_SECRET", "It's a Secret to Everybody"),
         ]);
@@ -442,7 +431,7 @@ mod tests {
     fn slack_s_documented_example_verifies_within_the_tolerance_only() {
         // api.slack.com, "Verifying requests from Slack": the example request.
         let body = "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c";
-        let host = Secrets(vec![("WEBHOOK_SECRET", "8f742231b10e8888abcd99yyyzzz85a5")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "8f742231b10e8888abcd99yyyzzz85a5")]);
         let signed = headers(&[
             ("x-slack-request-timestamp", "1531420618"),
             (
@@ -461,7 +450,7 @@ mod tests {
     #[test]
     fn a_standard_webhooks_test_vector_verifies_once() {
         // The Standard Webhooks libraries' own test vector.
-        let host = Secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
         let signed = headers(&[
             ("webhook-id", "msg_p5jXN8AQM9LWM0D4loKWxJek"),
             ("webhook-timestamp", "1614265330"),
@@ -487,7 +476,7 @@ mod tests {
 
     #[test]
     fn stripe_and_shopify_sign_as_their_documentation_says() {
-        let host = Secrets(vec![("WEBHOOK_SECRET", "whsec_test_secret")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "whsec_test_secret")]);
         let body = "{\"id\":\"evt_1\",\"object\":\"event\",\"note\":\"Grüße\"}\n";
         let mac = |message: &[u8]| {
             let key = hmac::Key::new(hmac::HMAC_SHA256, b"whsec_test_secret");
@@ -519,7 +508,7 @@ mod tests {
 
     #[test]
     fn what_sign_makes_each_preset_verifies() {
-        let host = Secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
         for preset in SIGNATURE_PRESETS {
             let signed = sign(
                 preset,
@@ -541,7 +530,7 @@ mod tests {
 
     #[test]
     fn malformed_headers_are_refused_not_a_panic() {
-        let host = Secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
+        let host = secrets(vec![("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]);
         for preset in [
             Preset::GitHub,
             Preset::Shopify,
